@@ -1,0 +1,22 @@
+/* units.h: quantities with units ("200Gb/s", "80GiB", "1.5us", "312TFLOPS")
+ * parsed into SI base units: bytes, bytes per second, seconds, FLOP/s.
+ *
+ * A bare number is refused: in an input file "200" could mean Gb/s or GB/s,
+ * a factor of eight apart, so a quantity must say its unit. */
+#pragma once
+
+#include <glib.h>
+
+typedef enum {
+  UNIT_BYTES,       /* B, KB, MB, GB, TB, PB (powers of 1000); KiB .. PiB (1024) */
+  UNIT_BANDWIDTH,   /* a bytes unit + "/s"; bits: b/s .. Tb/s, bps .. Tbps */
+  UNIT_TIME,        /* ns, us (or µs), ms, s, min, h */
+  UNIT_FLOPS,       /* FLOPS, GFLOPS, TFLOPS, PFLOPS (or FLOP/s, TFLOP/s, ...) */
+} UnitKind;
+
+/* Parses TEXT ("25 GB/s", "1.5e3us") as a quantity of KIND into *out in SI
+ * base units. The number must be finite and positive; a space may separate
+ * it from the unit. On error returns FALSE and sets *why (owned by the
+ * caller) to a sentence saying what would be valid, such as "expected a
+ * bandwidth such as 200Gb/s or 25GB/s"; the caller adds where and what. */
+gboolean units_parse (const char *text, UnitKind kind, double *out, char **why);

@@ -1,0 +1,81 @@
+/* cli.c: subcommand dispatch and the helpers the subcommands share. */
+#include "config.h"
+#include "cli/cli.h"
+#include "base/errors.h"
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  const char *name;
+  int (*fn) (int argc, char **argv);
+  const char *summary;
+} Subcommand;
+
+static const Subcommand subcommands[] = {
+  { "run", cli_run, "predict one training step of an experiment" },
+  { "validate", cli_validate,
+    "score predictions against published measurements" },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: trainsim COMMAND [OPTION...] FILE...\n\n"
+                "Predicts how fast a transformer trains on a GPU cluster.\n\n"
+                "Commands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    fprintf (out, "  %-10s %s\n", subcommands[i].name,
+             subcommands[i].summary);
+  fprintf (out, "\n'trainsim COMMAND --help' describes a command's options;"
+                " man trainsim has the rest.\n");
+}
+
+int
+cli_fail (const GError *error)
+{
+  fprintf (stderr, "trainsim: %s\n", error->message);
+  return error->domain == TS_ERROR ? ts_error_exit_status (error) : 1;
+}
+
+gboolean
+cli_parse (GOptionContext *context, int *argc, char ***argv)
+{
+  g_autoptr (GError) error = NULL;
+  if (g_option_context_parse (context, argc, argv, &error))
+    return TRUE;
+  fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
+           (*argv)[0], error->message, (*argv)[0]);
+  return FALSE;
+}
+
+int
+cli_main (int argc, char **argv)
+{
+  /* Numbers are written with g_ascii_* and never depend on the locale;
+   * the C locale keeps libyaml and strtod the same everywhere too. */
+  setlocale (LC_ALL, "C");
+  if (argc < 2)
+    {
+      usage (stderr);
+      return 2;
+    }
+  const char *cmd = argv[1];
+  if (strcmp (cmd, "--help") == 0 || strcmp (cmd, "-h") == 0
+      || strcmp (cmd, "help") == 0)
+    {
+      usage (stdout);
+      return 0;
+    }
+  if (strcmp (cmd, "--version") == 0)
+    {
+      printf ("%s\n", PACKAGE_STRING);
+      return 0;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    if (strcmp (cmd, subcommands[i].name) == 0)
+      return subcommands[i].fn (argc - 1, argv + 1);
+  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate)\n"
+                   "Try 'trainsim --help'.\n", cmd);
+  return 2;
+}

@@ -1,0 +1,19 @@
+/* cli.h: the subcommands. main.c hands its arguments to cli_main; each
+ * subcommand returns its exit status (0 success, 1 a plan that does not
+ * fit or an I/O failure, 2 bad usage or input). */
+#pragma once
+
+#include <glib.h>
+
+int cli_main (int argc, char **argv);
+
+/* Subcommands, each in its own file. argv[0] is the subcommand's name. */
+int cli_run (int argc, char **argv);
+int cli_validate (int argc, char **argv);
+
+/* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
+ * returns the exit status the error maps to. */
+int cli_fail (const GError *error);
+/* Parses a subcommand's options; on bad usage prints the error and a
+ * pointer to --help and returns FALSE. */
+gboolean cli_parse (GOptionContext *context, int *argc, char ***argv);

@@ -1,0 +1,89 @@
+/* cmd-run.c: `trainsim run`: one experiment, one predicted step. */
+#include "cli/cli.h"
+#include "base/errors.h"
+#include "config/config.h"
+#include "output/report.h"
+#include "output/trace.h"
+#include "parallel/sim.h"
+#include <stdio.h>
+
+int
+cli_run (int argc, char **argv)
+{
+  g_auto (GStrv) sets = NULL;
+  g_autofree char *format_name = NULL, *trace_path = NULL, *output = NULL;
+  gboolean full = FALSE;
+  GOptionEntry entries[] = {
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+      "Override a value of the experiment (repeatable), e.g. parallel.tp=4",
+      "KEY=VALUE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      "Output format: table (default), json or csv", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Write the report to FILE (atomically) instead of stdout", "FILE" },
+    { "trace", 't', 0, G_OPTION_ARG_FILENAME, &trace_path,
+      "Write a Chrome trace of the step (open it in Perfetto)", "FILE" },
+    { "full", 0, 0, G_OPTION_ARG_NONE, &full,
+      "Simulate every rank, not one per pipeline stage", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("EXPERIMENT.yaml");
+  g_option_context_set_summary (context,
+    "Predicts one training step of the experiment: iteration time, "
+    "throughput,\nTFLOP/s per GPU, MFU, memory per GPU, a time breakdown, "
+    "and time and cost\nto train when training.tokens is set.");
+  g_option_context_set_description (context,
+    "Exit status: 0 success; 1 the plan does not fit in memory, or a file\n"
+    "could not be written; 2 bad usage or bad input.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!cli_parse (context, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    {
+      fprintf (stderr, "trainsim run: expected one experiment file, got %d\n"
+                       "Try 'trainsim run --help'.\n", argc - 1);
+      return 2;
+    }
+  int format = REPORT_TABLE;
+  if (format_name != NULL && (format = report_format_parse (format_name)) < 0)
+    {
+      fprintf (stderr, "trainsim run: unknown format '%s' (valid: %s)\n",
+               format_name, report_format_names ());
+      return 2;
+    }
+
+  g_autoptr (GError) error = NULL;
+  ExperimentSpec spec;
+  if (!config_load_experiment (argv[1], (const char *const *) sets, &spec,
+                               &error))
+    return cli_fail (error);
+  g_autoptr (GArray) spans = trace_path
+    ? g_array_new (FALSE, FALSE, sizeof (TraceSpan)) : NULL;
+  SimOptions options = { full, spans };
+  SimResult result;
+  gboolean ok = sim_run (&spec, &options, &result, &error);
+  if (ok && trace_path != NULL)
+    ok = trace_write (trace_path, (const TraceSpan *) spans->data, spans->len,
+                      sim_stream_names (), SIM_N_STREAMS, &error);
+  if (ok)
+    {
+      g_autoptr (GString) out = g_string_new (NULL);
+      g_autofree char *title = g_strdup_printf (
+        "%s on %s", spec.model.name ? spec.model.name : "model",
+        spec.topology.name ? spec.topology.name : "topology");
+      report_append (out, &result, format, title);
+      ok = report_write (output, out, &error);
+    }
+  experiment_spec_clear (&spec);
+  if (!ok)
+    return cli_fail (error);
+  if (!result.fits_memory)
+    {
+      fprintf (stderr, "trainsim: the plan needs %.1f GiB per GPU but the GPU "
+                       "has %.1f GiB: it does not fit (see the memory lines "
+                       "of the report)\n", result.memory_per_gpu_gib,
+               result.memory.capacity / (1024.0 * 1024 * 1024));
+      return 1;
+    }
+  return 0;
+}

@@ -1,0 +1,1000 @@
+/* config.c: YAML trees to the typed specs of spec.h (config.h).
+ *
+ * Each kind of mapping is a table of its keys (Field); decode_map walks a
+ * mapping against its table, so an unknown key, a missing required key and
+ * a badly typed value are found in one place and reported with the mark of
+ * the node that holds them. Defaults live in experiment_defaults(). */
+#include "config/config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "base/units.h"
+
+#ifndef TRAINSIM_DATADIR
+#error "TRAINSIM_DATADIR must name the installed data directory"
+#endif
+
+/* --- the schema ------------------------------------------------------------ */
+
+typedef enum {
+  F_LABEL,      /* text the simulator does not use (description) */
+  F_NAME,       /* text kept as an owned char * */
+  F_SCHEMA,     /* schema_version: must be 1 */
+  F_INT,        /* positive int */
+  F_INT_AUTO,   /* positive int, or auto -> 0 */
+  F_INT_RANGE,  /* int from 0 to arg */
+  F_BOOL,       /* gboolean */
+  F_ENUM,       /* int, arg: SpecEnum */
+  F_UNIT,       /* double in SI units, arg: UnitKind */
+  F_FRACTION,   /* double in (0, 1] */
+  F_NUMBER,     /* positive double */
+  F_MAP,        /* a nested mapping of the fields in sub */
+  F_REF,        /* arg: RefKind; a name, a path or a mapping of the fields in sub */
+  F_SWEEP,      /* experiment.sweep: only its shape is checked here */
+  F_SKIP,       /* read by the caller (validation defaults and cases) */
+} FieldType;
+
+typedef struct Field Field;
+struct Field {
+  const char *key;
+  FieldType type;
+  gboolean required;
+  size_t offset;        /* of the value in the struct being filled */
+  int arg;
+  const Field *sub;     /* F_MAP and F_REF */
+  /* F_REF: checks across fields once the mapping is decoded */
+  gboolean (*finish) (const YNode *map, const char *path, void *base, GError **error);
+  size_t mark;          /* offset in SpecMarks to record the value's mark; 0 for
+                         * none (offset 0 is marks.file, never a field's) */
+};
+
+typedef enum { REF_MODEL, REF_TOPOLOGY, REF_DEVICE } RefKind;
+
+static const struct {
+  const char *what, *plural, *subdir;
+} ref_kinds[] = {
+  [REF_MODEL] = { "model", "models", "models" },
+  [REF_TOPOLOGY] = { "topology", "topologies", "topologies" },
+  [REF_DEVICE] = { "device", "devices", "topologies/devices" },
+};
+
+#define F(k, t, st, member, ...) \
+  { .key = (k), .type = (t), .offset = offsetof (st, member), __VA_ARGS__ }
+#define END { .key = NULL }
+#define REQUIRED .required = TRUE
+#define MARK(m) .mark = offsetof (SpecMarks, m)
+/* Keys every file-level mapping accepts. */
+#define FILE_KEYS \
+  { .key = "schema_version", .type = F_SCHEMA }, \
+  { .key = "description", .type = F_LABEL }
+
+static const Field peak_fields[] = {
+  { "fp32", F_UNIT, .offset = PRECISION_FP32 * sizeof (double), .arg = UNIT_FLOPS },
+  { "tf32", F_UNIT, .offset = PRECISION_TF32 * sizeof (double), .arg = UNIT_FLOPS },
+  { "fp16", F_UNIT, REQUIRED, .offset = PRECISION_FP16 * sizeof (double), .arg = UNIT_FLOPS },
+  { "bf16", F_UNIT, REQUIRED, .offset = PRECISION_BF16 * sizeof (double), .arg = UNIT_FLOPS },
+  END
+};
+
+static const Field device_fields[] = {
+  FILE_KEYS,
+  F ("name", F_NAME, DeviceSpec, name),
+  F ("peak", F_MAP, DeviceSpec, peak_flops, REQUIRED, .sub = peak_fields),
+  F ("memory", F_UNIT, DeviceSpec, memory_bytes, REQUIRED, .arg = UNIT_BYTES),
+  F ("hbm_bandwidth", F_UNIT, DeviceSpec, hbm_bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
+  F ("matmul_efficiency", F_FRACTION, DeviceSpec, matmul_efficiency),
+  F ("hbm_efficiency", F_FRACTION, DeviceSpec, hbm_efficiency),
+  END
+};
+
+static const Field intra_node_fields[] = {
+  F ("link", F_ENUM, IntraNodeSpec, link, .arg = SPEC_ENUM_LINK),
+  F ("bandwidth", F_UNIT, IntraNodeSpec, bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
+  F ("latency", F_UNIT, IntraNodeSpec, latency, .arg = UNIT_TIME),
+  END
+};
+
+static const Field fabric_fields[] = {
+  F ("kind", F_ENUM, FabricSpec, kind, .arg = SPEC_ENUM_FABRIC),
+  F ("taper", F_FRACTION, FabricSpec, taper),
+  F ("groups", F_INT, FabricSpec, groups),
+  END
+};
+
+static const Field inter_node_fields[] = {
+  F ("link", F_ENUM, InterNodeSpec, link, .arg = SPEC_ENUM_LINK),
+  F ("nics_per_node", F_INT, InterNodeSpec, nics_per_node, REQUIRED),
+  F ("nic_bandwidth", F_UNIT, InterNodeSpec, nic_bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
+  F ("latency", F_UNIT, InterNodeSpec, latency, .arg = UNIT_TIME),
+  F ("fabric", F_MAP, InterNodeSpec, fabric, .sub = fabric_fields),
+  END
+};
+
+static const Field host_fields[] = {
+  F ("pcie_bandwidth", F_UNIT, HostSpec, pcie_bandwidth, .arg = UNIT_BANDWIDTH),
+  F ("memory", F_UNIT, HostSpec, memory_bytes, .arg = UNIT_BYTES),
+  F ("cpu_adam_params_per_s", F_NUMBER, HostSpec, cpu_adam_params_per_s),
+  END
+};
+
+static const Field topology_fields[] = {
+  FILE_KEYS,
+  F ("name", F_NAME, TopologySpec, name),
+  F ("gpus_per_node", F_INT, TopologySpec, gpus_per_node, REQUIRED),
+  F ("gpu", F_REF, TopologySpec, gpu, REQUIRED, .arg = REF_DEVICE, .sub = device_fields),
+  F ("intra_node", F_MAP, TopologySpec, intra_node, REQUIRED, .sub = intra_node_fields),
+  F ("inter_node", F_MAP, TopologySpec, inter_node, .sub = inter_node_fields),
+  F ("host", F_MAP, TopologySpec, host, .sub = host_fields),
+  END
+};
+
+static gboolean model_finish (const YNode *map, const char *path, void *base, GError **error);
+
+static const Field model_fields[] = {
+  FILE_KEYS,
+  F ("name", F_NAME, ModelSpec, name),
+  F ("layers", F_INT, ModelSpec, layers, REQUIRED, MARK (layers)),
+  F ("hidden", F_INT, ModelSpec, hidden, REQUIRED),
+  F ("heads", F_INT, ModelSpec, heads, REQUIRED, MARK (heads)),
+  F ("kv_heads", F_INT, ModelSpec, kv_heads),
+  F ("ffn_hidden", F_INT, ModelSpec, ffn_hidden),
+  F ("vocab", F_INT, ModelSpec, vocab, REQUIRED),
+  F ("seq_len", F_INT, ModelSpec, seq_len, REQUIRED),
+  END
+};
+
+static const Field parallel_fields[] = {
+  F ("tp", F_INT, ParallelSpec, tp, REQUIRED, MARK (tp)),
+  F ("pp", F_INT, ParallelSpec, pp, REQUIRED, MARK (pp)),
+  F ("dp", F_INT, ParallelSpec, dp, MARK (dp)),
+  F ("micro_batch", F_INT_AUTO, ParallelSpec, micro_batch, REQUIRED, MARK (micro_batch)),
+  F ("global_batch", F_INT, ParallelSpec, global_batch, REQUIRED, MARK (global_batch)),
+  F ("schedule", F_ENUM, ParallelSpec, schedule, .arg = SPEC_ENUM_SCHEDULE),
+  F ("virtual_stages", F_INT_AUTO, ParallelSpec, virtual_stages, MARK (virtual_stages)),
+  F ("sequence_parallel", F_BOOL, ParallelSpec, sequence_parallel),
+  F ("gradient_bucketing", F_BOOL, ParallelSpec, gradient_bucketing),
+  F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
+  F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
+  END
+};
+
+static const Field zero_fields[] = {
+  F ("stage", F_INT_RANGE, ZeroSpec, stage, .arg = 3),
+  F ("offload", F_ENUM, ZeroSpec, offload, .arg = SPEC_ENUM_OFFLOAD),
+  END
+};
+
+static const Field training_fields[] = {
+  F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
+  F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE),
+  F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
+  F ("tokens", F_NUMBER, TrainingSpec, tokens),
+  END
+};
+
+static const Field compute_fields[] = {
+  F ("mfu", F_FRACTION, ComputeSpec, mfu),
+  F ("matmul_efficiency", F_FRACTION, ComputeSpec, matmul_efficiency),
+  F ("hbm_efficiency", F_FRACTION, ComputeSpec, hbm_efficiency),
+  END
+};
+
+static const Field cost_fields[] = {
+  F ("gpu_hour_usd", F_NUMBER, CostSpec, gpu_hour_usd),
+  END
+};
+
+static const Field experiment_fields[] = {
+  FILE_KEYS,
+  { .key = "name", .type = F_LABEL },
+  F ("model", F_REF, ExperimentSpec, model, REQUIRED, .arg = REF_MODEL, .sub = model_fields,
+     .finish = model_finish),
+  F ("topology", F_REF, ExperimentSpec, topology, REQUIRED, .arg = REF_TOPOLOGY,
+     .sub = topology_fields),
+  F ("gpus", F_INT, ExperimentSpec, gpus, REQUIRED, MARK (gpus)),
+  F ("parallel", F_MAP, ExperimentSpec, parallel, REQUIRED, .sub = parallel_fields),
+  F ("zero", F_MAP, ExperimentSpec, zero, .sub = zero_fields),
+  F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields),
+  F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
+  F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
+  { .key = "sweep", .type = F_SWEEP },
+  END
+};
+
+/* The tolerance keys sit in ValidationSpec itself: the mapping's base is
+ * the ValidationSpec (offset 0). */
+static const Field tolerance_fields[] = {
+  F ("mape", F_FRACTION, ValidationSpec, tolerance_mape),
+  F ("max", F_FRACTION, ValidationSpec, tolerance_max),
+  END
+};
+
+static const Field validation_fields[] = {
+  FILE_KEYS,
+  F ("name", F_NAME, ValidationSpec, name, REQUIRED),
+  F ("source", F_NAME, ValidationSpec, source),
+  { .key = "tolerance", .type = F_MAP, .sub = tolerance_fields },
+  { .key = "defaults", .type = F_SKIP },
+  { .key = "cases", .type = F_SKIP, .required = TRUE },
+  END
+};
+
+static const Field measured_fields[] = {
+  F ("iteration_time_s", F_NUMBER, ValidationCase, measured_iteration_time_s, REQUIRED),
+  F ("tflops_per_gpu", F_NUMBER, ValidationCase, measured_tflops_per_gpu),
+  F ("memory_gib", F_NUMBER, ValidationCase, measured_memory_gib),
+  F ("oom", F_BOOL, ValidationCase, measured_oom),
+  END
+};
+
+/* A case's own keys; the others are experiment keys. */
+static const Field case_fields[] = {
+  F ("id", F_NAME, ValidationCase, id, REQUIRED),
+  { .key = "measured", .type = F_MAP, .required = TRUE, .sub = measured_fields },
+  END
+};
+
+/* Every default in one place; counts left 0 are either required or derived
+ * (kv_heads, ffn_hidden in model_finish; dp from gpus in the plan). */
+static void
+experiment_defaults (ExperimentSpec *e)
+{
+  e->topology.gpu.matmul_efficiency = SPEC_UNSET;
+  e->topology.gpu.hbm_efficiency = SPEC_UNSET;
+  e->topology.intra_node.link = LINK_NVSWITCH;
+  e->topology.intra_node.latency = SPEC_UNSET;
+  e->topology.inter_node.link = LINK_INFINIBAND_HDR;
+  e->topology.inter_node.latency = SPEC_UNSET;
+  e->topology.inter_node.fabric.kind = FABRIC_FAT_TREE;
+  e->topology.inter_node.fabric.taper = 1.0;
+  e->topology.host.pcie_bandwidth = SPEC_UNSET;
+  e->topology.host.memory_bytes = SPEC_UNSET;
+  e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
+  e->parallel.schedule = SCHEDULE_1F1B;
+  e->parallel.virtual_stages = 1;
+  e->parallel.gradient_bucketing = TRUE;
+  e->parallel.bucket_bytes = 25.0 * 1024 * 1024;  /* PyTorch DDP bucket_cap_mb = 25 (MiB) */
+  e->zero.stage = 0;
+  e->zero.offload = OFFLOAD_NONE;
+  e->training.precision = PRECISION_BF16;
+  e->training.recompute = RECOMPUTE_NONE;
+  e->training.tokens = SPEC_UNSET;
+  e->compute.mfu = SPEC_UNSET;
+  e->compute.matmul_efficiency = SPEC_UNSET;
+  e->compute.hbm_efficiency = SPEC_UNSET;
+  e->cost.gpu_hour_usd = 1.5;
+}
+
+/* --- did you mean ------------------------------------------------------------ */
+
+static size_t
+edit_distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+  g_autofree size_t *row = g_new (size_t, lb + 1);
+
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++)
+    {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= lb; j++)
+        {
+          size_t up = row[j];
+          size_t best = MIN (up, row[j - 1]) + 1;
+          row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* " (did you mean 'x'?)" for the closest of NAMES within two edits, or "". */
+static char *
+did_you_mean (const char *word, GPtrArray *names)
+{
+  const char *best = NULL;
+  size_t best_d = 3;
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      size_t d = edit_distance (word, g_ptr_array_index (names, i));
+      if (d < best_d)
+        best = g_ptr_array_index (names, i), best_d = d;
+    }
+  return best ? g_strdup_printf (" (did you mean '%s'?)", best) : g_strdup ("");
+}
+
+static char *
+join (GPtrArray *names)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < names->len; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", (const char *) g_ptr_array_index (names, i));
+  return g_string_free (s, FALSE);
+}
+
+/* --- finding named files -------------------------------------------------- */
+
+typedef struct {
+  const char *root_file;  /* the experiment or validation file */
+  const char *doc_what;   /* "the experiment": names the top-level mapping */
+  SpecMarks *marks;       /* where to record marks, or NULL */
+} Loader;
+
+/* PATH relative to the current directory when it lies below it: marks then
+ * read like the paths the user typed. */
+static char *
+display_path (const char *path)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  size_t n = strlen (cwd);
+
+  if (strncmp (path, cwd, n) == 0 && path[n] == G_DIR_SEPARATOR)
+    return g_strdup (path + n + 1);
+  return g_strdup (path);
+}
+
+/* The data directories searched for a name written at MARK, in order:
+ * TRAINSIM_DATA_PATH, the writer's directory and its ancestors, the
+ * installed data directory. A --set value has no file: the experiment's
+ * directory stands in. */
+static GPtrArray *
+search_roots (const Loader *ld, YMark mark)
+{
+  GPtrArray *roots = g_ptr_array_new_with_free_func (g_free);
+  const char *env = g_getenv ("TRAINSIM_DATA_PATH");
+  g_autofree char *dir = g_path_get_dirname (mark.line ? mark.file : ld->root_file);
+  char *d = g_canonicalize_filename (dir, NULL);
+
+  if (env)
+    {
+      g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (int i = 0; parts[i]; i++)
+        if (parts[i][0])
+          g_ptr_array_add (roots, g_strdup (parts[i]));
+    }
+  for (;;)
+    {
+      char *parent = g_path_get_dirname (d);
+      g_ptr_array_add (roots, d);
+      if (strcmp (parent, d) == 0)
+        {
+          g_free (parent);
+          break;
+        }
+      d = parent;
+    }
+  g_ptr_array_add (roots, g_strdup (TRAINSIM_DATADIR));
+  return roots;
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The names of KIND found in ROOTS, sorted, without repeats. */
+static GPtrArray *
+known_names (GPtrArray *roots, RefKind kind)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      g_autofree char *sub = g_build_filename (g_ptr_array_index (roots, i),
+                                               ref_kinds[kind].subdir, NULL);
+      g_autoptr (GDir) dir = g_dir_open (sub, 0, NULL);
+      const char *entry;
+
+      while (dir && (entry = g_dir_read_name (dir)))
+        if (g_str_has_suffix (entry, ".yaml"))
+          {
+            char *name = g_strndup (entry, strlen (entry) - strlen (".yaml"));
+            if (g_hash_table_contains (seen, name))
+              g_free (name);
+            else
+              {
+                g_hash_table_add (seen, name);
+                g_ptr_array_add (names, name);
+              }
+          }
+    }
+  g_ptr_array_sort (names, compare_names);
+  return names;
+}
+
+static gboolean
+is_path (const char *text)
+{
+  return strchr (text, '/') || g_str_has_suffix (text, ".yaml") || g_str_has_suffix (text, ".yml");
+}
+
+/* The path of the file that REF (a scalar: a name or a path) points to,
+ * relative to the current directory where it can be: marks show it. */
+static char *
+find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
+{
+  const char *what = ref_kinds[kind].what;
+  g_autoptr (GPtrArray) roots = NULL;
+  g_autoptr (GPtrArray) names = NULL;
+  g_autofree char *hint = NULL, *list = NULL;
+
+  if (is_path (ref->text))
+    {
+      /* Relative to the file that wrote it; a --set value was typed in a
+       * shell, so relative to the current directory. */
+      g_autofree char *dir = ref->mark.line ? g_path_get_dirname (ref->mark.file) : g_strdup (".");
+      g_autofree char *file = g_path_is_absolute (ref->text)
+                                ? g_strdup (ref->text) : g_build_filename (dir, ref->text, NULL);
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        {
+          ytree_set_error (error, ref->mark, "%s file '%s' not found (looked for %s)",
+                           what, ref->text, file);
+          return NULL;
+        }
+      return g_steal_pointer (&file);
+    }
+
+  roots = search_roots (ld, ref->mark);
+  for (guint i = 0; i < roots->len; i++)
+    {
+      g_autofree char *base = g_strconcat (ref->text, ".yaml", NULL);
+      g_autofree char *file = g_build_filename (g_ptr_array_index (roots, i),
+                                                ref_kinds[kind].subdir, base, NULL);
+      if (g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        return display_path (file);
+    }
+  names = known_names (roots, kind);
+  hint = did_you_mean (ref->text, names);
+  list = join (names);
+  if (names->len)
+    ytree_set_error (error, ref->mark, "unknown %s '%s'%s; known %s: %s", what, ref->text,
+                     hint, ref_kinds[kind].plural, list);
+  else
+    ytree_set_error (error, ref->mark,
+                     "unknown %s '%s'; no %s found (set TRAINSIM_DATA_PATH to a directory "
+                     "holding %s/), or write a path or an inline mapping",
+                     what, ref->text, ref_kinds[kind].plural, ref_kinds[kind].subdir);
+  return NULL;
+}
+
+/* Reads the file REF points to, as a mapping that names itself. */
+static YNode *
+load_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
+{
+  g_autofree char *file = find_ref_file (ld, kind, ref, error);
+  g_autoptr (YNode) tree = NULL;
+
+  if (!file || !(tree = ytree_parse_file (file, error)))
+    return NULL;
+  if (tree->kind != YNODE_MAPPING)
+    {
+      ytree_set_error (error, tree->mark, "a %s file must be a mapping of %s keys, got %s",
+                       ref_kinds[kind].what, ref_kinds[kind].what, ytree_kind_name (tree->kind));
+      return NULL;
+    }
+  if (!ytree_map_find (tree, "name"))
+    {
+      /* A file without a name is known by its own name, minus .yaml. */
+      g_autofree char *base = g_path_get_basename (ref->text);
+      char *dot = strrchr (base, '.');
+      if (dot && is_path (ref->text) && dot != base)
+        *dot = '\0';
+      if (!ytree_set_path (tree, "name", ytree_scalar_new (base, ref->mark), error))
+        return NULL;
+    }
+  return g_steal_pointer (&tree);
+}
+
+/* A model, topology or device written as a name, a path, or a mapping
+ * (merged over the named file when it has a name): the complete mapping. */
+static YNode *
+resolve_ref (const Loader *ld, RefKind kind, const YNode *node, const char *path,
+             GError **error)
+{
+  const YPair *name;
+  YNode *base;
+
+  if (node->kind == YNODE_SCALAR && !ytree_is_null (node))
+    return load_ref_file (ld, kind, node, error);
+  if (node->kind != YNODE_MAPPING)
+    {
+      g_autofree char *got = node->kind == YNODE_SCALAR ? g_strdup ("nothing")
+                                                         : g_strdup (ytree_kind_name (node->kind));
+      ytree_set_error (error, node->mark,
+                       "%s must be a %s name, a path to a YAML file or a mapping of its keys, "
+                       "got %s", path, ref_kinds[kind].what, got);
+      return NULL;
+    }
+  name = ytree_map_find (node, "name");
+  if (!name || name->value->kind != YNODE_SCALAR || ytree_is_null (name->value))
+    return ytree_copy (node);
+  if (!(base = load_ref_file (ld, kind, name->value, error)))
+    return NULL;
+  ytree_merge (&base, node);
+  return base;
+}
+
+/* --- decoding values -------------------------------------------------------- */
+
+/* "'text'" for a scalar, "a mapping" otherwise: the tail of "..., got X". */
+static char *
+got (const YNode *v)
+{
+  if (v->kind == YNODE_SCALAR)
+    return g_strdup_printf ("'%s'", v->text);
+  return g_strdup (ytree_kind_name (v->kind));
+}
+
+static gboolean
+parse_int (const YNode *v, gint64 *out)
+{
+  return v->kind == YNODE_SCALAR
+         && g_ascii_string_to_signed (v->text, 10, G_MININT64, G_MAXINT64, out, NULL);
+}
+
+static gboolean
+parse_double (const YNode *v, double *out)
+{
+  char *end;
+
+  if (v->kind != YNODE_SCALAR || v->text[0] == '\0')
+    return FALSE;
+  *out = g_ascii_strtod (v->text, &end);
+  return *end == '\0' && isfinite (*out);
+}
+
+static gboolean
+parse_bool (const YNode *v, gboolean *out)
+{
+  static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
+
+  for (size_t i = 0; v->kind == YNODE_SCALAR && i < G_N_ELEMENTS (yes); i++)
+    {
+      if (g_ascii_strcasecmp (v->text, yes[i]) == 0)
+        return *out = TRUE, TRUE;
+      if (g_ascii_strcasecmp (v->text, no[i]) == 0)
+        return *out = FALSE, TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean decode_map (const Loader *ld, const YNode *map, const char *path,
+                            const Field *fields, void *base, GError **error);
+
+static gboolean
+check_sweep (const YNode *v, const char *path, GError **error)
+{
+  if (ytree_is_null (v))
+    return TRUE;
+  if (v->kind != YNODE_MAPPING)
+    {
+      g_autofree char *g = got (v);
+      ytree_set_error (error, v->mark, "%s must map dotted keys to lists of values, such as "
+                       "{parallel.micro_batch: [1, 2, 4]}, got %s", path, g);
+      return FALSE;
+    }
+  for (guint i = 0; i < v->items->len; i++)
+    {
+      const YPair *pair = g_ptr_array_index (v->items, i);
+      const YNode *list = pair->value;
+      gboolean ok = list->kind == YNODE_SEQUENCE && list->items->len > 0;
+
+      for (guint j = 0; ok && j < list->items->len; j++)
+        ok = ((const YNode *) g_ptr_array_index (list->items, j))->kind == YNODE_SCALAR;
+      if (!ok)
+        {
+          ytree_set_error (error, list->mark, "%s.%s must be a non-empty list of values, "
+                           "such as [1, 2, 4]", path, pair->key);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Decodes V, the value of field F at PATH, into BASE + F->offset. */
+static gboolean
+decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path,
+              void *base, GError **error)
+{
+  void *slot = (char *) base + f->offset;
+  g_autofree char *g = got (v);
+  gint64 n;
+  double x;
+
+  switch (f->type)
+    {
+    case F_SKIP:
+      return TRUE;
+    case F_LABEL:
+    case F_NAME:
+      if (v->kind != YNODE_SCALAR)
+        break;
+      if (f->type == F_NAME)
+        {
+          g_free (*(char **) slot);
+          *(char **) slot = g_strdup (v->text);
+        }
+      return TRUE;
+    case F_SCHEMA:
+      if (parse_int (v, &n) && n == 1)
+        return TRUE;
+      ytree_set_error (error, v->mark, "schema_version must be 1 (the version this trainsim "
+                       "reads), got %s", g);
+      return FALSE;
+    case F_INT:
+      if (parse_int (v, &n) && n > INT_MAX)
+        {
+          ytree_set_error (error, v->mark, "%s must be a positive integer no larger than %d, "
+                           "got %s", path, INT_MAX, g);
+          return FALSE;
+        }
+      if (parse_int (v, &n) && n > 0)
+        return *(int *) slot = (int) n, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a positive integer, got %s", path, g);
+      return FALSE;
+    case F_INT_AUTO:
+      if (v->kind == YNODE_SCALAR && strcmp (v->text, "auto") == 0)
+        return *(int *) slot = 0, TRUE;
+      if (parse_int (v, &n) && n > 0 && n <= INT_MAX)
+        return *(int *) slot = (int) n, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a positive integer or auto, got %s", path, g);
+      return FALSE;
+    case F_INT_RANGE:
+      if (parse_int (v, &n) && n >= 0 && n <= f->arg)
+        return *(int *) slot = (int) n, TRUE;
+      ytree_set_error (error, v->mark, "%s must be an integer from 0 to %d, got %s", path,
+                       f->arg, g);
+      return FALSE;
+    case F_BOOL:
+      if (parse_bool (v, slot))
+        return TRUE;
+      ytree_set_error (error, v->mark, "%s must be true or false, got %s", path, g);
+      return FALSE;
+    case F_ENUM:
+      {
+        g_autofree char *valid = spec_enum_list (f->arg);
+        g_autoptr (GPtrArray) names = g_ptr_array_new ();
+        g_autofree char *hint = NULL;
+        int e = v->kind == YNODE_SCALAR ? spec_enum_parse (f->arg, v->text) : -1;
+
+        if (e >= 0)
+          return *(int *) slot = e, TRUE;
+        for (int i = 0; i < spec_enum_count (f->arg); i++)
+          g_ptr_array_add (names, (char *) spec_enum_name (f->arg, i));
+        hint = v->kind == YNODE_SCALAR ? did_you_mean (v->text, names) : g_strdup ("");
+        ytree_set_error (error, v->mark, "%s: unknown value %s%s; valid values: %s", path, g,
+                         hint, valid);
+        return FALSE;
+      }
+    case F_UNIT:
+      {
+        g_autofree char *why = NULL;
+        if (v->kind == YNODE_SCALAR && units_parse (v->text, f->arg, slot, &why))
+          return TRUE;
+        if (!why)
+          units_parse ("", f->arg, &x, &why);
+        ytree_set_error (error, v->mark, "%s: %s, got %s", path, why, g);
+        return FALSE;
+      }
+    case F_FRACTION:
+      if (parse_double (v, &x) && x > 0 && x <= 1)
+        return *(double *) slot = x, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a fraction in (0, 1], such as 0.85, got %s",
+                       path, g);
+      return FALSE;
+    case F_NUMBER:
+      if (parse_double (v, &x) && x > 0)
+        return *(double *) slot = x, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a positive number, such as 2.5 or 3e11, "
+                       "got %s", path, g);
+      return FALSE;
+    case F_MAP:
+      return decode_map (ld, v, path, f->sub, slot, error);
+    case F_REF:
+      {
+        g_autoptr (YNode) full = resolve_ref (ld, f->arg, v, path, error);
+        return full && decode_map (ld, full, path, f->sub, slot, error)
+               && (!f->finish || f->finish (full, path, slot, error));
+      }
+    case F_SWEEP:
+      return check_sweep (v, path, error);
+    }
+  ytree_set_error (error, v->mark, "%s must be text, got %s", path, g);
+  return FALSE;
+}
+
+static const Field *
+find_field (const Field *fields, const char *key)
+{
+  for (const Field *f = fields; f->key; f++)
+    if (strcmp (f->key, key) == 0)
+      return f;
+  return NULL;
+}
+
+/* Decodes MAP (a mapping; null counts as empty) against FIELDS into BASE.
+ * PATH is its dotted key ("" for the whole document): the prefix of every
+ * message, so that a message names what --set would change. With STRICT,
+ * keys not in FIELDS are errors; otherwise they are left to the caller. */
+static gboolean
+decode_fields (const Loader *ld, const YNode *map, const char *path, const Field *fields,
+               void *base, gboolean strict, GError **error)
+{
+  const char *what = path[0] ? path : ld->doc_what;
+  const YNode *node = map;    /* for the mark, when MAP is null */
+  g_autoptr (GPtrArray) missing = g_ptr_array_new ();
+
+  if (ytree_is_null (map))
+    map = NULL;
+  else if (map->kind != YNODE_MAPPING)
+    {
+      g_autofree char *g = got (map);
+      ytree_set_error (error, map->mark, "%s must be a mapping such as {key: value}, got %s",
+                       what, g);
+      return FALSE;
+    }
+
+  for (guint i = 0; map && i < map->items->len; i++)
+    {
+      const YPair *pair = g_ptr_array_index (map->items, i);
+      const Field *f = find_field (fields, pair->key);
+      g_autofree char *child = path[0] ? g_strconcat (path, ".", pair->key, NULL)
+                                       : g_strdup (pair->key);
+      if (!f && strict)
+        {
+          g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+          g_autofree char *hint = NULL, *valid = NULL;
+
+          for (const Field *k = fields; k->key; k++)
+            g_ptr_array_add (keys, (char *) k->key);
+          hint = did_you_mean (pair->key, keys);
+          valid = join (keys);
+          ytree_set_error (error, pair->key_mark, "unknown key '%s' in %s%s; valid keys: %s",
+                           pair->key, what, hint, valid);
+          return FALSE;
+        }
+      if (!f)
+        continue;
+      if (!decode_field (ld, f, pair->value, child, base, error))
+        return FALSE;
+      if (f->mark && ld->marks)
+        {
+          char **m = (char **) ((char *) ld->marks + f->mark);
+          g_free (*m);
+          *m = ytree_mark_format (pair->value->mark);
+        }
+    }
+
+  for (const Field *f = fields; f->key; f++)
+    if (f->required && !ytree_map_find (map, f->key))
+      g_ptr_array_add (missing, (char *) f->key);
+  if (missing->len)
+    {
+      g_autofree char *list = join (missing);
+      ytree_set_error (error, node->mark,
+                       "%s is missing required key%s: %s", what,
+                       missing->len > 1 ? "s" : "", list);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+decode_map (const Loader *ld, const YNode *map, const char *path, const Field *fields,
+            void *base, GError **error)
+{
+  return decode_fields (ld, map, path, fields, base, TRUE, error);
+}
+
+/* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads. */
+static gboolean
+model_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  ModelSpec *m = base;
+  const YPair *kv = ytree_map_find (map, "kv_heads");
+
+  if (m->kv_heads == 0)
+    m->kv_heads = m->heads;
+  else if (m->heads % m->kv_heads != 0)
+    {
+      ytree_set_error (error, kv->value->mark, "%s.kv_heads (%d) must divide %s.heads (%d)",
+                       path, m->kv_heads, path, m->heads);
+      return FALSE;
+    }
+  if (m->ffn_hidden == 0)
+    {
+      if (m->hidden > INT_MAX / 4)
+        {
+          const YPair *h = ytree_map_find (map, "hidden");
+          ytree_set_error (error, h->value->mark, "%s.hidden (%d) is too large for the "
+                           "default ffn_hidden of 4 * hidden; set ffn_hidden", path, m->hidden);
+          return FALSE;
+        }
+      m->ffn_hidden = 4 * m->hidden;
+    }
+  return TRUE;
+}
+
+/* --- experiments ------------------------------------------------------------ */
+
+/* Applies one "dotted.key=value" to ROOT; the value's marks name the --set. */
+static gboolean
+apply_set (YNode *root, const char *assignment, GError **error)
+{
+  const char *eq = strchr (assignment, '=');
+  g_autofree char *key = NULL, *origin = NULL;
+  YNode *value;
+
+  if (!eq || eq == assignment)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "--set %s: expected KEY=VALUE, such as --set parallel.tp=4", assignment);
+      return FALSE;
+    }
+  key = g_strndup (assignment, (size_t) (eq - assignment));
+  origin = g_strconcat ("--set ", key, NULL);
+  if (!(value = ytree_parse_string (eq + 1, origin, FALSE, error)))
+    return FALSE;
+  return ytree_set_path (root, key, value, error);
+}
+
+YNode *
+config_read_tree (const char *path, const char *const *overrides, GError **error)
+{
+  g_autoptr (YNode) root = ytree_parse_file (path, error);
+
+  if (!root)
+    return NULL;
+  if (root->kind != YNODE_MAPPING)
+    {
+      g_autofree char *g = got (root);
+      ytree_set_error (error, root->mark, "an experiment file must be a mapping of keys such "
+                       "as model, topology, gpus and parallel, got %s", g);
+      return NULL;
+    }
+  for (size_t i = 0; overrides && overrides[i]; i++)
+    if (!apply_set (root, overrides[i], error))
+      return NULL;
+  return g_steal_pointer (&root);
+}
+
+gboolean
+config_experiment_from_tree (const YNode *root, const char *path, ExperimentSpec *out,
+                             GError **error)
+{
+  Loader ld = { .root_file = path, .doc_what = "the experiment", .marks = &out->marks };
+
+  memset (out, 0, sizeof *out);
+  experiment_defaults (out);
+  out->marks.file = g_strdup (path);
+  if (!decode_map (&ld, root, "", experiment_fields, out, error))
+    {
+      experiment_spec_clear (out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+config_load_experiment (const char *path, const char *const *overrides, ExperimentSpec *out,
+                        GError **error)
+{
+  g_autoptr (YNode) root = config_read_tree (path, overrides, error);
+
+  if (!root)
+    {
+      memset (out, 0, sizeof *out);
+      return FALSE;
+    }
+  return config_experiment_from_tree (root, path, out, error);
+}
+
+/* --- validation files ----------------------------------------------------- */
+
+/* Loads CASE_NODE into C: its id and measurements, and the experiment that
+ * is DEFAULTS (may be NULL) with the rest of the case merged over them. */
+static gboolean
+load_case (const Loader *ld, const YNode *defaults, const YNode *case_node, ValidationCase *c,
+           GError **error)
+{
+  g_autoptr (YNode) rest = ytree_copy (case_node);
+  g_autoptr (YNode) experiment = NULL;
+
+  c->measured_tflops_per_gpu = SPEC_UNSET;
+  c->measured_memory_gib = SPEC_UNSET;
+  c->where = ytree_mark_format (case_node->mark);
+  if (!decode_fields (ld, case_node, "case", case_fields, c, FALSE, error))
+    return FALSE;
+  ytree_map_remove (rest, "id");
+  ytree_map_remove (rest, "measured");
+  if (defaults)
+    {
+      experiment = ytree_copy (defaults);
+      ytree_merge (&experiment, rest);
+    }
+  else
+    experiment = g_steal_pointer (&rest);
+  return config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error);
+}
+
+ValidationSpec *
+config_load_validation (const char *path, GError **error)
+{
+  g_autoptr (YNode) root = ytree_parse_file (path, error);
+  g_autoptr (ValidationSpec) v = NULL;
+  g_autoptr (GHashTable) ids = NULL;
+  Loader ld = { .root_file = path, .doc_what = "the validation file" };
+  const YPair *defaults, *cases;
+
+  if (!root)
+    return NULL;
+  v = g_new0 (ValidationSpec, 1);
+  v->tolerance_mape = v->tolerance_max = SPEC_UNSET;
+  v->cases = g_ptr_array_new ();
+  if (root->kind != YNODE_MAPPING)
+    {
+      g_autofree char *g = got (root);
+      ytree_set_error (error, root->mark, "a validation file must be a mapping with name, "
+                       "defaults and cases, got %s", g);
+      return NULL;
+    }
+  if (!decode_map (&ld, root, "", validation_fields, v, error))
+    return NULL;
+
+  defaults = ytree_map_find (root, "defaults");
+  if (defaults && ytree_is_null (defaults->value))
+    defaults = NULL;
+  if (defaults && defaults->value->kind != YNODE_MAPPING)
+    {
+      g_autofree char *g = got (defaults->value);
+      ytree_set_error (error, defaults->value->mark, "defaults must be a mapping of "
+                       "experiment keys, got %s", g);
+      return NULL;
+    }
+  cases = ytree_map_find (root, "cases");
+  if (cases->value->kind != YNODE_SEQUENCE || cases->value->items->len == 0)
+    {
+      g_autofree char *g = got (cases->value);
+      ytree_set_error (error, cases->value->mark, "cases must be a non-empty list of "
+                       "mappings, each with id, measured and experiment keys, got %s", g);
+      return NULL;
+    }
+
+  ids = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < cases->value->items->len; i++)
+    {
+      const YNode *node = g_ptr_array_index (cases->value->items, i);
+      ValidationCase *c;
+
+      if (node->kind != YNODE_MAPPING)
+        {
+          g_autofree char *g = got (node);
+          ytree_set_error (error, node->mark, "a case must be a mapping with id, measured "
+                           "and experiment keys, got %s", g);
+          return NULL;
+        }
+      c = g_new0 (ValidationCase, 1);
+      g_ptr_array_add (v->cases, c);
+      if (!load_case (&ld, defaults ? defaults->value : NULL, node, c, error))
+        return NULL;
+      if (g_hash_table_contains (ids, c->id))
+        {
+          const YPair *id = ytree_map_find (node, "id");
+          ytree_set_error (error, id->value->mark, "duplicate case id '%s' (ids must be "
+                           "unique in a file)", c->id);
+          return NULL;
+        }
+      g_hash_table_add (ids, c->id);
+    }
+  return g_steal_pointer (&v);
+}

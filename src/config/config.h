@@ -1,0 +1,36 @@
+/* config.h: the loader, from YAML files and --set overrides to the typed
+ * specs of spec.h, with every error citing file:line:col (or the --set). */
+#pragma once
+
+#include "config/spec.h"
+#include "config/yamltree.h"
+
+/* Loads the experiment file PATH. OVERRIDES: NULL or a NULL-terminated list
+ * of "dotted.key=value" strings (from --set; the value is YAML, so
+ * 'model={name: gpt3-175b, layers: 4}' works), applied to the file's tree
+ * before names are resolved. On success fills *OUT, which must own
+ * nothing; on failure leaves it zeroed. Errors are TS_ERROR_INPUT, or
+ * TS_ERROR_IO when a file cannot be read. */
+gboolean config_load_experiment (const char *path, const char *const *overrides,
+                                 ExperimentSpec *out, GError **error);
+
+/* Loads a validation file: each case is its `defaults` with the case
+ * merged over them, loaded as an experiment written in PATH. */
+ValidationSpec *config_load_validation (const char *path, GError **error);
+
+/* The two halves of config_load_experiment, for `trainsim sweep`, which
+ * reads a file once and then loads one experiment per point:
+ *
+ *   g_autoptr (YNode) tree = config_read_tree (path, overrides, &error);
+ *   const YPair *sweep = ytree_map_find (tree, "sweep");
+ *   for each point: copy = ytree_copy (tree);
+ *                   ytree_set_path (copy, key, ytree_copy (value), &error);
+ *                   config_experiment_from_tree (copy, path, &spec, &error);
+ *
+ * config_read_tree parses PATH, checks that it is a mapping and applies the
+ * overrides; config_experiment_from_tree resolves names and paths (relative
+ * to PATH) and decodes ROOT into *OUT, as config_load_experiment does. */
+YNode *config_read_tree (const char *path, const char *const *overrides,
+                         GError **error);
+gboolean config_experiment_from_tree (const YNode *root, const char *path,
+                                      ExperimentSpec *out, GError **error);

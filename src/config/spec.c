@@ -1,0 +1,156 @@
+/* spec.c: the name tables of the spec enumerations and the ownership
+ * helpers (clear, deep copy, free) of the spec structs (spec.h). */
+#include "config/spec.h"
+
+#include <string.h>
+
+static const char *const precision_names[PRECISION_N] = {
+  [PRECISION_FP32] = "fp32", [PRECISION_TF32] = "tf32",
+  [PRECISION_FP16] = "fp16", [PRECISION_BF16] = "bf16",
+};
+static const char *const recompute_names[RECOMPUTE_N] = {
+  [RECOMPUTE_NONE] = "none", [RECOMPUTE_SELECTIVE] = "selective",
+  [RECOMPUTE_FULL] = "full",
+};
+static const char *const schedule_names[SCHEDULE_N] = {
+  [SCHEDULE_GPIPE] = "gpipe", [SCHEDULE_1F1B] = "1f1b",
+  [SCHEDULE_INTERLEAVED] = "interleaved",
+};
+static const char *const offload_names[OFFLOAD_N] = {
+  [OFFLOAD_NONE] = "none", [OFFLOAD_OPTIMIZER] = "optimizer",
+  [OFFLOAD_OPTIMIZER_PARAMS] = "optimizer+params",
+};
+static const char *const link_names[LINK_N] = {
+  [LINK_NVSWITCH] = "nvswitch", [LINK_NVLINK] = "nvlink", [LINK_PCIE] = "pcie",
+  [LINK_INFINIBAND_HDR] = "infiniband-hdr", [LINK_INFINIBAND_NDR] = "infiniband-ndr",
+  [LINK_SLINGSHOT_11] = "slingshot-11", [LINK_ROCE] = "roce",
+  [LINK_OMNI_PATH] = "omni-path",
+};
+static const char *const fabric_names[FABRIC_N] = {
+  [FABRIC_FAT_TREE] = "fat-tree", [FABRIC_DRAGONFLY] = "dragonfly",
+};
+
+static const struct {
+  const char *const *names;
+  int n;
+} enum_tables[] = {
+  [SPEC_ENUM_PRECISION] = { precision_names, PRECISION_N },
+  [SPEC_ENUM_RECOMPUTE] = { recompute_names, RECOMPUTE_N },
+  [SPEC_ENUM_SCHEDULE] = { schedule_names, SCHEDULE_N },
+  [SPEC_ENUM_OFFLOAD] = { offload_names, OFFLOAD_N },
+  [SPEC_ENUM_LINK] = { link_names, LINK_N },
+  [SPEC_ENUM_FABRIC] = { fabric_names, FABRIC_N },
+};
+
+const char *
+spec_enum_name (SpecEnum e, int value)
+{
+  g_return_val_if_fail ((size_t) e < G_N_ELEMENTS (enum_tables), NULL);
+  g_return_val_if_fail (value >= 0 && value < enum_tables[e].n, NULL);
+  return enum_tables[e].names[value];
+}
+
+int
+spec_enum_parse (SpecEnum e, const char *name)
+{
+  g_return_val_if_fail ((size_t) e < G_N_ELEMENTS (enum_tables), -1);
+  for (int i = 0; name && i < enum_tables[e].n; i++)
+    if (strcmp (enum_tables[e].names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+int
+spec_enum_count (SpecEnum e)
+{
+  g_return_val_if_fail ((size_t) e < G_N_ELEMENTS (enum_tables), 0);
+  return enum_tables[e].n;
+}
+
+char *
+spec_enum_list (SpecEnum e)
+{
+  GString *s = g_string_new (NULL);
+  int n;
+
+  g_return_val_if_fail ((size_t) e < G_N_ELEMENTS (enum_tables), NULL);
+  n = enum_tables[e].n;
+  for (int i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                            enum_tables[e].names[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* --- ownership ----------------------------------------------------------- */
+
+/* Each clear frees what the struct owns and zeroes it, so clearing twice
+ * is harmless and a cleared struct can be filled again. */
+
+void
+model_spec_clear (ModelSpec *m)
+{
+  g_free (m->name);
+  memset (m, 0, sizeof *m);
+}
+
+void
+topology_spec_clear (TopologySpec *t)
+{
+  g_free (t->name);
+  g_free (t->gpu.name);
+  memset (t, 0, sizeof *t);
+}
+
+/* The SpecMarks strings, in one list so that clear and copy agree. */
+#define SPEC_MARKS_FOREACH(m, X) \
+  X ((m)->file) X ((m)->gpus) X ((m)->tp) X ((m)->pp) X ((m)->dp) \
+  X ((m)->micro_batch) X ((m)->global_batch) X ((m)->virtual_stages) \
+  X ((m)->layers) X ((m)->heads)
+
+void
+experiment_spec_clear (ExperimentSpec *e)
+{
+#define FREE_MARK(field) g_free (field);
+  SPEC_MARKS_FOREACH (&e->marks, FREE_MARK)
+#undef FREE_MARK
+  model_spec_clear (&e->model);
+  topology_spec_clear (&e->topology);
+  memset (e, 0, sizeof *e);
+}
+
+/* DST is overwritten: it must not own anything. */
+void
+experiment_spec_copy (ExperimentSpec *dst, const ExperimentSpec *src)
+{
+  *dst = *src;
+  dst->model.name = g_strdup (src->model.name);
+  dst->topology.name = g_strdup (src->topology.name);
+  dst->topology.gpu.name = g_strdup (src->topology.gpu.name);
+#define DUP_MARK(field) field = g_strdup (field);
+  SPEC_MARKS_FOREACH (&dst->marks, DUP_MARK)
+#undef DUP_MARK
+}
+
+/* The cases array has no free function of its own (spec.h declares no
+ * case destructor), so the cases are freed here. */
+void
+validation_spec_free (ValidationSpec *v)
+{
+  if (v == NULL)
+    return;
+  if (v->cases)
+    {
+      for (guint i = 0; i < v->cases->len; i++)
+        {
+          ValidationCase *c = g_ptr_array_index (v->cases, i);
+          g_free (c->id);
+          g_free (c->where);
+          experiment_spec_clear (&c->experiment);
+          g_free (c);
+        }
+      g_ptr_array_unref (v->cases);
+    }
+  g_free (v->name);
+  g_free (v->source);
+  g_free (v);
+}

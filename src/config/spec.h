@@ -1,0 +1,228 @@
+/* spec.h: the typed form of every input file (schema_version 1).
+ *
+ * The loader (config.h) turns YAML into these structs; nothing below the
+ * loader looks up a string key. All quantities are in SI base units:
+ * bytes, bytes per second, seconds, FLOP per second. A field that the user
+ * may leave out and that has no fixed default holds a sentinel noted
+ * beside it (SPEC_UNSET for doubles, 0 for counts that must be positive). */
+#pragma once
+
+#include <glib.h>
+
+#define SPEC_UNSET (-1.0)
+
+/* --- enumerations, each with a name table in spec.c ------------------ */
+
+typedef enum {
+  PRECISION_FP32,
+  PRECISION_TF32,
+  PRECISION_FP16,
+  PRECISION_BF16,
+  PRECISION_N
+} Precision;
+
+typedef enum {
+  RECOMPUTE_NONE,
+  RECOMPUTE_SELECTIVE,
+  RECOMPUTE_FULL,
+  RECOMPUTE_N
+} Recompute;
+
+typedef enum {
+  SCHEDULE_GPIPE,
+  SCHEDULE_1F1B,
+  SCHEDULE_INTERLEAVED,
+  SCHEDULE_N
+} Schedule;
+
+typedef enum {
+  OFFLOAD_NONE,
+  OFFLOAD_OPTIMIZER,
+  OFFLOAD_OPTIMIZER_PARAMS,
+  OFFLOAD_N
+} Offload;
+
+typedef enum {
+  LINK_NVSWITCH,
+  LINK_NVLINK,
+  LINK_PCIE,
+  LINK_INFINIBAND_HDR,
+  LINK_INFINIBAND_NDR,
+  LINK_SLINGSHOT_11,
+  LINK_ROCE,
+  LINK_OMNI_PATH,
+  LINK_N
+} LinkKind;
+
+typedef enum {
+  FABRIC_FAT_TREE,
+  FABRIC_DRAGONFLY,
+  FABRIC_N
+} FabricKind;
+
+/* Name tables: spec_enum_name (SPEC_ENUM_PRECISION, PRECISION_BF16) gives
+ * "bf16"; spec_enum_parse gives -1 for an unknown name. The names are the
+ * words users write in YAML. */
+typedef enum {
+  SPEC_ENUM_PRECISION,
+  SPEC_ENUM_RECOMPUTE,
+  SPEC_ENUM_SCHEDULE,
+  SPEC_ENUM_OFFLOAD,
+  SPEC_ENUM_LINK,
+  SPEC_ENUM_FABRIC,
+} SpecEnum;
+
+const char *spec_enum_name (SpecEnum e, int value);
+int spec_enum_parse (SpecEnum e, const char *name);
+/* The number of values of E (PRECISION_N for SPEC_ENUM_PRECISION, ...). */
+int spec_enum_count (SpecEnum e);
+/* "a, b or c": the valid names, for error messages. Owned by the caller. */
+char *spec_enum_list (SpecEnum e);
+
+/* --- model ------------------------------------------------------------ */
+
+typedef struct {
+  char *name;          /* owned; may be NULL for an anonymous inline model */
+  int layers;
+  int hidden;
+  int heads;
+  int kv_heads;        /* default: heads */
+  int ffn_hidden;      /* default: 4 * hidden */
+  int vocab;
+  int seq_len;
+} ModelSpec;
+
+/* --- device profile (a GPU) -------------------------------------------- */
+
+typedef struct {
+  char *name;                    /* owned */
+  double peak_flops[PRECISION_N];/* dense FLOP/s per precision */
+  double memory_bytes;
+  double hbm_bandwidth;          /* bytes/s */
+  /* Calibrated efficiencies; SPEC_UNSET means "use the calibration in
+   * hw/device.c". A profile file may set them to model another device. */
+  double matmul_efficiency;      /* fraction of peak reached by large GEMMs */
+  double hbm_efficiency;         /* fraction of HBM bandwidth reached */
+} DeviceSpec;
+
+/* --- topology ------------------------------------------------------------ */
+
+typedef struct {
+  LinkKind link;
+  double bandwidth;   /* bytes/s per GPU per direction */
+  double latency;     /* seconds per hop */
+} IntraNodeSpec;
+
+typedef struct {
+  FabricKind kind;
+  double taper;       /* bisection bandwidth / injection bandwidth, default 1 */
+  int groups;         /* dragonfly groups; 0 = unset */
+} FabricSpec;
+
+typedef struct {
+  LinkKind link;
+  int nics_per_node;
+  double nic_bandwidth; /* bytes/s per NIC per direction */
+  double latency;       /* seconds, one network traversal */
+  FabricSpec fabric;
+} InterNodeSpec;
+
+typedef struct {
+  double pcie_bandwidth;        /* bytes/s per GPU, SPEC_UNSET if unknown */
+  double memory_bytes;          /* host memory per node, SPEC_UNSET if unknown */
+  double cpu_adam_params_per_s; /* SPEC_UNSET if unknown */
+} HostSpec;
+
+typedef struct {
+  char *name;          /* owned; may be NULL for an inline topology */
+  int gpus_per_node;
+  DeviceSpec gpu;
+  IntraNodeSpec intra_node;
+  InterNodeSpec inter_node;
+  HostSpec host;
+} TopologySpec;
+
+/* --- experiment ------------------------------------------------------- */
+
+typedef struct {
+  int tp, pp;
+  int dp;                  /* 0 = gpus / (tp * pp) */
+  int micro_batch;         /* 0 = auto: the fastest feasible */
+  int global_batch;
+  Schedule schedule;       /* default 1f1b */
+  int virtual_stages;      /* default 1; 0 = auto */
+  gboolean sequence_parallel;   /* default false */
+  gboolean gradient_bucketing;  /* default true */
+  double bucket_bytes;          /* default 25 MB (PyTorch DDP's bucket_cap_mb) */
+  gboolean tp_across_nodes;     /* allow tp > gpus_per_node; default false */
+} ParallelSpec;
+
+typedef struct {
+  int stage;               /* 0..3 */
+  Offload offload;
+} ZeroSpec;
+
+typedef struct {
+  Precision precision;     /* default bf16 */
+  Recompute recompute;     /* default none */
+  gboolean flash_attention;
+  double tokens;           /* SPEC_UNSET when not given */
+} TrainingSpec;
+
+typedef struct {
+  double mfu;                 /* SPEC_UNSET, or every FLOP at this fraction of peak */
+  double matmul_efficiency;   /* SPEC_UNSET, or overrides the device's */
+  double hbm_efficiency;      /* SPEC_UNSET, or overrides the device's */
+} ComputeSpec;
+
+typedef struct {
+  double gpu_hour_usd;     /* default 1.5 */
+} CostSpec;
+
+/* Where some values were written, "file:line:col" (owned, NULL when the
+ * value was defaulted or derived): the plan checks in parallel/plan.c
+ * cite them when sizes do not divide. */
+typedef struct {
+  char *file;           /* the experiment (or validation) file itself */
+  char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
+  char *layers, *heads;
+} SpecMarks;
+
+typedef struct {
+  ModelSpec model;
+  TopologySpec topology;
+  int gpus;
+  ParallelSpec parallel;
+  ZeroSpec zero;
+  TrainingSpec training;
+  ComputeSpec compute;
+  CostSpec cost;
+  SpecMarks marks;
+} ExperimentSpec;
+
+/* --- validation file ------------------------------------------------- */
+
+typedef struct {
+  char *id;                     /* owned */
+  ExperimentSpec experiment;    /* owned */
+  double measured_iteration_time_s;   /* required */
+  double measured_tflops_per_gpu;     /* SPEC_UNSET when not given */
+  double measured_memory_gib;         /* SPEC_UNSET when not given */
+  gboolean measured_oom;
+  char *where;                  /* owned: "file:line:col" of the case */
+} ValidationCase;
+
+typedef struct {
+  char *name;                   /* owned */
+  char *source;                 /* owned, may be NULL */
+  double tolerance_mape;        /* fraction; SPEC_UNSET = none */
+  double tolerance_max;         /* fraction; SPEC_UNSET = none */
+  GPtrArray *cases;             /* owned, of ValidationCase* */
+} ValidationSpec;
+
+void model_spec_clear (ModelSpec *m);
+void topology_spec_clear (TopologySpec *t);
+void experiment_spec_clear (ExperimentSpec *e);
+void experiment_spec_copy (ExperimentSpec *dst, const ExperimentSpec *src);
+void validation_spec_free (ValidationSpec *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ValidationSpec, validation_spec_free)

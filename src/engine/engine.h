@@ -1,0 +1,35 @@
+/* engine.h: the discrete-event core: a clock, an event pool and the run loop.
+ *
+ * The engine knows nothing about GPUs or networks: an event is a callback
+ * with a context pointer and a 64-bit argument, fired at its time. Events
+ * come from a pool and are recycled when they fire (ROSS's rule), so a run
+ * allocates nothing per event once the pool has grown. Scheduling in the
+ * past is a bug and asserts. All state lives in the SimEngine: no globals,
+ * so sweeps can run engines in parallel threads. */
+#pragma once
+
+#include <stdint.h>
+#include <glib.h>
+#include "base/simtime.h"
+
+typedef struct SimEngine SimEngine;
+typedef void (*SimEventFn) (SimEngine *engine, void *ctx, uint64_t arg);
+typedef uint32_t SimEventId;
+
+SimEngine *sim_engine_new (void);
+void sim_engine_free (SimEngine *engine);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
+
+SimTime sim_engine_now (const SimEngine *engine);
+/* Fires fn (engine, ctx, arg) at time at (>= now). O(log n). */
+SimEventId sim_engine_schedule (SimEngine *engine, SimTime at, SimEventFn fn,
+                                void *ctx, uint64_t arg);
+/* Moves a pending event to a new time (>= now). O(log n). */
+void sim_engine_reschedule (SimEngine *engine, SimEventId id, SimTime at);
+/* Drops a pending event. O(log n). */
+void sim_engine_cancel (SimEngine *engine, SimEventId id);
+/* Runs until no event is left; returns the number of events fired by
+ * this call. */
+uint64_t sim_engine_run (SimEngine *engine);
+/* Events fired since the engine was made. */
+uint64_t sim_engine_events (const SimEngine *engine);

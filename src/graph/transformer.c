@@ -1,0 +1,338 @@
+/* transformer.c: per-rank ops of a GPT layer, embedding and head; see
+ * transformer.h. Byte counts are HBM traffic of Megatron's fused kernels:
+ * each element-wise kernel reads its inputs once and writes its output
+ * once; a dropout mask is one byte per element. */
+#include "graph/transformer.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void
+push_compute (GArray *ops, const char *name, Kernel k)
+{
+  GraphOp op = { GOP_COMPUTE, name, k, 0 };
+  g_array_append_val (ops, op);
+}
+
+static void
+push_comm (GArray *ops, GraphOpKind kind, const char *name, double bytes)
+{
+  GraphOp op = { kind, name, { 0 }, bytes };
+  g_array_append_val (ops, op);
+}
+
+static void
+push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
+           int64_t m, int64_t n, int64_t k)
+{
+  push_compute (ops, name, compute_gemm (ls->cm, batch, m, n, k));
+}
+
+/* An element-wise kernel over elems elements that reads `reads` and writes
+ * `writes` tensors of the run's precision, plus `mask_bytes` per element. */
+static void
+push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
+                  double elems, int reads, int writes, double mask_bytes)
+{
+  double w = ls->cm->bytes_per_element;
+  /* A few FLOPs per element: negligible next to the bytes, counted so the
+   * flat-MFU model gives these kernels a (tiny) time too. */
+  push_compute (ops, name,
+                compute_memory_op (elems * ((reads + writes) * w + mask_bytes),
+                                   4 * elems));
+}
+
+/* Tokens handled by element-wise kernels: all of them, or 1/t with
+ * sequence parallelism. */
+static double
+token_elems (const LayerShape *ls)
+{
+  double e = (double) ls->b * ls->s * ls->h;
+  return ls->sequence_parallel ? e / ls->t : e;
+}
+
+static int64_t
+qkv_width (const LayerShape *ls)
+{
+  int64_t kv = ls->h / ls->heads * ls->kv_heads;
+  return (ls->h + 2 * kv) / ls->t;
+}
+
+/* Entering a column-parallel block: nothing without SP (the input is
+ * replicated), an all-gather of the sequence with SP. */
+static void
+enter_tp (GArray *ops, const LayerShape *ls, const char *name)
+{
+  if (ls->t > 1 && ls->sequence_parallel)
+    push_comm (ops, GOP_TP_ALL_GATHER, name,
+               ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+}
+
+/* Leaving a row-parallel block: the partial sums are all-reduced, or
+ * reduce-scattered over the sequence with SP. */
+static void
+leave_tp (GArray *ops, const LayerShape *ls, const char *name)
+{
+  if (ls->t > 1)
+    push_comm (ops, ls->sequence_parallel ? GOP_TP_REDUCE_SCATTER
+                                          : GOP_TP_ALL_REDUCE, name,
+               ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+int64_t
+transformer_padded_vocab (int64_t vocab, int tp)
+{
+  int64_t mult = 128 * (int64_t) tp;
+  return (vocab + mult - 1) / mult * mult;
+}
+
+void
+transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
+                         int micro_batch, gboolean sequence_parallel,
+                         gboolean flash_attention, const ComputeModel *cm)
+{
+  ls->b = micro_batch;
+  ls->s = m->seq_len;
+  ls->h = m->hidden;
+  ls->heads = m->heads;
+  ls->kv_heads = m->kv_heads;
+  ls->ffn = m->ffn_hidden;
+  ls->vocab = transformer_padded_vocab (m->vocab, tp);
+  ls->t = tp;
+  ls->sequence_parallel = sequence_parallel && tp > 1;
+  ls->flash_attention = flash_attention;
+  ls->cm = cm;
+}
+
+/* ---- layer ------------------------------------------------------------- */
+
+void
+transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
+{
+  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  if (ls->flash_attention)
+    {
+      /* One fused kernel; causal masking skips half of the s x s blocks. */
+      Kernel k = { KERNEL_ATTENTION,
+                   0.5 * 4.0 * ls->b * heads * ls->s * ls->s * d,
+                   4.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
+                   0, 0, 0, 0 };
+      push_compute (ops, "flash_attention", k);
+      return;
+    }
+  double scores = (double) ls->b * heads * ls->s * ls->s;
+  push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
+  push_elementwise (ops, ls, "attn_softmax", scores, 1, 1, 0);
+  push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
+  push_gemm (ops, ls, "attn_v", ls->b * heads, ls->s, d, ls->s);
+}
+
+void
+transformer_layer_forward (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  double e = token_elems (ls);
+  push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
+  enter_tp (ops, ls, "tp_allgather_attn");
+  push_gemm (ops, ls, "qkv", 1, tokens, qkv_width (ls), ls->h);
+  transformer_attention_core_forward (ls, ops);
+  push_gemm (ops, ls, "attn_proj", 1, tokens, ls->h, ls->h / ls->t);
+  leave_tp (ops, ls, "tp_allreduce_attn");
+  push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
+  push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
+  enter_tp (ops, ls, "tp_allgather_mlp");
+  push_gemm (ops, ls, "fc1", 1, tokens, ls->ffn / ls->t, ls->h);
+  push_elementwise (ops, ls, "gelu", (double) tokens * ls->ffn / ls->t, 1, 1,
+                    0);
+  push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
+  leave_tp (ops, ls, "tp_allreduce_mlp");
+  push_elementwise (ops, ls, "residual2", e, 2, 1, 1);
+}
+
+/* Backward of a GEMM Y = X W (X: m x k, W: k x n): dX = dY W^T and
+ * dW = X^T dY, each as many FLOPs as the forward. */
+static void
+push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
+                    const char *wgrad, int64_t batch, int64_t m, int64_t n,
+                    int64_t k)
+{
+  push_gemm (ops, ls, dgrad, batch, m, k, n);
+  push_gemm (ops, ls, wgrad, batch, k, n, m);
+}
+
+void
+transformer_layer_backward (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  double e = token_elems (ls);
+  /* The mirror of forward: a row-parallel block's backward needs the
+   * replicated gradient (an all-gather with SP, nothing without); a
+   * column-parallel block's backward ends with the input gradient's
+   * all-reduce (a reduce-scatter with SP). */
+  push_elementwise (ops, ls, "residual2_bwd", e, 1, 1, 1);
+  enter_tp (ops, ls, "tp_allgather_mlp_bwd");
+  push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
+                      ls->ffn / ls->t);
+  push_elementwise (ops, ls, "gelu_bwd", (double) tokens * ls->ffn / ls->t, 2,
+                    1, 0);
+  push_gemm_backward (ops, ls, "fc1_dgrad", "fc1_wgrad", 1, tokens,
+                      ls->ffn / ls->t, ls->h);
+  leave_tp (ops, ls, "tp_allreduce_mlp_bwd");
+  push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
+  push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
+  enter_tp (ops, ls, "tp_allgather_attn_bwd");
+  push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
+                      tokens, ls->h, ls->h / ls->t);
+  if (ls->flash_attention)
+    {
+      /* FlashAttention-2's backward runs five block GEMMs to the
+       * forward's two, and recomputes the scores. */
+      Kernel k = { KERNEL_ATTENTION,
+                   0.5 * 10.0 * ls->b * heads * ls->s * ls->s * d,
+                   8.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
+                   0, 0, 0, 0 };
+      push_compute (ops, "flash_attention_bwd", k);
+    }
+  else
+    {
+      double scores = (double) ls->b * heads * ls->s * ls->s;
+      push_gemm_backward (ops, ls, "attn_v_dgrad", "attn_v_wgrad",
+                          ls->b * heads, ls->s, d, ls->s);
+      push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
+      push_elementwise (ops, ls, "attn_softmax_bwd", scores, 2, 1, 0);
+      push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
+                          ls->b * heads, ls->s, ls->s, d);
+    }
+  push_gemm_backward (ops, ls, "qkv_dgrad", "qkv_wgrad", 1, tokens,
+                      qkv_width (ls), ls->h);
+  leave_tp (ops, ls, "tp_allreduce_attn_bwd");
+  push_elementwise (ops, ls, "ln1_bwd", e, 2, 1, 0);
+}
+
+/* ---- embedding and head ------------------------------------------------ */
+
+void
+transformer_embedding_forward (const LayerShape *ls, GArray *ops)
+{
+  double e = (double) ls->b * ls->s * ls->h;
+  /* Vocab-parallel lookup: each rank gathers the rows it holds (zeros
+   * elsewhere), then the ranks all-reduce (reduce-scatter with SP). */
+  push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
+  leave_tp (ops, ls, "tp_allreduce_embedding");
+  push_elementwise (ops, ls, "embedding_dropout", token_elems (ls), 2, 1, 1);
+}
+
+void
+transformer_embedding_backward (const LayerShape *ls, GArray *ops)
+{
+  double e = (double) ls->b * ls->s * ls->h;
+  enter_tp (ops, ls, "tp_allgather_embedding_bwd");
+  push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
+}
+
+void
+transformer_head_forward (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  double logits = (double) tokens * ls->vocab / ls->t;
+  push_elementwise (ops, ls, "final_ln", token_elems (ls), 1, 1, 0);
+  enter_tp (ops, ls, "tp_allgather_head");
+  push_gemm (ops, ls, "logits", 1, tokens, ls->vocab / ls->t, ls->h);
+  /* Vocab-parallel cross entropy: fp32 softmax over the rank's slice
+   * (read the logits, write and re-read fp32 probabilities) and three
+   * all-reduces of one fp32 per token (max, target logit, sum of exps),
+   * counted as one collective of their total size. */
+  push_compute (ops, "cross_entropy",
+                compute_memory_op (logits * (ls->cm->bytes_per_element + 8),
+                                   5 * logits));
+  if (ls->t > 1)
+    push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
+}
+
+void
+transformer_head_backward (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  double logits = (double) tokens * ls->vocab / ls->t;
+  push_compute (ops, "cross_entropy_bwd",
+                compute_memory_op (logits * (ls->cm->bytes_per_element + 4),
+                                   2 * logits));
+  push_gemm_backward (ops, ls, "logits_dgrad", "logits_wgrad", 1, tokens,
+                      ls->vocab / ls->t, ls->h);
+  leave_tp (ops, ls, "tp_allreduce_head_bwd");
+  push_elementwise (ops, ls, "final_ln_bwd", token_elems (ls), 2, 1, 0);
+}
+
+/* ---- parameters and FLOPs ---------------------------------------------- */
+
+double
+transformer_layer_params (const LayerShape *ls)
+{
+  double qkv = (double) qkv_width (ls);
+  double ffn = (double) ls->ffn / ls->t;
+  return ls->h * qkv + qkv              /* QKV weight and bias */
+         + (double) ls->h / ls->t * ls->h + ls->h   /* projection */
+         + ls->h * ffn + ffn            /* FC1 */
+         + ffn * ls->h + ls->h          /* FC2 */
+         + 4.0 * ls->h;                 /* two layer norms */
+}
+
+double
+transformer_embedding_params (const LayerShape *ls)
+{
+  return (double) ls->vocab / ls->t * ls->h + (double) ls->s * ls->h;
+}
+
+double
+transformer_head_params (const LayerShape *ls)
+{
+  return 2.0 * ls->h;
+}
+
+double
+transformer_model_params (const ModelSpec *m)
+{
+  double h = m->hidden, kv = (double) m->hidden / m->heads * m->kv_heads;
+  double layer = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h
+                 + 2 * h * m->ffn_hidden + m->ffn_hidden + h + 4 * h;
+  return m->layers * layer
+         + (double) transformer_padded_vocab (m->vocab, 1) * h
+         + (double) m->seq_len * h + 2 * h;
+}
+
+double
+transformer_attention_core_flops (const ModelSpec *m, int64_t global_batch)
+{
+  double s = m->seq_len;
+  return 4.0 * global_batch * s * s * m->hidden;
+}
+
+double
+transformer_layer_forward_flops (const ModelSpec *m, int64_t global_batch)
+{
+  double tokens = (double) global_batch * m->seq_len, h = m->hidden;
+  double kv = h / m->heads * m->kv_heads;
+  double gemm = 2 * tokens * h * (h + 2 * kv)   /* QKV */
+                + 2 * tokens * h * h            /* projection */
+                + 4 * tokens * h * m->ffn_hidden; /* FC1 + FC2 */
+  return gemm + transformer_attention_core_flops (m, global_batch);
+}
+
+double
+transformer_model_flops (const ModelSpec *m, int64_t global_batch)
+{
+  double tokens = (double) global_batch * m->seq_len;
+  double head = 2 * tokens * m->hidden * (double) m->vocab;
+  return 3 * (m->layers * transformer_layer_forward_flops (m, global_batch)
+              + head);
+}
+
+double
+transformer_megatron_flops (const ModelSpec *m, int64_t global_batch)
+{
+  double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
+  double V = (double) transformer_padded_vocab (m->vocab, 1);
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}

@@ -1,0 +1,79 @@
+/* transformer.h: a GPT-style transformer as the sequence of ops one
+ * tensor-parallel rank runs, with the FLOPs and bytes of each.
+ *
+ * Megatron-LM's layer (Shoeybi 2019, Korthikanti 2022): LN, QKV GEMM,
+ * attention, output projection, TP all-reduce, bias-dropout-residual, LN,
+ * FC1, GeLU, FC2, TP all-reduce, bias-dropout-residual. With sequence
+ * parallelism each all-reduce becomes a reduce-scatter and the next LN's
+ * all-gather, and element-wise ops work on 1/t of the sequence. Backward
+ * mirrors it with two GEMMs (input and weight gradients) per forward GEMM.
+ * The graph knows no schedule, network or YAML: it fills GraphOp arrays
+ * that the executor (parallel/sim.c) turns into engine events. */
+#pragma once
+
+#include <glib.h>
+#include "config/spec.h"
+#include "hw/device.h"
+
+typedef enum {
+  GOP_COMPUTE,
+  GOP_TP_ALL_REDUCE,
+  GOP_TP_REDUCE_SCATTER,
+  GOP_TP_ALL_GATHER,
+} GraphOpKind;
+
+typedef struct {
+  GraphOpKind kind;
+  const char *name;   /* static */
+  Kernel kernel;      /* GOP_COMPUTE */
+  double comm_bytes;  /* TP collectives: the full (unsplit) buffer */
+} GraphOp;
+
+/* Everything about a layer's shape on one TP rank. */
+typedef struct {
+  int64_t b, s, h, heads, kv_heads, ffn, vocab; /* vocab: padded */
+  int t;
+  gboolean sequence_parallel;
+  gboolean flash_attention;
+  const ComputeModel *cm;
+} LayerShape;
+
+/* Megatron pads the vocabulary to a multiple of 128 x tp
+ * (--make-vocab-size-divisible-by 128). */
+int64_t transformer_padded_vocab (int64_t vocab, int tp);
+void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
+                              int micro_batch, gboolean sequence_parallel,
+                              gboolean flash_attention,
+                              const ComputeModel *cm);
+
+/* Each appends GraphOps to ops (a GArray of GraphOp). */
+void transformer_layer_forward (const LayerShape *ls, GArray *ops);
+void transformer_layer_backward (const LayerShape *ls, GArray *ops);
+/* The attention core alone: what selective recompute runs again. */
+void transformer_attention_core_forward (const LayerShape *ls, GArray *ops);
+void transformer_embedding_forward (const LayerShape *ls, GArray *ops);
+void transformer_embedding_backward (const LayerShape *ls, GArray *ops);
+void transformer_head_forward (const LayerShape *ls, GArray *ops);
+void transformer_head_backward (const LayerShape *ls, GArray *ops);
+
+/* Parameters held by one TP rank. */
+double transformer_layer_params (const LayerShape *ls);
+double transformer_embedding_params (const LayerShape *ls); /* word + position */
+double transformer_head_params (const LayerShape *ls);      /* final LN (+ tied
+                                                               word embedding
+                                                               when pp > 1) */
+/* Total parameters of the model (all ranks, no duplicates). */
+double transformer_model_params (const ModelSpec *m);
+
+/* FLOPs of one iteration over global_batch sequences, all GPUs together:
+ * model FLOPs (3 x the forward GEMMs: the MFU basis), and Megatron's eq. 3
+ * (Narayanan 2021: 96 B s l h^2 (1 + s/6h + V/16lh), the number Megatron's
+ * logs print; V padded). */
+double transformer_model_flops (const ModelSpec *m, int64_t global_batch);
+double transformer_megatron_flops (const ModelSpec *m, int64_t global_batch);
+/* Forward GEMM FLOPs of one layer over global_batch sequences (for
+ * hardware FLOPs, which add the recomputed forward). */
+double transformer_layer_forward_flops (const ModelSpec *m,
+                                        int64_t global_batch);
+double transformer_attention_core_flops (const ModelSpec *m,
+                                         int64_t global_batch);

@@ -1,0 +1,26 @@
+# src/local.mk: the simulator, as a convenience library (linked by the
+# program and by the tests) plus a main.c of a few lines.
+noinst_LTLIBRARIES += libtrainsim.la
+libtrainsim_la_SOURCES = \
+	src/base/simtime.h \
+	src/base/errors.h src/base/errors.c \
+	src/base/units.h src/base/units.c \
+	src/engine/eventq.h src/engine/eventq.c \
+	src/engine/engine.h src/engine/engine.c \
+	src/hw/device.h src/hw/device.c \
+	src/net/net.h src/net/net.c \
+	src/graph/transformer.h src/graph/transformer.c \
+	src/parallel/result.h \
+	src/parallel/plan.h src/parallel/plan.c \
+	src/parallel/sim.h src/parallel/sim.c \
+	src/config/spec.h src/config/spec.c \
+	src/config/yamltree.h src/config/yamltree.c \
+	src/config/config.h src/config/config.c \
+	src/output/report.h src/output/report.c \
+	src/output/trace.h src/output/trace.c \
+	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c
+libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
+
+bin_PROGRAMS += trainsim
+trainsim_SOURCES = src/main.c
+trainsim_LDADD = libtrainsim.la $(GLIB_LIBS) $(YAML_LIBS) -lm

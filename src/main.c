@@ -1,0 +1,8 @@
+/* main.c: the trainsim program; everything happens in cli/. */
+#include "cli/cli.h"
+
+int
+main (int argc, char **argv)
+{
+  return cli_main (argc, argv);
+}

@@ -1,0 +1,511 @@
+/* report.c: the table, JSON and CSV writers of one simulated step.
+ *
+ * JSON and CSV are driven by one table of fields (fields[] below), so the
+ * contract's names and order live in one place and the two formats cannot
+ * drift apart. The human table is written by hand: it groups and rounds
+ * for a reader, not for a parser. */
+#include "output/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- formats */
+
+static const char *const format_names[] = { "table", "json", "csv" };
+G_STATIC_ASSERT (G_N_ELEMENTS (format_names) == REPORT_N);
+
+int
+report_format_parse (const char *name)
+{
+  if (name == NULL)
+    return -1;
+  for (int i = 0; i < REPORT_N; i++)
+    if (strcmp (name, format_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+const char *
+report_format_names (void)
+{
+  return "table, json or csv";
+}
+
+/* ----------------------------------------------------------------- fields */
+
+#define GIB 1073741824.0  /* 2^30 bytes */
+
+typedef enum {
+  FIELD_DOUBLE,
+  FIELD_BYTES_AS_GIB,  /* a double holding bytes, reported in GiB */
+  FIELD_INT,
+  FIELD_BOOL,
+  FIELD_U64,
+} FieldKind;
+
+typedef struct {
+  const char *group;       /* the nested JSON object, NULL at the top level */
+  const char *name;
+  FieldKind kind;
+  gsize offset;            /* in SimResult */
+  gboolean training_only;  /* present only when has_training */
+} Field;
+
+#define FIELD(group, name, kind, member, training) \
+  { group, name, kind, G_STRUCT_OFFSET (SimResult, member), training }
+
+/* DESIGN.md section 1, in the contract's order. Members of one group must
+ * be adjacent: the JSON writer opens an object when the group changes. */
+static const Field fields[] = {
+  FIELD (NULL, "iteration_time_s", FIELD_DOUBLE, iteration_time_s, FALSE),
+  FIELD (NULL, "samples_per_s", FIELD_DOUBLE, samples_per_s, FALSE),
+  FIELD (NULL, "tokens_per_s", FIELD_DOUBLE, tokens_per_s, FALSE),
+  FIELD (NULL, "model_tflops_per_gpu", FIELD_DOUBLE, model_tflops_per_gpu, FALSE),
+  FIELD (NULL, "hardware_tflops_per_gpu", FIELD_DOUBLE, hardware_tflops_per_gpu, FALSE),
+  FIELD (NULL, "megatron_tflops_per_gpu", FIELD_DOUBLE, megatron_tflops_per_gpu, FALSE),
+  FIELD (NULL, "mfu", FIELD_DOUBLE, mfu, FALSE),
+  FIELD (NULL, "hfu", FIELD_DOUBLE, hfu, FALSE),
+  FIELD (NULL, "gpus", FIELD_INT, gpus, FALSE),
+  FIELD (NULL, "tp", FIELD_INT, tp, FALSE),
+  FIELD (NULL, "pp", FIELD_INT, pp, FALSE),
+  FIELD (NULL, "dp", FIELD_INT, dp, FALSE),
+  FIELD (NULL, "micro_batch", FIELD_INT, micro_batch, FALSE),
+  FIELD (NULL, "global_batch", FIELD_INT, global_batch, FALSE),
+  FIELD (NULL, "virtual_stages", FIELD_INT, virtual_stages, FALSE),
+  FIELD (NULL, "memory_per_gpu_gib", FIELD_DOUBLE, memory_per_gpu_gib, FALSE),
+  FIELD (NULL, "fits_memory", FIELD_BOOL, fits_memory, FALSE),
+  FIELD ("memory", "weights_gib", FIELD_BYTES_AS_GIB, memory.weights, FALSE),
+  FIELD ("memory", "gradients_gib", FIELD_BYTES_AS_GIB, memory.gradients, FALSE),
+  FIELD ("memory", "optimizer_gib", FIELD_BYTES_AS_GIB, memory.optimizer, FALSE),
+  FIELD ("memory", "activations_gib", FIELD_BYTES_AS_GIB, memory.activations, FALSE),
+  FIELD ("memory", "other_gib", FIELD_BYTES_AS_GIB, memory.other, FALSE),
+  FIELD ("memory", "total_gib", FIELD_BYTES_AS_GIB, memory.total, FALSE),
+  FIELD ("memory", "capacity_gib", FIELD_BYTES_AS_GIB, memory.capacity, FALSE),
+  FIELD ("breakdown_s", "compute", FIELD_DOUBLE, breakdown_s.compute, FALSE),
+  FIELD ("breakdown_s", "tp_comm", FIELD_DOUBLE, breakdown_s.tp_comm, FALSE),
+  FIELD ("breakdown_s", "bubble", FIELD_DOUBLE, breakdown_s.bubble, FALSE),
+  FIELD ("breakdown_s", "pp_comm", FIELD_DOUBLE, breakdown_s.pp_comm, FALSE),
+  FIELD ("breakdown_s", "dp_comm", FIELD_DOUBLE, breakdown_s.dp_comm, FALSE),
+  FIELD ("breakdown_s", "optimizer", FIELD_DOUBLE, breakdown_s.optimizer, FALSE),
+  FIELD ("breakdown_s", "offload", FIELD_DOUBLE, breakdown_s.offload, FALSE),
+  FIELD (NULL, "events", FIELD_U64, events, FALSE),
+  FIELD (NULL, "days_to_train", FIELD_DOUBLE, days_to_train, TRUE),
+  FIELD (NULL, "cost_usd", FIELD_DOUBLE, cost_usd, TRUE),
+};
+
+#undef FIELD
+
+/* "%.6g" in the C locale, whatever the process's locale. Returns FALSE,
+ * appending nothing, when @v is not finite: JSON has no NaN. */
+static gboolean
+append_g6 (GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (v))
+    return FALSE;
+  /* -0 prints as "-0"; a zero is a zero to every reader. */
+  if (v == 0.0)
+    v = 0.0;
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6g", v));
+  return TRUE;
+}
+
+/* Appends the value of @f in @r, or @missing when there is none to give
+ * (not finite, or a training field without has_training). */
+static void
+append_field_value (GString *out, const SimResult *r, const Field *f,
+                    const char *missing)
+{
+  const void *p = (const char *) r + f->offset;
+
+  if (f->training_only && !r->has_training)
+    {
+      g_string_append (out, missing);
+      return;
+    }
+  switch (f->kind)
+    {
+    case FIELD_DOUBLE:
+      if (!append_g6 (out, *(const double *) p))
+        g_string_append (out, missing);
+      break;
+    case FIELD_BYTES_AS_GIB:
+      if (!append_g6 (out, *(const double *) p / GIB))
+        g_string_append (out, missing);
+      break;
+    case FIELD_INT:
+      g_string_append_printf (out, "%d", *(const int *) p);
+      break;
+    case FIELD_BOOL:
+      g_string_append (out, *(const gboolean *) p ? "true" : "false");
+      break;
+    case FIELD_U64:
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT,
+                              (guint64) *(const uint64_t *) p);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* ------------------------------------------------------------ JSON, CSV */
+
+/* One object on one line, so that a sweep's rows are JSON lines too. */
+static void
+append_json (GString *out, const SimResult *r)
+{
+  const char *group = NULL;
+  gboolean first = TRUE;
+
+  g_string_append_c (out, '{');
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      const Field *f = &fields[i];
+
+      if (f->training_only && !r->has_training)
+        continue;
+      if (g_strcmp0 (f->group, group) != 0)
+        {
+          if (group != NULL)
+            {
+              g_string_append_c (out, '}');
+              first = FALSE;
+            }
+          if (f->group != NULL)
+            {
+              g_string_append_printf (out, "%s\"%s\": {",
+                                      first ? "" : ", ", f->group);
+              first = TRUE;
+            }
+          group = f->group;
+        }
+      g_string_append_printf (out, "%s\"%s\": ", first ? "" : ", ", f->name);
+      first = FALSE;
+      append_field_value (out, r, f, "null");
+    }
+  if (group != NULL)
+    g_string_append_c (out, '}');
+  g_string_append (out, "}\n");
+}
+
+void
+report_append_csv_header (GString *out)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      if (fields[i].group != NULL)
+        g_string_append_printf (out, "%s.", fields[i].group);
+      g_string_append (out, fields[i].name);
+    }
+  g_string_append_c (out, '\n');
+}
+
+/* No cell needs quoting: every cell is a number, true, false or empty. */
+void
+report_append_csv_row (GString *out, const SimResult *r)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      append_field_value (out, r, &fields[i], "");
+    }
+  g_string_append_c (out, '\n');
+}
+
+/* ------------------------------------------------------------------ table */
+
+#define TABLE_WIDTH 100
+#define TABLE_LABEL "  %-17s"
+#define TABLE_INDENT 19  /* the width TABLE_LABEL prints */
+
+/* @v with @fmt (one double conversion) in the C locale, or "n/a". */
+static char *
+fmt_num (const char *fmt, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (v))
+    return g_strdup ("n/a");
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, fmt, v));
+}
+
+/* About three significant digits without an exponent: 0.123, 12.3, 123. */
+static char *
+fmt_sig3 (double v)
+{
+  double a = fabs (v);
+
+  return fmt_num (a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", v);
+}
+
+/* 97.9k, 1.23M: rates that span many orders of magnitude. */
+static char *
+fmt_si (double v)
+{
+  static const char *const prefixes[] = { "", "k", "M", "G", "T", "P" };
+  gsize i = 0;
+  g_autofree char *num = NULL;
+
+  while (isfinite (v) && fabs (v) >= 999.5 && i + 1 < G_N_ELEMENTS (prefixes))
+    {
+      v /= 1000.0;
+      i++;
+    }
+  num = fmt_sig3 (v);
+  return g_strconcat (num, prefixes[i], NULL);
+}
+
+/* A duration in s, ms or us, so a 2 ms toy step does not read "0.00 s". */
+static char *
+fmt_duration (double seconds)
+{
+  double a = fabs (seconds);
+  g_autofree char *num = NULL;
+
+  if (!isfinite (seconds))
+    return g_strdup ("n/a");
+  if (a >= 1.0 || a == 0.0)
+    {
+      num = fmt_sig3 (seconds);
+      return g_strconcat (num, " s", NULL);
+    }
+  if (a >= 1e-3)
+    {
+      num = fmt_sig3 (seconds * 1e3);
+      return g_strconcat (num, " ms", NULL);
+    }
+  num = fmt_sig3 (seconds * 1e6);
+  return g_strconcat (num, " us", NULL);
+}
+
+/* $1,234,567: whole dollars with thousands separators. */
+static char *
+fmt_usd (double usd)
+{
+  g_autofree char *digits = fmt_num ("%.0f", usd);
+  const char *p = digits;
+  GString *s;
+  gsize n;
+
+  if (!isfinite (usd))
+    return g_steal_pointer (&digits);
+  s = g_string_new (NULL);
+  if (*p == '-')
+    g_string_append_c (s, *p++);
+  g_string_append_c (s, '$');
+  n = strlen (p);
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i > 0 && (n - i) % 3 == 0)
+        g_string_append_c (s, ',');
+      g_string_append_c (s, p[i]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Adds @s (owned) to the items of the row being built. */
+static void
+take (GPtrArray *items, char *s)
+{
+  g_ptr_array_add (items, s);
+}
+
+/* One labelled row: the items joined by ", ", wrapped to TABLE_WIDTH with
+ * continuation lines under the first item. Clears @items for the next row. */
+static void
+table_row (GString *out, const char *label, GPtrArray *items)
+{
+  gsize line_start = out->len;
+
+  g_string_append_printf (out, TABLE_LABEL, label);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const char *item = g_ptr_array_index (items, i);
+      gsize width = strlen (item) + (i + 1 < items->len ? 1 : 0);
+
+      if (i > 0)
+        {
+          if (out->len - line_start + 1 + width > TABLE_WIDTH)
+            {
+              g_string_append_c (out, '\n');
+              line_start = out->len;
+              g_string_append_printf (out, "%*s", TABLE_INDENT, "");
+            }
+          else
+            g_string_append_c (out, ' ');
+        }
+      g_string_append (out, item);
+      if (i + 1 < items->len)
+        g_string_append_c (out, ',');
+    }
+  g_string_append_c (out, '\n');
+  g_ptr_array_set_size (items, 0);
+}
+
+/* @prefix, @v to one decimal, @suffix: "weights 4.1". */
+static char *
+fmt_with (const char *prefix, double v, const char *suffix)
+{
+  g_autofree char *num = fmt_num ("%.1f", v);
+
+  return g_strconcat (prefix, num, suffix, NULL);
+}
+
+/* "33.2 %", or "n/a". */
+static char *
+fmt_percent (double fraction)
+{
+  g_autofree char *num = NULL;
+
+  if (!isfinite (fraction))
+    return g_strdup ("n/a");
+  num = fmt_num ("%.1f", fraction * 100.0);
+  return g_strconcat (num, " %", NULL);
+}
+
+/* "compute 26.1 s (81.3 %)": a part of the iteration. */
+static char *
+fmt_part (const char *name, double seconds, double iteration)
+{
+  g_autofree char *t = fmt_duration (seconds);
+  g_autofree char *pct = fmt_percent (iteration > 0.0 ? seconds / iteration : NAN);
+
+  return g_strdup_printf ("%s %s (%s)", name, t, pct);
+}
+
+static void
+append_table (GString *out, const SimResult *r, const char *title)
+{
+  g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
+  const Breakdown *b = &r->breakdown_s;
+  const struct { const char *name; double seconds; } parts[] = {
+    { "compute", b->compute }, { "TP comm", b->tp_comm }, { "bubble", b->bubble },
+    { "PP comm", b->pp_comm }, { "DP comm", b->dp_comm },
+    { "optimizer", b->optimizer }, { "offload", b->offload },
+  };
+  const MemoryBreakdown *m = &r->memory;
+  double capacity_gib = m->capacity / GIB;
+  g_autofree char *t = NULL, *sps = NULL, *tps = NULL, *mem = NULL, *cap = NULL;
+  g_autofree char *mfu = NULL, *hfu = NULL, *over = NULL;
+
+  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n",
+                          title != NULL ? title : "", title != NULL ? ", " : "",
+                          r->gpus, r->gpus == 1 ? "" : "s");
+
+  take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp, r->dp));
+  take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));
+  take (items, g_strdup_printf ("global batch %d", r->global_batch));
+  take (items, g_strdup_printf ("virtual stages %d", r->virtual_stages));
+  table_row (out, "plan", items);
+
+  t = fmt_duration (r->iteration_time_s);
+  sps = fmt_si (r->samples_per_s);
+  tps = fmt_si (r->tokens_per_s);
+  take (items, g_strdup_printf ("%s (%s samples/s, %s tokens/s)", t, sps, tps));
+  table_row (out, "iteration", items);
+
+  /* Megatron's number first: it is the one users compare with their logs. */
+  take (items, fmt_with ("", r->megatron_tflops_per_gpu, " megatron"));
+  take (items, fmt_with ("", r->model_tflops_per_gpu, " model"));
+  take (items, fmt_with ("", r->hardware_tflops_per_gpu, " hardware"));
+  table_row (out, "TFLOP/s per GPU", items);
+
+  mfu = fmt_percent (r->mfu);
+  hfu = fmt_percent (r->hfu);
+  take (items, g_strdup_printf ("%s / %s", mfu, hfu));
+  table_row (out, "MFU / HFU", items);
+
+  mem = fmt_num ("%.1f", r->memory_per_gpu_gib);
+  cap = fmt_num ("%.1f", capacity_gib);
+  if (r->fits_memory)
+    take (items, g_strdup_printf ("%s GiB of %s GiB (fits)", mem, cap));
+  else
+    {
+      over = fmt_num ("%.1f", r->memory_per_gpu_gib - capacity_gib);
+      take (items, g_strdup_printf ("%s GiB of %s GiB: *** DOES NOT FIT *** (%s GiB over)",
+                                    mem, cap, over));
+    }
+  table_row (out, "memory per GPU", items);
+  take (items, fmt_with ("weights ", m->weights / GIB, ""));
+  take (items, fmt_with ("gradients ", m->gradients / GIB, ""));
+  take (items, fmt_with ("optimizer ", m->optimizer / GIB, ""));
+  take (items, fmt_with ("activations ", m->activations / GIB, ""));
+  take (items, fmt_with ("other ", m->other / GIB, " GiB"));
+  table_row (out, "", items);
+
+  /* Compute always, the other parts when they cost anything: a zero
+   * offload or bubble is noise on the line. */
+  for (gsize i = 0; i < G_N_ELEMENTS (parts); i++)
+    if (i == 0 || parts[i].seconds != 0.0)
+      take (items, fmt_part (parts[i].name, parts[i].seconds, r->iteration_time_s));
+  table_row (out, "breakdown", items);
+
+  if (r->has_training)
+    {
+      g_autofree char *days = fmt_num ("%.1f", r->days_to_train);
+
+      take (items, g_strconcat (days, " days", NULL));
+      take (items, fmt_usd (r->cost_usd));
+      table_row (out, "training", items);
+    }
+
+  take (items, g_strdup_printf ("%" G_GUINT64_FORMAT " engine events",
+                                (guint64) r->events));
+  table_row (out, "events", items);
+}
+
+/* ------------------------------------------------------------------- API */
+
+void
+report_append (GString *out, const SimResult *r, ReportFormat format,
+               const char *title)
+{
+  g_return_if_fail (out != NULL && r != NULL);
+  g_return_if_fail ((int) format >= 0 && format < REPORT_N);
+
+  switch (format)
+    {
+    case REPORT_TABLE:
+      append_table (out, r, title);
+      break;
+    case REPORT_JSON:
+      append_json (out, r);
+      break;
+    case REPORT_CSV:
+      report_append_csv_header (out);
+      report_append_csv_row (out, r);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+report_write (const char *path, const GString *contents, GError **error)
+{
+  g_return_val_if_fail (contents != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (path == NULL || strcmp (path, "-") == 0)
+    {
+      gsize written = fwrite (contents->str, 1, contents->len, stdout);
+
+      if (written != contents->len || fflush (stdout) != 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       "Failed to write to standard output: %s",
+                       g_strerror (saved_errno));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  return g_file_set_contents (path, contents->str, (gssize) contents->len, error);
+}

@@ -1,0 +1,45 @@
+/* report.h: one simulated step as a table, a JSON object or a CSV row.
+ *
+ * The JSON field names and their order are the contract of DESIGN.md
+ * section 1; the CSV columns are the same names, nested objects flattened
+ * with '.' (breakdown_s.compute, memory.weights_gib). Numbers are written
+ * with g_ascii_* so the bytes do not depend on the locale, and identical
+ * results give identical bytes. */
+#pragma once
+
+#include <glib.h>
+#include "parallel/result.h"
+
+/* The writers, in the order of report_format_names(). */
+typedef enum {
+  REPORT_TABLE,
+  REPORT_JSON,
+  REPORT_CSV,
+  REPORT_N
+} ReportFormat;
+
+/* The format called @name ("table", "json" or "csv"), or -1 if unknown. */
+int report_format_parse (const char *name);
+
+/* The known names, for an error message: "table, json or csv". */
+const char *report_format_names (void);
+
+/* Appends one result to @out.
+ *   REPORT_TABLE: a readable table, lines of at most 100 columns, headed
+ *                 "trainsim: @title, N GPUs" (@title may be NULL);
+ *   REPORT_JSON:  one object on one line, then "\n"; non-finite numbers are
+ *                 null; days_to_train and cost_usd only when has_training;
+ *   REPORT_CSV:   the header line, then one row. */
+void report_append (GString *out, const SimResult *r, ReportFormat format,
+                    const char *title);
+
+/* Multi-row CSV (sweeps, validation): the header once, then a row per
+ * result. Every row has the header's columns: a number that is not finite,
+ * and days_to_train and cost_usd without has_training, are empty cells. */
+void report_append_csv_header (GString *out);
+void report_append_csv_row (GString *out, const SimResult *r);
+
+/* Writes @contents to @path atomically (a temporary file renamed over it),
+ * or to stdout when @path is NULL or "-". Fails with a G_FILE_ERROR. */
+gboolean report_write (const char *path, const GString *contents,
+                       GError **error);

@@ -1,0 +1,237 @@
+/* plan.c: plan rules and the memory model; see plan.h. */
+#include "parallel/plan.h"
+#include "base/errors.h"
+#include "graph/transformer.h"
+
+/* ---- rules ------------------------------------------------------------ */
+
+/* Appends one violated rule to the list, prefixed by where the value was
+ * written when it came from a file. */
+static void G_GNUC_PRINTF (3, 4)
+violation (GString *list, const char *where, const char *fmt, ...)
+{
+  va_list ap;
+  g_string_append (list, "\n  ");
+  if (where != NULL)
+    g_string_append_printf (list, "%s: ", where);
+  va_start (ap, fmt);
+  g_string_append_vprintf (list, fmt, ap);
+  va_end (ap);
+}
+
+int
+plan_dp (const ExperimentSpec *e)
+{
+  if (e->parallel.dp > 0)
+    return e->parallel.dp;
+  return e->gpus / MAX (1, e->parallel.tp * e->parallel.pp);
+}
+
+static gboolean
+fail_if_any (GString *list, const SpecMarks *marks, GError **error)
+{
+  if (list->len == 0)
+    return TRUE;
+  g_set_error (error, TS_ERROR, TS_ERROR_PLAN,
+               "%s%sthis plan cannot run:%s",
+               marks->file ? marks->file : "", marks->file ? ": " : "",
+               list->str);
+  return FALSE;
+}
+
+gboolean
+plan_check (const ExperimentSpec *e, GError **error)
+{
+  const ParallelSpec *p = &e->parallel;
+  const ModelSpec *m = &e->model;
+  const TopologySpec *t = &e->topology;
+  const SpecMarks *mk = &e->marks;
+  g_autoptr (GString) list = g_string_new (NULL);
+  int dp = plan_dp (e);
+
+  if (m->heads % p->tp != 0)
+    violation (list, mk->tp, "tp %d must divide the %d attention heads "
+               "(valid tp: a divisor of %d)", p->tp, m->heads, m->heads);
+  else if (m->kv_heads % p->tp != 0)
+    violation (list, mk->tp, "tp %d must divide the %d key/value heads",
+               p->tp, m->kv_heads);
+  if (m->ffn_hidden % p->tp != 0)
+    violation (list, mk->tp, "tp %d must divide ffn_hidden %d", p->tp,
+               m->ffn_hidden);
+  if (m->layers % p->pp != 0)
+    violation (list, mk->pp, "pp %d must divide the %d layers "
+               "(valid pp: a divisor of %d)", p->pp, m->layers, m->layers);
+  if (p->dp > 0 && p->tp * p->pp * p->dp != e->gpus)
+    violation (list, mk->dp, "gpus %d must equal tp x pp x dp = %d x %d x %d"
+               " = %d", e->gpus, p->tp, p->pp, p->dp,
+               p->tp * p->pp * p->dp);
+  else if (p->dp == 0 && e->gpus % (p->tp * p->pp) != 0)
+    violation (list, mk->gpus, "gpus %d must be a multiple of tp x pp = %d",
+               e->gpus, p->tp * p->pp);
+  if (dp > 0 && p->global_batch % dp != 0)
+    violation (list, mk->global_batch, "global_batch %d must be a multiple "
+               "of dp %d", p->global_batch, dp);
+  else if (dp > 0 && p->micro_batch > 0
+           && p->global_batch % (p->micro_batch * dp) != 0)
+    violation (list, mk->global_batch, "global_batch %d must be a multiple "
+               "of micro_batch x dp = %d x %d", p->global_batch,
+               p->micro_batch, dp);
+  if (p->tp > t->gpus_per_node && !p->tp_across_nodes)
+    violation (list, mk->tp, "tp %d is larger than a node (%d GPUs): set "
+               "parallel.tp_across_nodes: true to allow it", p->tp,
+               t->gpus_per_node);
+  else if (p->tp <= t->gpus_per_node && t->gpus_per_node % p->tp != 0)
+    violation (list, mk->tp, "tp %d must divide gpus_per_node %d", p->tp,
+               t->gpus_per_node);
+  else if (p->tp > t->gpus_per_node && p->tp % t->gpus_per_node != 0)
+    violation (list, mk->tp, "tp %d across nodes must be a multiple of "
+               "gpus_per_node %d", p->tp, t->gpus_per_node);
+  if (e->gpus > t->gpus_per_node && t->inter_node.nics_per_node == 0)
+    violation (list, mk->gpus, "%d GPUs need more than one node, but the "
+               "topology has no inter_node section", e->gpus);
+  if (e->gpus > t->gpus_per_node && e->gpus % t->gpus_per_node != 0)
+    violation (list, mk->gpus, "gpus %d must fill whole nodes of %d",
+               e->gpus, t->gpus_per_node);
+  if (p->virtual_stages > 1 && p->schedule != SCHEDULE_INTERLEAVED)
+    violation (list, mk->virtual_stages, "virtual_stages %d needs "
+               "schedule: interleaved", p->virtual_stages);
+  if (p->virtual_stages > 1 && m->layers % (p->pp * p->virtual_stages) != 0)
+    violation (list, mk->virtual_stages, "pp x virtual_stages = %d x %d "
+               "must divide the %d layers", p->pp, p->virtual_stages,
+               m->layers);
+  if (e->zero.stage == 3 || e->zero.offload != OFFLOAD_NONE)
+    violation (list, NULL, "ZeRO stage 3 and CPU offload are not simulated "
+               "yet (supported: zero.stage 0, 1 or 2, offload none)");
+  return fail_if_any (list, mk, error);
+}
+
+gboolean
+plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
+           int virtual_stages, GError **error)
+{
+  const ParallelSpec *p = &e->parallel;
+  g_autoptr (GString) list = g_string_new (NULL);
+  *plan = (Plan) { e, e->gpus, p->tp, p->pp, plan_dp (e), micro_batch,
+                   virtual_stages, 0, 0 };
+  if (p->global_batch % (micro_batch * plan->dp) != 0)
+    violation (list, e->marks.micro_batch, "global_batch %d must be a "
+               "multiple of micro_batch x dp = %d x %d", p->global_batch,
+               micro_batch, plan->dp);
+  else
+    plan->micro_batches = p->global_batch / (micro_batch * plan->dp);
+  if (e->model.layers % (p->pp * virtual_stages) != 0)
+    violation (list, e->marks.virtual_stages, "pp x virtual_stages = %d x %d"
+               " must divide the %d layers", p->pp, virtual_stages,
+               e->model.layers);
+  else
+    plan->layers_per_chunk = e->model.layers / (p->pp * virtual_stages);
+  /* Megatron's interleaved schedule walks micro-batches in groups of pp. */
+  if (virtual_stages > 1 && plan->micro_batches % p->pp != 0)
+    violation (list, e->marks.virtual_stages, "the interleaved schedule "
+               "needs the %d micro-batches per replica to be a multiple of "
+               "pp %d", plan->micro_batches, p->pp);
+  return fail_if_any (list, &e->marks, error);
+}
+
+/* ---- memory ------------------------------------------------------------
+ * Korthikanti et al. 2022 (arXiv:2205.05198) section 4 and the ZeRO paper
+ * (Rajbhandari 2020) section 3: mixed-precision Adam keeps 2 bytes of
+ * weights, 2 of gradients and 12 of optimizer state (fp32 master, m, v)
+ * per parameter. FRAMEWORK_BYTES: the CUDA context, cuBLAS workspace and
+ * NCCL buffers, about 1 GiB in nvidia-smi on an idle PyTorch+NCCL process.
+ * FRAGMENTATION: PyTorch's caching allocator reserves about 5 % more than
+ * it hands out in steady-state training (torch.cuda.memory_reserved vs
+ * memory_allocated). */
+#define FRAMEWORK_BYTES (1024.0 * 1024 * 1024)
+#define FRAGMENTATION 0.05
+
+/* Activation bytes one layer keeps for one micro-batch until its backward
+ * (Korthikanti eq. 1-2 and Table 2). */
+static double
+layer_activation_bytes (const ExperimentSpec *e, int b, gboolean whole)
+{
+  double s = e->model.seq_len, h = e->model.hidden, a = e->model.heads;
+  int t = e->parallel.tp;
+  gboolean sp = e->parallel.sequence_parallel && t > 1;
+  Recompute r = whole ? RECOMPUTE_NONE : e->training.recompute;
+  if (r == RECOMPUTE_FULL)
+    return 2 * s * b * h / (sp ? t : 1);
+  double linear = sp ? 34.0 / t : 10.0 + 24.0 / t;
+  double scores = (r == RECOMPUTE_SELECTIVE || e->training.flash_attention)
+                  ? 0 : 5 * a * s / (h * t);
+  return s * b * h * (linear + scores);
+}
+
+/* Chunks of layers_per_chunk layers whose activations stage s holds at
+ * its peak, under the schedule. */
+static int
+chunks_in_flight (const Plan *p, int s)
+{
+  switch (p->spec->parallel.schedule)
+    {
+    case SCHEDULE_GPIPE:
+      return p->micro_batches * p->virtual_stages;
+    case SCHEDULE_INTERLEAVED:
+      if (p->virtual_stages > 1)
+        return MIN ((p->pp - s - 1) * 2 + (p->virtual_stages - 1) * p->pp + 1,
+                    p->micro_batches * p->virtual_stages);
+      /* One chunk per stage is plain 1F1B. */
+      G_GNUC_FALLTHROUGH;
+    case SCHEDULE_1F1B:
+    case SCHEDULE_N:
+    default:
+      return MIN (p->pp - s, p->micro_batches);
+    }
+}
+
+void
+plan_memory (const Plan *p, MemoryBreakdown *out)
+{
+  const ExperimentSpec *e = p->spec;
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e->topology.gpu, &e->compute,
+                      e->training.precision);
+  transformer_layer_shape (&ls, &e->model, p->tp, p->micro_batch,
+                           e->parallel.sequence_parallel,
+                           e->training.flash_attention, &cm);
+  double w = cm.bytes_per_element;
+  int zs = e->zero.stage;
+  *out = (MemoryBreakdown) { 0 };
+  out->capacity = e->topology.gpu.memory_bytes;
+
+  for (int s = 0; s < p->pp; s++)
+    {
+      gboolean first = s == 0, last = s == p->pp - 1;
+      double params = e->model.layers / p->pp * transformer_layer_params (&ls);
+      if (first)
+        params += transformer_embedding_params (&ls);
+      if (last)
+        params += transformer_head_params (&ls)
+                  + (p->pp > 1 ? (double) ls.vocab / p->tp * ls.h : 0);
+      MemoryBreakdown m = { 0 };
+      m.weights = params * w / (zs >= 3 ? p->dp : 1);
+      m.gradients = params * w / (zs >= 2 ? p->dp : 1);
+      m.optimizer = params * (16 - 2 * w) / (zs >= 1 ? p->dp : 1);
+      m.activations = chunks_in_flight (p, s) * p->layers_per_chunk
+                      * layer_activation_bytes (e, p->micro_batch, FALSE);
+      if (e->training.recompute != RECOMPUTE_NONE)
+        /* The layer being recomputed holds its whole activations. */
+        m.activations += layer_activation_bytes (e, p->micro_batch, TRUE);
+      double other = FRAMEWORK_BYTES;
+      if (last)
+        /* Logits in the run's precision and their fp32 softmax. */
+        other += (double) p->micro_batch * ls.s * ls.vocab / p->tp * (w + 4);
+      if (e->parallel.gradient_bucketing)
+        other += 2 * e->parallel.bucket_bytes;
+      double sum = m.weights + m.gradients + m.optimizer + m.activations
+                   + other;
+      m.other = other + FRAGMENTATION * sum;
+      m.total = sum + FRAGMENTATION * sum;
+      if (m.total > out->total)
+        {
+          m.capacity = out->capacity;
+          *out = m;
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/* plan.h: a parallel plan (tp x pp x dp, micro-batches, virtual stages),
+ * the rules it must obey, and the memory it needs per GPU.
+ *
+ * Megatron's rank order puts TP fastest, then DP, then PP: rank =
+ * stage * (dp * tp) + replica * tp + tp_rank. So a TP group is tp
+ * consecutive GPUs (inside a node when tp <= gpus_per_node), a DP group
+ * strides by tp, and pipeline neighbours are dp * tp apart. */
+#pragma once
+
+#include <glib.h>
+#include "config/spec.h"
+#include "parallel/result.h"
+
+typedef struct {
+  const ExperimentSpec *spec;   /* not owned */
+  int gpus, tp, pp, dp;
+  int micro_batch;
+  int virtual_stages;           /* v: model chunks per stage */
+  int micro_batches;            /* m: per DP replica per iteration */
+  int layers_per_chunk;         /* layers / (pp * v) */
+} Plan;
+
+/* Checks every rule that does not depend on the micro-batch or virtual
+ * stages (which may be auto), listing all that are violated, each with
+ * the file:line:col where the value was written. TS_ERROR_PLAN. */
+gboolean plan_check (const ExperimentSpec *e, GError **error);
+/* A plan for one micro-batch size and v; FALSE (TS_ERROR_PLAN) when they
+ * do not fit the batch or the layers. */
+gboolean plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
+                    int virtual_stages, GError **error);
+/* The data-parallel degree the experiment asks for or implies. */
+int plan_dp (const ExperimentSpec *e);
+
+/* Peak memory per GPU, on the stage that needs the most. */
+void plan_memory (const Plan *plan, MemoryBreakdown *out);

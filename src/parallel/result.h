@@ -1,0 +1,64 @@
+/* result.h: what one simulated training step reports.
+ *
+ * Filled by the executor (sim.c) and read by the output writers; the JSON
+ * field names of DESIGN.md section 1 are the names of these fields. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include "base/simtime.h"
+
+/* Where the step's time went, on the critical rank (the slowest stage),
+ * in seconds. The parts add up to the iteration time. */
+typedef struct {
+  double compute;     /* forward, backward and recompute kernels */
+  double tp_comm;     /* exposed tensor-parallel collectives */
+  double bubble;      /* pipeline fill and drain: compute idle, nothing to do */
+  double pp_comm;     /* exposed pipeline send/recv waits */
+  double dp_comm;     /* exposed data-parallel / ZeRO collectives */
+  double optimizer;   /* the optimizer step */
+  double offload;     /* exposed CPU-offload transfers and CPU Adam */
+} Breakdown;
+
+/* Bytes per GPU at the peak, on the stage with the largest footprint. */
+typedef struct {
+  double weights;
+  double gradients;
+  double optimizer;
+  double activations;
+  double other;       /* embedding/logits buffers, communication buffers,
+                       * allocator fragmentation margin */
+  double total;       /* the sum: the peak */
+  double capacity;    /* the device's memory */
+} MemoryBreakdown;
+
+typedef struct {
+  double iteration_time_s;
+  double samples_per_s;
+  double tokens_per_s;
+  double model_tflops_per_gpu;     /* model FLOPs, no recompute */
+  double hardware_tflops_per_gpu;  /* FLOPs executed, recompute included */
+  double megatron_tflops_per_gpu;  /* Narayanan 2021 eq. 3 */
+  double mfu;
+  double hfu;
+  int gpus, tp, pp, dp;
+  int micro_batch, global_batch, virtual_stages;
+  double memory_per_gpu_gib;
+  gboolean fits_memory;
+  MemoryBreakdown memory;
+  Breakdown breakdown_s;
+  uint64_t events;                 /* engine events processed */
+  gboolean has_training;           /* training.tokens was given */
+  double days_to_train;
+  double cost_usd;
+} SimResult;
+
+/* One span of the Chrome trace: an op that ran on one stream of one rank. */
+typedef struct {
+  const char *name;   /* static string or interned: not owned */
+  const char *cat;    /* "compute", "tp", "pp", "dp", "optimizer": not owned */
+  int rank;           /* simulated rank (pid in the trace) */
+  int stream;         /* stream index on the rank (tid in the trace) */
+  int micro_batch;    /* -1 when not tied to a micro-batch */
+  SimTime start, end;
+} TraceSpan;

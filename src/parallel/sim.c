@@ -1,0 +1,870 @@
+/* sim.c: the executor; see sim.h.
+ *
+ * An op's life:
+ *
+ *   created --(all deps done and heads its stream)--> ready
+ *   ready --(no peers, or the last peer arrives)--> running
+ *   running --(completion event)--> done: the stream moves to its next op,
+ *                                   successors lose one wait
+ *
+ * Kernels between two communication points of a rank are fused into one
+ * compute op (their durations add: they run back to back on one stream),
+ * which keeps a 3072-GPU plan at a few hundred thousand events. */
+#include "parallel/sim.h"
+#include "base/errors.h"
+#include "engine/engine.h"
+#include "graph/transformer.h"
+#include "hw/device.h"
+#include "net/net.h"
+
+#define NONE UINT32_MAX
+#define COLL_FLAG (UINT64_C (1) << 63)
+
+/* Adam in Megatron's mixed precision touches per parameter: the fp32 grad
+ * (read twice: norm for clipping, then the update: 8), the fp32 master
+ * weight, m and v (read and write: 24), and the half-precision copy it
+ * writes back (2). */
+#define ADAM_BYTES_PER_PARAM 34.0
+
+typedef enum {
+  OPK_COMPUTE,
+  OPK_TP,
+  OPK_PP,
+  OPK_DP,
+  OPK_OPTIMIZER,
+  OPK_N
+} OpKind;
+
+static const char *const op_kind_category[OPK_N] = {
+  "compute", "tp", "pp", "dp", "optimizer",
+};
+
+static const char *const stream_names[SIM_N_STREAMS] = {
+  "compute", "pp send", "dp",
+};
+
+typedef struct {
+  SimTime dur;
+  SimTime ready, start, end;
+  const char *name;
+  uint32_t next;        /* next op on the same stream */
+  uint32_t edges;       /* first out-edge, or NONE */
+  uint32_t waits;       /* unfinished dependencies */
+  uint32_t coll;        /* collective instance, or NONE */
+  uint32_t stream;      /* rank * SIM_N_STREAMS + SimStream */
+  uint32_t released_by; /* the dependency that finished last */
+  int32_t mb;
+  uint8_t kind;
+} Op;
+
+typedef struct {
+  uint32_t to, next;
+} Edge;
+
+typedef struct {
+  uint32_t head, tail;
+  gboolean busy;
+  SimTime last_end;
+} Stream;
+
+typedef struct {
+  uint32_t n, arrived;
+  uint32_t members;     /* offset of n op ids in Sim.members */
+  uint32_t filled;
+} Coll;
+
+/* A step of a chunk's program: a stretch of kernels or a TP collective. */
+typedef struct {
+  OpKind kind;          /* OPK_COMPUTE or OPK_TP */
+  SimTime dur;
+  const char *name;
+} Piece;
+
+typedef struct {
+  const Plan *plan;
+  const SimOptions *options;
+  SimEngine *engine;      /* owned */
+  ComputeModel cm;
+  NetModel net;
+  LayerShape ls;
+  int ranks;              /* simulated ranks */
+  GArray *ops;            /* Op */
+  GArray *edges;          /* Edge */
+  GArray *colls;          /* Coll */
+  GArray *members;        /* uint32_t */
+  Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
+  Breakdown *breakdown;   /* owned: per rank */
+  /* Pieces of each program, built once. */
+  GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
+         *head_bwd;
+  double layer_params, emb_params, head_params;
+  SimTime pp_send_dur[2]; /* [0]: inside a node, [1]: across nodes */
+  /* Per rank, direction and micro-batch x chunk: the chunk's first op and
+   * its outgoing send. */
+  uint32_t *first_op, *send_op;
+  /* Full mode: per TP group and per DP group, its collectives in order. */
+  GArray **tp_colls, **dp_colls;
+} Sim;
+
+/* ---- building ops --------------------------------------------------------- */
+
+static Op *
+op_at (Sim *sim, uint32_t id)
+{
+  return &g_array_index (sim->ops, Op, id);
+}
+
+static uint32_t
+add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
+        const char *name, int mb)
+{
+  uint32_t id = sim->ops->len;
+  Op op = { dur, 0, 0, 0, name, NONE, NONE, 0, NONE,
+            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, mb, kind };
+  g_array_append_val (sim->ops, op);
+  Stream *st = &sim->streams[op.stream];
+  if (st->tail == NONE)
+    st->head = id;
+  else
+    op_at (sim, st->tail)->next = id;
+  st->tail = id;
+  return id;
+}
+
+static void
+add_edge (Sim *sim, uint32_t from, uint32_t to)
+{
+  Edge e = { to, op_at (sim, from)->edges };
+  op_at (sim, from)->edges = sim->edges->len;
+  g_array_append_val (sim->edges, e);
+  op_at (sim, to)->waits++;
+}
+
+/* In full mode, the k-th collective of a group is one instance shared by
+ * its members; in symmetric mode a collective has no peers to wait for. */
+static void
+join_coll (Sim *sim, uint32_t op, GArray **groups, int group, int size,
+           uint32_t *counter)
+{
+  if (!sim->options->full || size <= 1)
+    return;
+  GArray *list = groups[group];
+  uint32_t k = (*counter)++;
+  if (k == list->len)
+    {
+      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
+      g_array_set_size (sim->members, sim->members->len + size);
+      g_array_append_val (sim->colls, c);
+      uint32_t cid = sim->colls->len - 1;
+      g_array_append_val (list, cid);
+    }
+  uint32_t cid = g_array_index (list, uint32_t, k);
+  Coll *c = &g_array_index (sim->colls, Coll, cid);
+  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
+  op_at (sim, op)->coll = cid;
+}
+
+/* ---- pieces ---------------------------------------------------------------- */
+
+static GArray *
+pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
+{
+  g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  GroupShape tp_group = net_group_shape (&sim->net, sim->plan->tp, 1);
+  emit (&sim->ls, gops);
+  for (guint i = 0; i < gops->len; i++)
+    {
+      const GraphOp *g = &g_array_index (gops, GraphOp, i);
+      Piece p = { OPK_COMPUTE, 0, g->name };
+      if (g->kind == GOP_COMPUTE)
+        p.dur = sim_time_from_s (compute_kernel_time (&sim->cm, &g->kernel));
+      else
+        {
+          CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
+                        : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
+                        : COLL_ALL_GATHER;
+          p.kind = OPK_TP;
+          p.dur = sim_time_from_s (net_collective_time (&sim->net, ck,
+                                                        g->comm_bytes,
+                                                        tp_group));
+        }
+      g_array_append_val (pieces, p);
+    }
+  return pieces;
+}
+
+/* ---- emitting a rank's program ---------------------------------------------- */
+
+/* A rank being built: its coordinates and the compute op being fused. */
+typedef struct {
+  Sim *sim;
+  int rank;               /* simulated rank index */
+  int stage, replica, tp_rank;
+  SimTime pending;        /* fused compute not yet emitted */
+  const char *pending_name;
+  gboolean has_pending;
+  uint32_t last;          /* last op on the compute stream */
+  uint32_t first_of_chunk;
+  int mb;
+  uint32_t tp_count, dp_count;
+} Builder;
+
+static void
+flush (Builder *b)
+{
+  if (!b->has_pending)
+    return;
+  b->last = add_op (b->sim, b->rank, SIM_STREAM_COMPUTE, OPK_COMPUTE,
+                    b->pending, b->pending_name, b->mb);
+  if (b->first_of_chunk == NONE)
+    b->first_of_chunk = b->last;
+  b->has_pending = FALSE;
+  b->pending = 0;
+}
+
+static void
+emit_pieces (Builder *b, const GArray *pieces, const char *phase)
+{
+  Sim *sim = b->sim;
+  for (guint i = 0; i < pieces->len; i++)
+    {
+      const Piece *p = &g_array_index (pieces, Piece, i);
+      if (p->kind == OPK_COMPUTE)
+        {
+          if (!b->has_pending)
+            b->pending_name = phase;
+          b->pending += p->dur;
+          b->has_pending = TRUE;
+          continue;
+        }
+      flush (b);
+      b->last = add_op (sim, b->rank, SIM_STREAM_COMPUTE, OPK_TP, p->dur,
+                        p->name, b->mb);
+      if (b->first_of_chunk == NONE)
+        b->first_of_chunk = b->last;
+      join_coll (sim, b->last, sim->tp_colls,
+                 b->stage * sim->plan->dp + b->replica, sim->plan->tp,
+                 &b->tp_count);
+    }
+}
+
+/* A data-parallel collective of the gradients of `params` parameters,
+ * after the compute op `after`. */
+static uint32_t
+emit_dp (Builder *b, double params, uint32_t after)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  double bytes = params * sim->cm.bytes_per_element;
+  CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
+                                              : COLL_ALL_REDUCE;
+  GroupShape g = net_group_shape (&sim->net, plan->dp, plan->tp);
+  SimTime dur = sim_time_from_s (net_collective_time (&sim->net, kind, bytes,
+                                                      g));
+  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP, dur,
+                        kind == COLL_ALL_REDUCE ? "dp_allreduce"
+                                                : "dp_reduce_scatter", -1);
+  add_edge (sim, after, id);
+  join_coll (sim, id, sim->dp_colls, b->stage * plan->tp + b->tp_rank,
+             plan->dp, &b->dp_count);
+  return id;
+}
+
+/* Index of (direction, micro-batch, chunk) in first_op / send_op. */
+static size_t
+slot (const Sim *sim, int rank, int dir, int mb, int chunk)
+{
+  const Plan *p = sim->plan;
+  return (((size_t) rank * 2 + dir) * p->micro_batches + mb)
+         * p->virtual_stages + chunk;
+}
+
+/* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on
+ * model chunk `chunk` of this stage. final: the chunk's last backward,
+ * when its gradients are complete and data parallelism may start. */
+static void
+emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
+            uint32_t *last_dp)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  int vstage = chunk * plan->pp + b->stage;
+  int vstages = plan->pp * plan->virtual_stages;
+  gboolean first = vstage == 0, last = vstage == vstages - 1;
+  gboolean bucketing = final && e->parallel.gradient_bucketing;
+  double bucket = 0, bucket_cap = e->parallel.bucket_bytes
+                                  / sim->cm.bytes_per_element;
+
+  b->mb = mb;
+  b->first_of_chunk = NONE;
+  if (dir == 0)
+    {
+      if (first)
+        emit_pieces (b, sim->emb_fwd, "forward");
+      for (int l = 0; l < plan->layers_per_chunk; l++)
+        emit_pieces (b, sim->layer_fwd, "forward");
+      if (last)
+        emit_pieces (b, sim->head_fwd, "forward");
+    }
+  else
+    {
+      if (last)
+        {
+          emit_pieces (b, sim->head_bwd, "backward");
+          bucket += sim->head_params;
+        }
+      for (int l = 0; l < plan->layers_per_chunk; l++)
+        {
+          if (e->training.recompute == RECOMPUTE_FULL)
+            emit_pieces (b, sim->layer_fwd, "backward");
+          else if (e->training.recompute == RECOMPUTE_SELECTIVE)
+            emit_pieces (b, sim->attn_fwd, "backward");
+          emit_pieces (b, sim->layer_bwd, "backward");
+          bucket += sim->layer_params;
+          if (bucketing && bucket >= bucket_cap)
+            {
+              flush (b);
+              *last_dp = emit_dp (b, bucket, b->last);
+              bucket = 0;
+            }
+        }
+      if (first)
+        {
+          emit_pieces (b, sim->emb_bwd, "backward");
+          bucket += sim->emb_params;
+        }
+    }
+  flush (b);
+  if (bucketing && bucket > 0)
+    *last_dp = emit_dp (b, bucket, b->last);
+
+  g_assert (b->first_of_chunk != NONE);
+  sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
+  /* Activations go to the next virtual stage, gradients to the previous. */
+  gboolean sends = dir == 0 ? !last : !first;
+  if (sends)
+    {
+      int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
+                                : (b->stage + plan->pp - 1) % plan->pp;
+      int stride = plan->dp * plan->tp;
+      gboolean across = (b->stage * stride) / sim->net.gpus_per_node
+                        != (peer_stage * stride) / sim->net.gpus_per_node;
+      uint32_t id = add_op (sim, b->rank, SIM_STREAM_PP, OPK_PP,
+                            sim->pp_send_dur[across],
+                            dir == 0 ? "send_activations" : "send_gradients",
+                            mb);
+      add_edge (sim, b->last, id);
+      sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = id;
+    }
+}
+
+/* ---- schedules ------------------------------------------------------------ */
+
+typedef struct {
+  int dir, mb, chunk;
+} Item;
+
+/* The order in which stage s runs forward and backward chunks. GPipe:
+ * every forward, then every backward. 1F1B (Narayanan 2021, fig. 4):
+ * pp - s - 1 warm-up forwards, then alternate, then drain. Interleaved:
+ * Megatron's forward_backward_pipelining_with_interleaving: micro-batches
+ * in groups of pp walk the model chunks in turn, with a longer warm-up. */
+static void
+schedule_items (const Plan *p, int s, GArray *items)
+{
+  int m = p->micro_batches, v = p->virtual_stages, pp = p->pp;
+  int total = m * v;
+  if (p->spec->parallel.schedule == SCHEDULE_GPIPE)
+    {
+      for (int c = 0; c < v; c++)
+        for (int mb = 0; mb < m; mb++)
+          g_array_append_val (items, ((Item) { 0, mb, c }));
+      for (int c = v - 1; c >= 0; c--)
+        for (int mb = 0; mb < m; mb++)
+          g_array_append_val (items, ((Item) { 1, mb, c }));
+      return;
+    }
+  int warmup = v == 1 ? pp - s - 1 : (pp - s - 1) * 2 + (v - 1) * pp;
+  warmup = MIN (warmup, total);
+  int f = 0, bk = 0;
+  /* k-th forward / backward unit -> micro-batch and chunk. */
+#define UNIT_MB(k) (v == 1 ? (k) : ((k) / (pp * v)) * pp + (k) % pp)
+#define FWD_CHUNK(k) (v == 1 ? 0 : ((k) / pp) % v)
+#define BWD_CHUNK(k) (v == 1 ? 0 : v - 1 - ((k) / pp) % v)
+  for (; f < warmup; f++)
+    g_array_append_val (items, ((Item) { 0, UNIT_MB (f), FWD_CHUNK (f) }));
+  for (; f < total; f++, bk++)
+    {
+      g_array_append_val (items, ((Item) { 0, UNIT_MB (f), FWD_CHUNK (f) }));
+      g_array_append_val (items, ((Item) { 1, UNIT_MB (bk), BWD_CHUNK (bk) }));
+    }
+  for (; bk < total; bk++)
+    g_array_append_val (items, ((Item) { 1, UNIT_MB (bk), BWD_CHUNK (bk) }));
+#undef UNIT_MB
+#undef FWD_CHUNK
+#undef BWD_CHUNK
+}
+
+static void
+build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
+{
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  Builder b = { sim, rank, stage, replica, tp_rank, 0, NULL, FALSE, NONE,
+                NONE, -1, 0, 0 };
+  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
+  schedule_items (plan, stage, items);
+
+  /* Each chunk's last backward completes its gradients. */
+  int v = plan->virtual_stages;
+  g_autofree int *last_bwd = g_new (int, (gsize) v);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *it = &g_array_index (items, Item, i);
+      if (it->dir == 1)
+        last_bwd[it->chunk] = (int) i;
+    }
+
+  uint32_t last_dp = NONE;
+  double stage_params = 0;
+  for (int c = 0; c < v; c++)
+    {
+      int vstage = c * plan->pp + stage;
+      stage_params += plan->layers_per_chunk * sim->layer_params;
+      if (vstage == 0)
+        stage_params += sim->emb_params;
+      if (vstage == plan->pp * v - 1)
+        stage_params += sim->head_params;
+    }
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *it = &g_array_index (items, Item, i);
+      emit_chunk (&b, it->dir, it->mb, it->chunk,
+                  it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
+    }
+  if (!e->parallel.gradient_bucketing)
+    last_dp = emit_dp (&b, stage_params, b.last);
+
+  /* The optimizer updates this rank's share of the parameters once every
+   * gradient is reduced; ZeRO 1-2 then all-gather the updated ones. */
+  double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
+  uint32_t opt = add_op (sim, rank, SIM_STREAM_COMPUTE, OPK_OPTIMIZER,
+                         sim_time_from_s (compute_memory_time (
+                           &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
+                         "optimizer", -1);
+  if (last_dp != NONE)
+    add_edge (sim, last_dp, opt);
+  if (e->zero.stage >= 1 && plan->dp > 1)
+    {
+      GroupShape g = net_group_shape (&sim->net, plan->dp, plan->tp);
+      double bytes = stage_params * sim->cm.bytes_per_element;
+      uint32_t id = add_op (sim, rank, SIM_STREAM_DP, OPK_DP,
+                            sim_time_from_s (net_collective_time (
+                              &sim->net, COLL_ALL_GATHER, bytes, g)),
+                            "dp_allgather_params", -1);
+      add_edge (sim, opt, id);
+      join_coll (sim, id, sim->dp_colls, stage * plan->tp + tp_rank,
+                 plan->dp, &b.dp_count);
+    }
+}
+
+/* Links each chunk to the send of the chunk it consumes. */
+static void
+link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  int vstages = p->pp * p->virtual_stages;
+  for (int dir = 0; dir < 2; dir++)
+    for (int mb = 0; mb < p->micro_batches; mb++)
+      for (int c = 0; c < p->virtual_stages; c++)
+        {
+          int vstage = c * p->pp + stage;
+          int from = dir == 0 ? vstage - 1 : vstage + 1;
+          if (from < 0 || from >= vstages)
+            continue;
+          int from_stage = from % p->pp, from_chunk = from / p->pp;
+          int from_rank = sim->options->full
+            ? (from_stage * p->dp + replica) * p->tp + tp_rank : from_stage;
+          uint32_t send = sim->send_op[slot (sim, from_rank, dir, mb,
+                                             from_chunk)];
+          add_edge (sim, send, sim->first_op[slot (sim, rank, dir, mb, c)]);
+        }
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+static void on_op_done (SimEngine *engine, void *ctx, uint64_t arg);
+
+static void
+try_start (Sim *sim, uint32_t stream)
+{
+  Stream *st = &sim->streams[stream];
+  if (st->busy || st->head == NONE)
+    return;
+  uint32_t id = st->head;
+  Op *op = op_at (sim, id);
+  if (op->waits > 0)
+    return;
+  SimTime now = sim_engine_now (sim->engine);
+  st->busy = TRUE;
+  op->ready = now;
+  if (op->coll == NONE)
+    {
+      op->start = now;
+      sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim, id);
+      return;
+    }
+  Coll *c = &g_array_index (sim->colls, Coll, op->coll);
+  if (++c->arrived < c->n)
+    return;
+  for (uint32_t i = 0; i < c->n; i++)
+    op_at (sim, g_array_index (sim->members, uint32_t, c->members + i))->start
+      = now;
+  sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim,
+                       COLL_FLAG | op->coll);
+}
+
+/* Charges a finished compute-stream op to the rank's breakdown: its own
+ * time to its kind, and the idle gap before it to what it waited for. */
+static void
+account (Sim *sim, const Op *op, Stream *st)
+{
+  Breakdown *bd = &sim->breakdown[op->stream / SIM_N_STREAMS];
+  double gap = sim_time_to_s (op->ready - st->last_end);
+  if (gap > 0)
+    {
+      const Op *dep = op->released_by == NONE ? NULL
+                      : op_at (sim, op->released_by);
+      if (dep != NULL && dep->kind == OPK_PP)
+        {
+          SimTime lo = MAX (dep->start, st->last_end);
+          SimTime hi = MIN (dep->end, op->ready);
+          double exposed = hi > lo ? sim_time_to_s (hi - lo) : 0;
+          bd->pp_comm += exposed;
+          bd->bubble += gap - exposed;
+        }
+      else if (dep != NULL && dep->kind == OPK_DP)
+        bd->dp_comm += gap;
+      else
+        bd->bubble += gap;
+    }
+  double busy = sim_time_to_s (op->end - op->ready);
+  switch ((OpKind) op->kind)
+    {
+    case OPK_TP: bd->tp_comm += busy; break;
+    case OPK_OPTIMIZER: bd->optimizer += busy; break;
+    case OPK_COMPUTE:
+    case OPK_PP:
+    case OPK_DP:
+    case OPK_N:
+    default: bd->compute += busy; break;
+    }
+  st->last_end = op->end;
+}
+
+static void
+finish_op (Sim *sim, uint32_t id)
+{
+  Op *op = op_at (sim, id);
+  Stream *st = &sim->streams[op->stream];
+  op->end = sim_engine_now (sim->engine);
+  st->busy = FALSE;
+  st->head = op->next;
+  if (op->stream % SIM_N_STREAMS == SIM_STREAM_COMPUTE)
+    account (sim, op, st);
+  if (sim->options->trace != NULL)
+    {
+      TraceSpan span = { op->name, op_kind_category[op->kind],
+                         (int) (op->stream / SIM_N_STREAMS),
+                         (int) (op->stream % SIM_N_STREAMS), op->mb,
+                         op->start, op->end };
+      g_array_append_val (sim->options->trace, span);
+    }
+  for (uint32_t e = op->edges; e != NONE;)
+    {
+      const Edge *edge = &g_array_index (sim->edges, Edge, e);
+      Op *to = op_at (sim, edge->to);
+      if (--to->waits == 0)
+        {
+          to->released_by = id;
+          try_start (sim, to->stream);
+        }
+      e = edge->next;
+    }
+  try_start (sim, op->stream);
+}
+
+static void
+on_op_done (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  Sim *sim = ctx;
+  if (!(arg & COLL_FLAG))
+    {
+      finish_op (sim, (uint32_t) arg);
+      return;
+    }
+  const Coll *c = &g_array_index (sim->colls, Coll, (uint32_t) arg);
+  for (uint32_t i = 0; i < c->n; i++)
+    finish_op (sim, g_array_index (sim->members, uint32_t, c->members + i));
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+static void
+fill_result (Sim *sim, SimResult *r)
+{
+  const Plan *p = sim->plan;
+  const ExperimentSpec *e = p->spec;
+  SimTime end = 0;
+  int critical = 0;
+  for (guint i = 0; i < sim->ops->len; i++)
+    {
+      const Op *op = op_at (sim, i);
+      g_assert (op->waits == 0 && op->end >= op->start);
+      if (op->end > end)
+        {
+          end = op->end;
+          critical = (int) (op->stream / SIM_N_STREAMS);
+        }
+    }
+  for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
+    g_assert (sim->streams[i].head == NONE);   /* nothing deadlocked */
+
+  double t = sim_time_to_s (end);
+  int64_t gb = e->parallel.global_batch;
+  double gpus = p->gpus, peak = e->topology.gpu.peak_flops[e->training.precision];
+  double model = transformer_model_flops (&e->model, gb);
+  double hw = model;
+  if (e->training.recompute == RECOMPUTE_FULL)
+    hw += e->model.layers * transformer_layer_forward_flops (&e->model, gb);
+  else if (e->training.recompute == RECOMPUTE_SELECTIVE)
+    hw += e->model.layers * transformer_attention_core_flops (&e->model, gb);
+
+  *r = (SimResult) { 0 };
+  r->iteration_time_s = t;
+  r->samples_per_s = gb / t;
+  r->tokens_per_s = gb * (double) e->model.seq_len / t;
+  r->model_tflops_per_gpu = model / t / gpus / 1e12;
+  r->hardware_tflops_per_gpu = hw / t / gpus / 1e12;
+  r->megatron_tflops_per_gpu =
+    transformer_megatron_flops (&e->model, gb) / t / gpus / 1e12;
+  r->mfu = model / t / gpus / peak;
+  r->hfu = hw / t / gpus / peak;
+  r->gpus = p->gpus;
+  r->tp = p->tp;
+  r->pp = p->pp;
+  r->dp = p->dp;
+  r->micro_batch = p->micro_batch;
+  r->global_batch = e->parallel.global_batch;
+  r->virtual_stages = p->virtual_stages;
+  plan_memory (p, &r->memory);
+  r->memory_per_gpu_gib = r->memory.total / (1024.0 * 1024 * 1024);
+  r->fits_memory = r->memory.total <= r->memory.capacity;
+  r->breakdown_s = sim->breakdown[critical];
+  /* Whatever ran after the critical rank's last compute op (a ZeRO
+   * parameter all-gather) is exposed data-parallel time. */
+  double tail = t - sim_time_to_s (
+    sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end);
+  r->breakdown_s.dp_comm += tail;
+  r->events = sim_engine_events (sim->engine);
+  if (e->training.tokens > 0)
+    {
+      double iterations = e->training.tokens
+                          / ((double) gb * e->model.seq_len);
+      r->has_training = TRUE;
+      r->days_to_train = iterations * t / 86400.0;
+      r->cost_usd = r->days_to_train * 24 * gpus * e->cost.gpu_hour_usd;
+    }
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+const char *const *
+sim_stream_names (void)
+{
+  return stream_names;
+}
+
+void
+sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
+{
+  const ExperimentSpec *e = plan->spec;
+  Sim sim = { plan, options };
+  sim.engine = sim_engine_new ();
+  compute_model_init (&sim.cm, &e->topology.gpu, &e->compute,
+                      e->training.precision);
+  net_model_init (&sim.net, &e->topology);
+  transformer_layer_shape (&sim.ls, &e->model, plan->tp, plan->micro_batch,
+                           e->parallel.sequence_parallel,
+                           e->training.flash_attention, &sim.cm);
+  sim.layer_params = transformer_layer_params (&sim.ls);
+  sim.emb_params = transformer_embedding_params (&sim.ls);
+  /* With pp > 1 the last stage keeps its own copy of the tied word
+   * embedding (Megatron's shared embedding). */
+  sim.head_params = transformer_head_params (&sim.ls)
+    + (plan->pp > 1 ? (double) sim.ls.vocab / plan->tp * sim.ls.h : 0);
+  sim.layer_fwd = pieces_from_graph (&sim, transformer_layer_forward);
+  sim.layer_bwd = pieces_from_graph (&sim, transformer_layer_backward);
+  sim.attn_fwd = pieces_from_graph (&sim, transformer_attention_core_forward);
+  sim.emb_fwd = pieces_from_graph (&sim, transformer_embedding_forward);
+  sim.emb_bwd = pieces_from_graph (&sim, transformer_embedding_backward);
+  sim.head_fwd = pieces_from_graph (&sim, transformer_head_forward);
+  sim.head_bwd = pieces_from_graph (&sim, transformer_head_backward);
+
+  /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
+   * of the activations from each TP rank and all-gathers them over
+   * NVLink on arrival (with sequence parallelism they are split already). */
+  double act = sim.cm.bytes_per_element * plan->micro_batch
+               * (double) e->model.seq_len * e->model.hidden / plan->tp;
+  double gather = 0;
+  if (plan->tp > 1 && !sim.ls.sequence_parallel)
+    gather = net_collective_time (&sim.net, COLL_ALL_GATHER, act * plan->tp,
+                                  net_group_shape (&sim.net, plan->tp, 1));
+  int gpn = sim.net.gpus_per_node;
+  sim.pp_send_dur[0] = sim_time_from_s (net_send_time (&sim.net, act, 0, 0)
+                                        + gather);
+  sim.pp_send_dur[1] = sim.net.has_network
+    ? sim_time_from_s (net_send_time (&sim.net, act, 0, gpn) + gather) : 0;
+
+  sim.ranks = options->full ? plan->gpus : plan->pp;
+  sim.ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  sim.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  sim.colls = g_array_new (FALSE, FALSE, sizeof (Coll));
+  sim.members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  sim.streams = g_new (Stream, sim.ranks * SIM_N_STREAMS);
+  for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
+    sim.streams[i] = (Stream) { NONE, NONE, FALSE, 0 };
+  sim.breakdown = g_new0 (Breakdown, sim.ranks);
+  size_t slots = (size_t) sim.ranks * 2 * plan->micro_batches
+                 * plan->virtual_stages;
+  sim.first_op = g_new (uint32_t, slots);
+  sim.send_op = g_new (uint32_t, slots);
+  for (size_t i = 0; i < slots; i++)
+    sim.first_op[i] = sim.send_op[i] = NONE;
+  int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
+  sim.tp_colls = g_new (GArray *, tp_groups);
+  sim.dp_colls = g_new (GArray *, dp_groups);
+  for (int i = 0; i < tp_groups; i++)
+    sim.tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  for (int i = 0; i < dp_groups; i++)
+    sim.dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+
+  /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
+   * mode builds rank (stage, 0, 0) of each stage. */
+  for (int r = 0; r < sim.ranks; r++)
+    {
+      int stage = options->full ? r / (plan->dp * plan->tp) : r;
+      int replica = options->full ? (r / plan->tp) % plan->dp : 0;
+      int tp_rank = options->full ? r % plan->tp : 0;
+      build_rank (&sim, r, stage, replica, tp_rank);
+    }
+  for (int r = 0; r < sim.ranks; r++)
+    {
+      int stage = options->full ? r / (plan->dp * plan->tp) : r;
+      int replica = options->full ? (r / plan->tp) % plan->dp : 0;
+      int tp_rank = options->full ? r % plan->tp : 0;
+      link_pipeline (&sim, r, stage, replica, tp_rank);
+    }
+  for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
+    try_start (&sim, (uint32_t) i);
+  sim_engine_run (sim.engine);
+  fill_result (&sim, result);
+
+  for (int i = 0; i < tp_groups; i++)
+    g_array_unref (sim.tp_colls[i]);
+  for (int i = 0; i < dp_groups; i++)
+    g_array_unref (sim.dp_colls[i]);
+  g_free (sim.tp_colls);
+  g_free (sim.dp_colls);
+  g_free (sim.first_op);
+  g_free (sim.send_op);
+  g_free (sim.streams);
+  g_free (sim.breakdown);
+  GArray *arrays[] = { sim.ops, sim.edges, sim.colls, sim.members,
+                       sim.layer_fwd, sim.layer_bwd, sim.attn_fwd, sim.emb_fwd,
+                       sim.emb_bwd, sim.head_fwd, sim.head_bwd };
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    g_array_unref (arrays[i]);
+  sim_engine_free (sim.engine);
+}
+
+/* Micro-batch sizes worth trying for `auto`: the divisors of the
+ * per-replica batch up to 16 (Narayanan 2021 tuned within 1-8). */
+#define AUTO_MAX_MICRO_BATCH 16
+
+gboolean
+sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
+         GError **error)
+{
+  if (!plan_check (e, error))
+    return FALSE;
+  const ParallelSpec *ps = &e->parallel;
+  int per_replica = ps->global_batch / plan_dp (e);
+  int chunk_max = e->model.layers / ps->pp;
+  gboolean found = FALSE;
+  Plan best = { 0 };
+  MemoryBreakdown best_mem = { 0 };
+  SimResult best_result = { 0 };
+  gboolean best_fits = FALSE;
+
+  for (int b = 1; b <= per_replica; b++)
+    {
+      if (ps->micro_batch > 0 ? b != ps->micro_batch
+          : (b > AUTO_MAX_MICRO_BATCH || per_replica % b != 0))
+        continue;
+      for (int v = 1; v <= chunk_max; v++)
+        {
+          if (ps->virtual_stages > 0 ? v != ps->virtual_stages
+              : (v > 1 && (ps->schedule != SCHEDULE_INTERLEAVED
+                           || chunk_max % v != 0 || ps->pp == 1)))
+            continue;
+          Plan plan;
+          g_autoptr (GError) local = NULL;
+          gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
+          if (!plan_make (&plan, e, b, v, explicit ? error : &local))
+            {
+              if (explicit)
+                return FALSE;
+              continue;
+            }
+          MemoryBreakdown mem;
+          plan_memory (&plan, &mem);
+          gboolean fits = mem.total <= mem.capacity;
+          /* Candidates that do not fit only matter while none does; among
+           * them keep the smallest footprint. */
+          if (found && best_fits && !fits)
+            continue;
+          if (found && !best_fits && !fits && mem.total >= best_mem.total)
+            continue;
+          SimOptions quiet = { options->full, NULL };
+          SimResult r;
+          sim_run_plan (&plan, &quiet, &r);
+          if (!found || (fits && !best_fits)
+              || (fits == best_fits && fits
+                  && r.iteration_time_s < best_result.iteration_time_s)
+              || (!fits && !best_fits))
+            {
+              found = TRUE;
+              best = plan;
+              best_mem = mem;
+              best_fits = fits;
+              best_result = r;
+            }
+        }
+    }
+  if (!found)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_PLAN,
+                   "%s: no micro-batch size and virtual stage count fit the "
+                   "batch and the layers (per-replica batch %d, %d layers "
+                   "per stage)", e->marks.file ? e->marks.file : "experiment",
+                   per_replica, chunk_max);
+      return FALSE;
+    }
+  if (options->trace != NULL)
+    sim_run_plan (&best, options, &best_result);
+  *result = best_result;
+  return TRUE;
+}

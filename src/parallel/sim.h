@@ -1,0 +1,45 @@
+/* sim.h: the executor: a plan's training step replayed as engine events.
+ *
+ * Each simulated rank has three streams, as a Megatron process has CUDA
+ * streams: compute (kernels and the tensor-parallel collectives, which
+ * Megatron issues on the compute stream), pipeline send, and data-parallel
+ * collectives. An op starts when it heads its stream and its dependencies
+ * are done; a collective starts when every participant has reached it.
+ * The pipeline schedule is an order of ops on each stage, so the bubble
+ * falls out of the replay instead of a formula.
+ *
+ * Symmetric mode (the default) simulates one representative rank per
+ * pipeline stage: on a homogeneous cluster every TP and DP peer does the
+ * same work at the same time, so a collective needs only its own rank and
+ * its full group size for the cost. Full mode simulates every rank and
+ * synchronizes the collectives across them; on such a cluster both modes
+ * must agree, which tests/test-sim.c checks. */
+#pragma once
+
+#include <glib.h>
+#include "config/spec.h"
+#include "parallel/plan.h"
+#include "parallel/result.h"
+
+typedef enum {
+  SIM_STREAM_COMPUTE,
+  SIM_STREAM_PP,
+  SIM_STREAM_DP,
+  SIM_N_STREAMS
+} SimStream;
+
+typedef struct {
+  gboolean full;        /* every rank, not one per stage */
+  GArray *trace;        /* of TraceSpan: filled when not NULL */
+} SimOptions;
+
+/* Replays one plan. */
+void sim_run_plan (const Plan *plan, const SimOptions *options,
+                   SimResult *result);
+/* Checks the experiment's plan, resolves `auto` micro-batch and virtual
+ * stages by replaying each candidate (the fastest that fits memory wins;
+ * ties go to the smaller values), and replays the chosen plan. */
+gboolean sim_run (const ExperimentSpec *e, const SimOptions *options,
+                  SimResult *result, GError **error);
+/* Names of the streams, for the trace. */
+const char *const *sim_stream_names (void);

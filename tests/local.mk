@@ -1,0 +1,30 @@
+# tests/local.mk: one Check binary per layer, plus shell tests of the
+# command line. The environment makes GLib warnings fatal and perturbs
+# malloc so that a read of uninitialised or freed memory shows.
+AM_TESTS_ENVIRONMENT = \
+	export G_DEBUG=fatal-warnings MALLOC_PERTURB_=165 \
+	TRAINSIM=$(abs_top_builddir)/trainsim \
+	TRAINSIM_DATA_PATH= \
+	srcdir=$(abs_top_srcdir) top_srcdir=$(abs_top_srcdir);
+
+TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) -lm
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+
+check_PROGRAMS += tests/test-engine tests/test-config tests/test-output \
+	tests/test-sim
+tests_test_engine_SOURCES = tests/test-engine.c
+tests_test_engine_CFLAGS = $(TEST_CFLAGS)
+tests_test_engine_LDADD = $(TEST_LIBS)
+tests_test_config_SOURCES = tests/test-config.c
+tests_test_config_CFLAGS = $(TEST_CFLAGS)
+tests_test_config_LDADD = $(TEST_LIBS)
+tests_test_output_SOURCES = tests/test-output.c
+tests_test_output_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_LDADD = $(TEST_LIBS)
+tests_test_sim_SOURCES = tests/test-sim.c
+tests_test_sim_CFLAGS = $(TEST_CFLAGS)
+tests_test_sim_LDADD = $(TEST_LIBS)
+
+TESTS += tests/test-engine tests/test-config tests/test-output \
+	tests/test-sim tests/cli.sh tests/validate.sh
+EXTRA_DIST += tests/cli.sh tests/validate.sh tests/data
