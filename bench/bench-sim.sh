@@ -1,2 +1,64 @@
 #!/bin/sh
-exit 0
+# bench-sim.sh: wall time and event count of whole simulations, the
+# end-to-end figure beside bench-engine's microbenchmark.
+#
+# Usage: bench-sim.sh TRAINSIM SRCDIR
+# Times `TRAINSIM run` on the 1T model on 3072 GPUs and on GPT-3 175B
+# (the largest experiments shipped), then one `TRAINSIM validate` over
+# every validation file. Prints figures only; exits non-zero only when a
+# command fails, never on timing or accuracy.
+set -eu
+
+if [ "$#" -ne 2 ]; then
+  echo "usage: $0 TRAINSIM SRCDIR" >&2
+  exit 2
+fi
+trainsim=$1
+srcdir=$2
+
+# Seconds since the epoch with nanoseconds (GNU date); awk does the
+# subtraction because sh arithmetic is integer-only.
+now () {
+  date +%s.%N
+}
+
+elapsed () {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'
+}
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+for name in gpt-1t-selene gpt3-175b-selene; do
+  file=$srcdir/experiments/$name.yaml
+  start=$(now)
+  if ! "$trainsim" run "$file" -f json >"$tmp"; then
+    echo "$name: trainsim run failed" >&2
+    exit 1
+  fi
+  end=$(now)
+  # The result is one JSON object; "events" is its engine event count.
+  events=$(sed -n 's/.*"events": *\([0-9][0-9]*\).*/\1/p' "$tmp" | head -n 1)
+  echo "$name: $(elapsed "$start" "$end") s wall, ${events:-?} events"
+done
+
+# The glob stays unquoted on purpose: validate takes every file. Its
+# status 1 means a file scored above its tolerance, which is the accuracy
+# tests' business, not a benchmark's; 2 is bad input and fails.
+start=$(now)
+status=0
+"$trainsim" validate "$srcdir"/experiments/validation/*.yaml >"$tmp" ||
+  status=$?
+end=$(now)
+if [ "$status" -ge 2 ]; then
+  echo "validate: trainsim validate failed (status $status)" >&2
+  exit 1
+fi
+# Each file ends with a "... over N cases" summary line.
+cases=$(sed -n 's/.* over \([0-9][0-9]*\) cases.*/\1/p' "$tmp" |
+  awk '{ n += $1 } END { print n + 0 }')
+note=
+if [ "$status" -eq 1 ]; then
+  note=" (some files above their tolerance)"
+fi
+echo "validate: $(elapsed "$start" "$end") s wall, $cases cases$note"

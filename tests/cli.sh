@@ -1,2 +1,454 @@
 #!/bin/sh
-exit 0
+# tests/cli.sh: the command line contract of DESIGN.md sections 1 and 2:
+# exit statuses, output formats, and the errors a bad input gets (exit 2, a
+# file:line:col, a hint of what is valid, and no report file left behind).
+#
+# Run by automake with TRAINSIM (the binary) and srcdir (the top source
+# directory) in the environment; by hand, from the top build directory:
+#   TRAINSIM=./trainsim srcdir=. sh tests/cli.sh
+# Prints 'ok N - what' or 'not ok N - what' per case, then 'P passed, F failed',
+# and exits 1 when a case failed.
+
+set -u
+
+here=$(dirname "$0")
+: "${srcdir:=$here/..}"
+: "${TRAINSIM:=$(pwd)/trainsim}"
+srcdir=$(cd "$srcdir" && pwd) || exit 99
+case $TRAINSIM in
+  /*) ;;
+  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
+esac
+if [ ! -x "$TRAINSIM" ]; then
+  echo "cli.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
+  exit 99
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+selene=$srcdir/experiments/gpt3-175b-selene.yaml
+n=0
+passed=0
+failed=0
+why=
+
+# ok DESC / notok DESC: records a case; notok prints the reason ($why) and
+# what trainsim wrote on stderr as '# ' lines.
+ok () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1"
+}
+notok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -n "$why" ] && echo "#   $why"
+  if [ -s "$tmp/err" ]; then
+    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
+  fi
+}
+skip () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+# verdict DESC: ok when $why is empty, else not ok.
+verdict () {
+  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
+  why=
+}
+fail_because () {
+  why="${why:+$why; }$1"
+}
+
+# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
+ts () {
+  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+# expect_rc DESC WANT ARG...: runs trainsim and checks only its exit status.
+expect_rc () {
+  desc=$1
+  want=$2
+  shift 2
+  ts "$@"
+  [ "$rc" -eq "$want" ] || fail_because "exit status $rc, expected $want"
+  verdict "$desc"
+}
+
+# --- usage --------------------------------------------------------------------
+
+expect_rc "--help exits 0" 0 --help
+expect_rc "--version exits 0" 0 --version
+expect_rc "no arguments exit 2" 2
+expect_rc "an unknown command exits 2" 2 frobnicate
+expect_rc "run --help exits 0" 0 run --help
+expect_rc "validate --help exits 0" 0 validate --help
+expect_rc "run without a file exits 2" 2 run
+expect_rc "run with an unknown option exits 2" 2 run --bogus "$selene"
+expect_rc "validate without a file exits 2" 2 validate
+
+# --- run on the shipped experiment ---------------------------------------------
+
+ts run "$selene"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -qi 'iteration' "$tmp/out" || fail_because "the table does not mention the iteration"
+verdict "run gpt3-175b-selene.yaml exits 0 and prints a table with the iteration"
+
+ts run "$selene" -f json
+cp "$tmp/out" "$tmp/run.json"
+json_rc=$rc
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -c . "$tmp/out")" -ge 1 ] || fail_because "no output"
+first=$(head -c 1 "$tmp/out")
+[ "$first" = "{" ] || fail_because "output does not start with '{'"
+missing=
+for f in iteration_time_s samples_per_s tokens_per_s model_tflops_per_gpu \
+  hardware_tflops_per_gpu megatron_tflops_per_gpu mfu hfu gpus tp pp dp \
+  micro_batch global_batch memory_per_gpu_gib fits_memory breakdown_s events \
+  days_to_train cost_usd; do
+  grep -q "\"$f\" *:" "$tmp/out" || missing="$missing $f"
+done
+breakdown=$(tr -d '\n' <"$tmp/out" | sed -n 's/.*"breakdown_s" *: *{\([^}]*\)}.*/\1/p')
+for f in compute tp_comm bubble pp_comm dp_comm optimizer offload; do
+  case $breakdown in
+    *"\"$f\""*) ;;
+    *) missing="$missing breakdown_s.$f" ;;
+  esac
+done
+[ -z "$missing" ] || fail_because "missing fields:$missing"
+verdict "run -f json prints every contract field of DESIGN.md section 1"
+
+if command -v python3 >/dev/null 2>&1; then
+  if [ "$json_rc" -eq 0 ] && python3 - "$tmp/run.json" <<'EOF' 2>"$tmp/err"
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+assert isinstance(d, dict), "not an object"
+for k in ("gpus", "tp", "pp", "dp", "micro_batch", "global_batch", "events"):
+    assert isinstance(d[k], int), k + " is not an integer"
+assert isinstance(d["fits_memory"], bool), "fits_memory is not a boolean"
+assert d["gpus"] == d["tp"] * d["pp"] * d["dp"], "gpus != tp*pp*dp"
+assert d["iteration_time_s"] > 0, "iteration_time_s <= 0"
+assert 0 < d["mfu"] <= d["hfu"] <= 1, "not 0 < mfu <= hfu <= 1"
+assert isinstance(d["breakdown_s"], dict), "breakdown_s is not an object"
+EOF
+  then ok "run -f json is one JSON object with typed fields"
+  else
+    why="python3 rejects it"
+    notok "run -f json is one JSON object with typed fields"
+    why=
+  fi
+else
+  skip "run -f json is one JSON object with typed fields" "no python3"
+fi
+
+ts run "$selene" -f csv
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+lines=$(wc -l <"$tmp/out" | tr -d ' ')
+[ "$lines" -eq 2 ] || fail_because "$lines lines, expected 2"
+c1=$(sed -n 1p "$tmp/out" | tr -cd ',' | wc -c | tr -d ' ')
+c2=$(sed -n 2p "$tmp/out" | tr -cd ',' | wc -c | tr -d ' ')
+if [ "$c1" -eq 0 ] || [ "$c1" -ne "$c2" ]; then
+  fail_because "comma counts $c1 and $c2"
+fi
+verdict "run -f csv prints a header and one row with as many fields"
+
+ts run "$selene" -f json
+cp "$tmp/out" "$tmp/run2.json"
+if [ "$rc" -ne 0 ] || [ ! -s "$tmp/run.json" ]; then
+  fail_because "no json report"
+fi
+cmp -s "$tmp/run.json" "$tmp/run2.json" || fail_because "two runs differ"
+ts run "$selene"
+cp "$tmp/out" "$tmp/table1"
+ts run "$selene"
+cmp -s "$tmp/table1" "$tmp/out" || fail_because "two table runs differ"
+verdict "run output is byte-identical across runs"
+
+ts run "$selene" -f json --set parallel.tp=4 --set parallel.pp=32
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q '"tp" *: *4[,}]' "$tmp/out" || fail_because "json tp is not 4"
+grep -q '"pp" *: *32[,}]' "$tmp/out" || fail_because "json pp is not 32"
+cmp -s "$tmp/out" "$tmp/run.json" && fail_because "the report did not change"
+verdict "run --set parallel.tp=4 --set parallel.pp=32 changes the plan"
+
+rm -f "$tmp/report.json"
+ts run "$selene" -f json -o "$tmp/report.json"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ -s "$tmp/report.json" ] || fail_because "no file written"
+cmp -s "$tmp/report.json" "$tmp/run.json" || fail_because "the file differs from stdout's report"
+[ -s "$tmp/out" ] && fail_because "the report also went to stdout"
+verdict "run -o FILE writes the report to FILE"
+
+ts run "$selene" -o "$tmp/no/such/dir/report.json"
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (an I/O failure)"
+[ -s "$tmp/err" ] || fail_because "nothing on stderr"
+verdict "run -o into a missing directory exits 1"
+
+rm -f "$tmp/trace.json"
+ts run "$selene" --trace "$tmp/trace.json"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+if [ -s "$tmp/trace.json" ]; then
+  head -c 15 "$tmp/trace.json" | grep -q '^{"traceEvents"' ||
+    fail_because "the trace does not start with {\"traceEvents\""
+else
+  fail_because "no trace file"
+fi
+verdict "run --trace FILE writes a Chrome trace"
+
+if command -v python3 >/dev/null 2>&1; then
+  if [ -s "$tmp/trace.json" ] && python3 -c '
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+assert isinstance(d["traceEvents"], list) and d["traceEvents"]
+' "$tmp/trace.json" 2>"$tmp/err"
+  then ok "the trace loads with python3's json module"
+  else
+    why="python3 cannot load it"
+    notok "the trace loads with python3's json module"
+    why=
+  fi
+  rm -f "$tmp/trace.json"
+else
+  skip "the trace loads with python3's json module" "no python3"
+fi
+
+# --- bad input ----------------------------------------------------------------
+
+# Names in the files below (gpt3-175b, selene) resolve from the source tree.
+TRAINSIM_DATA_PATH=$srcdir
+export TRAINSIM_DATA_PATH
+mkdir "$tmp/o" || exit 99
+
+# put NAME: writes stdin to $tmp/NAME.yaml.
+put () {
+  cat >"$tmp/$1.yaml"
+}
+
+# bad DESC NAME HINT [ARG...]: 'run NAME.yaml -o FILE ARG...' must exit 2,
+# name NAME.yaml:LINE:COL on stderr with text matching the extended regular
+# expression HINT, and leave nothing in the output directory.
+bad () {
+  desc=$1
+  name=$2
+  hint=$3
+  shift 3
+  ts run "$tmp/$name.yaml" -o "$tmp/o/report" "$@"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq "$name\\.yaml:[0-9]+:[0-9]+:" "$tmp/err" ||
+    fail_because "stderr does not name $name.yaml:LINE:COL"
+  grep -Eqi -- "$hint" "$tmp/err" || fail_because "stderr does not match /$hint/"
+  if [ -n "$(ls -A "$tmp/o")" ] || [ -s "$tmp/out" ]; then
+    fail_because "a report was written"
+  fi
+  rm -rf "$tmp/o" && mkdir "$tmp/o"
+  verdict "$desc"
+}
+
+# bad_cli DESC HINT ARG...: like bad for an error of the command line (no file
+# position), on the good experiment.
+bad_cli () {
+  desc=$1
+  hint=$2
+  shift 2
+  ts run "$tmp/good.yaml" -o "$tmp/o/report" "$@"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eqi -- "$hint" "$tmp/err" || fail_because "stderr does not match /$hint/"
+  if [ -n "$(ls -A "$tmp/o")" ] || [ -s "$tmp/out" ]; then
+    fail_because "a report was written"
+  fi
+  rm -rf "$tmp/o" && mkdir "$tmp/o"
+  verdict "$desc"
+}
+
+put good <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+training: {precision: bf16, recompute: full}
+EOF
+ts run "$tmp/good.yaml" -f json -o "$tmp/o/report"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ -s "$tmp/o/report" ] || fail_because "no report"
+rm -rf "$tmp/o" && mkdir "$tmp/o"
+verdict "a file in a temporary directory resolves names through TRAINSIM_DATA_PATH"
+
+put malformed <<'EOF'
+schema_version: 1
+model: [gpt3-175b
+gpus: 8
+EOF
+bad "malformed YAML exits 2 with file:line:col" malformed "expected"
+
+put unknown_key <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+paralel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "an unknown key exits 2 with a did-you-mean" unknown_key \
+  "did you mean.*parallel"
+
+put no_unit <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology:
+  gpus_per_node: 8
+  gpu: a100-sxm4-80gb
+  intra_node: {link: nvswitch, bandwidth: 300, latency: 2us}
+  inter_node: {link: infiniband-hdr, nics_per_node: 8, nic_bandwidth: 200Gb/s, latency: 5us, fabric: {kind: fat-tree}}
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "a bandwidth without a unit exits 2" no_unit "GB/s|Gb/s"
+
+put missing <<'EOF'
+schema_version: 1
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "a missing required field exits 2" missing "missing.*model|model.*missing"
+
+put negative <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: -8
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "gpus: -8 exits 2" negative "positive"
+
+put zero <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 0, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "parallel.tp: 0 exits 2" zero "positive"
+
+put unknown_model <<'EOF'
+schema_version: 1
+model: gpt3-176b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "an unknown model name exits 2 with the known names" unknown_model \
+  "gpt3-175b"
+
+put unknown_enum <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536, schedule: zigzag}
+EOF
+bad "schedule: zigzag exits 2 with the valid values" unknown_enum "1f1b"
+
+put tp_heads <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1280
+parallel: {tp: 5, pp: 16, dp: 16, micro_batch: 1, global_batch: 1536, tp_across_nodes: true}
+EOF
+bad "tp not dividing the heads exits 2" tp_heads "heads"
+
+put pp_layers <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 896
+parallel: {tp: 8, pp: 7, dp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+bad "pp not dividing the layers exits 2" pp_layers "layers"
+
+put gpus_product <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1000
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+EOF
+bad "gpus != tp x pp x dp exits 2" gpus_product "tp x pp x dp|1024"
+
+put batch <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 2, global_batch: 1544}
+EOF
+bad "a global batch not divisible by micro_batch x dp exits 2" batch \
+  "multiple"
+
+bad_cli "--set without '=' exits 2" "KEY=VALUE" --set parallel.tp
+bad_cli "--set of an unknown key exits 2 with a did-you-mean" \
+  "did you mean" --set parallel.tpp=4
+bad_cli "--set of a bad value exits 2" "positive" --set parallel.tp=abc
+bad_cli "an unknown --format exits 2 with the valid ones" "json" -f xml
+
+# --- a plan that does not fit -------------------------------------------------
+
+put oom <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 8
+parallel: {tp: 8, pp: 1, dp: 1, micro_batch: 1, global_batch: 8}
+training: {precision: bf16, recompute: full}
+EOF
+ts run "$tmp/oom.yaml"
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+grep -qi 'not fit' "$tmp/err" || fail_because "stderr does not say it does not fit"
+grep -qi 'iteration' "$tmp/out" || fail_because "no report on stdout"
+verdict "a plan that does not fit in memory exits 1 and still reports"
+
+ts run "$tmp/oom.yaml" -f json
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+grep -q '"fits_memory" *: *false' "$tmp/out" || fail_because "fits_memory is not false"
+verdict "run -f json of a plan that does not fit says fits_memory false"
+
+# --- validate -----------------------------------------------------------------
+
+put valid <<'EOF'
+schema_version: 1
+name: cli-test
+tolerance: {mape: 0.5, max: 0.9}
+defaults:
+  model: gpt3-125m
+  topology: selene
+  training: {precision: bf16, recompute: full}
+  parallel: {micro_batch: 1}
+cases:
+  - {id: dp8, gpus: 8, parallel: {tp: 1, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.25}}
+  - {id: tp2, gpus: 16, parallel: {tp: 2, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.15}}
+EOF
+sed 's/^tolerance: .*/tolerance: {mape: 0.0001, max: 0.0001}/' "$tmp/valid.yaml" \
+  >"$tmp/tight.yaml"
+
+ts validate "$tmp/valid.yaml"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -Eq 'MAPE [0-9.]+% max [0-9.]+% over 2 cases' "$tmp/out" ||
+  fail_because "no 'MAPE x% max y% over 2 cases' line"
+verdict "validate within the tolerance exits 0 with the MAPE line"
+
+ts validate "$tmp/tight.yaml"
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+grep -Eq 'MAPE [0-9.]+% max [0-9.]+% over 2 cases' "$tmp/out" ||
+  fail_because "no 'MAPE x% max y% over 2 cases' line"
+verdict "validate above the tolerance exits 1"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

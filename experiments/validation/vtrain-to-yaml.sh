@@ -99,7 +99,7 @@ convert() {
 		print "name: vtrain-multinode"
 		print "source: \"Bang et al., vTrain, MICRO 2024 (arXiv:2312.12391), MIT licence: multi-node measurements\""
 		printf "description: \"Megatron-DeepSpeed on A100, GPT 3.6B to 175B, 64 to 512 GPUs, %d runs\"\n", n
-		print "tolerance: {mape: 0.15, max: 0.50}"
+		print "tolerance: {mape: 0.10, max: 0.50}"
 		print "defaults:"
 		print "  topology: vtrain-a100"
 		print "  training: {precision: fp16, recompute: full}"

@@ -351,12 +351,13 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
       int stride = plan->dp * plan->tp;
       gboolean across = (b->stage * stride) / sim->net.gpus_per_node
                         != (peer_stage * stride) / sim->net.gpus_per_node;
-      uint32_t id = add_op (sim, b->rank, SIM_STREAM_PP, OPK_PP,
-                            sim->pp_send_dur[across],
-                            dir == 0 ? "send_activations" : "send_gradients",
-                            mb);
-      add_edge (sim, b->last, id);
-      sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = id;
+      /* Megatron's p2p_communication waits for its isend/irecv requests
+       * (and synchronizes the device) before the next compute: a send
+       * blocks the sender's compute stream. */
+      b->last = add_op (sim, b->rank, SIM_STREAM_COMPUTE, OPK_PP,
+                        sim->pp_send_dur[across],
+                        dir == 0 ? "send_activations" : "send_gradients", mb);
+      sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
     }
 }
 
@@ -554,9 +555,9 @@ account (Sim *sim, const Op *op, Stream *st)
   switch ((OpKind) op->kind)
     {
     case OPK_TP: bd->tp_comm += busy; break;
+    case OPK_PP: bd->pp_comm += busy; break;
     case OPK_OPTIMIZER: bd->optimizer += busy; break;
     case OPK_COMPUTE:
-    case OPK_PP:
     case OPK_DP:
     case OPK_N:
     default: bd->compute += busy; break;
