@@ -28,6 +28,7 @@ elapsed () {
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+trap 'exit 130' INT TERM
 
 for name in gpt-1t-selene gpt3-175b-selene; do
   file=$srcdir/experiments/$name.yaml

@@ -177,6 +177,12 @@ grep -q '"pp" *: *32[,}]' "$tmp/out" || fail_because "json pp is not 32"
 cmp -s "$tmp/out" "$tmp/run.json" && fail_because "the report did not change"
 verdict "run --set parallel.tp=4 --set parallel.pp=32 changes the plan"
 
+# The micro sign (U+00B5) is a time unit in files; it must be one in --set.
+mu=$(printf '\302\265')
+ts run "$selene" -f json --set "topology.intra_node.latency=2${mu}s"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+verdict "run --set with a unit in UTF-8 (2 micro-sign s) is accepted"
+
 rm -f "$tmp/report.json"
 ts run "$selene" -f json -o "$tmp/report.json"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
@@ -392,6 +398,17 @@ parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 2, global_batch: 1544}
 EOF
 bad "a global batch not divisible by micro_batch x dp exits 2" batch \
   "multiple"
+
+# ZeRO-3 is not simulated yet: the refusal must still point into the file.
+put zero3 <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+zero: {stage: 3}
+EOF
+bad "zero.stage: 3 (not simulated) exits 2 naming the line" zero3 "stage"
 
 bad_cli "--set without '=' exits 2" "KEY=VALUE" --set parallel.tp
 bad_cli "--set of an unknown key exits 2 with a did-you-mean" \

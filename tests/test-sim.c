@@ -1,2 +1,475 @@
+/* test-sim.c: the models and the executor, against values worked out by
+ * hand for small cases and relations that must hold for large ones. */
 #include <check.h>
-int main(void){return 0;}
+#include <math.h>
+#include <string.h>
+#include "base/errors.h"
+#include "graph/transformer.h"
+#include "hw/device.h"
+#include "net/net.h"
+#include "parallel/plan.h"
+#include "parallel/sim.h"
+
+#define GIB (1024.0 * 1024 * 1024)
+
+/* A small GPT on DGX-A100-like nodes, built without YAML. */
+static ExperimentSpec
+base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
+{
+  ExperimentSpec e = { 0 };
+  e.model = (ModelSpec) { NULL, 8, 1024, 16, 16, 4096, 1024, 512 };
+  e.topology.gpus_per_node = 8;
+  e.topology.gpu.peak_flops[PRECISION_BF16] = 312e12;
+  e.topology.gpu.peak_flops[PRECISION_FP16] = 312e12;
+  e.topology.gpu.memory_bytes = 80 * GIB;
+  e.topology.gpu.hbm_bandwidth = 2039e9;
+  e.topology.gpu.matmul_efficiency = SPEC_UNSET;
+  e.topology.gpu.hbm_efficiency = SPEC_UNSET;
+  e.topology.intra_node = (IntraNodeSpec) { LINK_NVSWITCH, 300e9, SPEC_UNSET };
+  e.topology.inter_node = (InterNodeSpec) { LINK_INFINIBAND_HDR, 8, 25e9,
+                                            SPEC_UNSET,
+                                            { FABRIC_FAT_TREE, 1.0, 0 } };
+  e.topology.host = (HostSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
+  e.gpus = gpus;
+  e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
+                                SCHEDULE_1F1B, 1, FALSE, TRUE,
+                                25 * 1024 * 1024, FALSE };
+  e.training = (TrainingSpec) { PRECISION_BF16, RECOMPUTE_NONE, FALSE,
+                                SPEC_UNSET };
+  e.compute = (ComputeSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
+  e.cost.gpu_hour_usd = 1.5;
+  return e;
+}
+
+static SimResult
+run (const ExperimentSpec *e, gboolean full)
+{
+  SimOptions o = { full, NULL };
+  SimResult r;
+  GError *error = NULL;
+  gboolean ok = sim_run (e, &o, &r, &error);
+  ck_assert_msg (ok, "sim_run failed: %s", error ? error->message : "?");
+  return r;
+}
+
+/* ---- hand-computed small cases ---------------------------------------- */
+
+START_TEST (test_ring_allreduce_4_ranks)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  NetModel net;
+  net_model_init (&net, &e.topology);
+  /* 4 ranks in one node: 2 (p-1) = 6 steps of 2 us, and each rank moves
+   * 2 (p-1)/p = 1.5 x the buffer at 300 GB/s x 0.77. */
+  double bytes = 1e9;
+  double expect = 6 * 2e-6 + 1.5 * bytes / (300e9 * 0.77);
+  double got = net_collective_time (&net, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 4, 4 });
+  ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
+                 expect);
+  /* 4 ranks on 4 nodes, one per node: 6 network steps of 5 us, each GPU
+   * with 1/8 of the node's 8 x 25 GB/s x 0.96. */
+  expect = 6 * 5e-6 + 1.5 * bytes / (25e9 * 0.96);
+  got = net_collective_time (&net, COLL_ALL_REDUCE, bytes,
+                             (GroupShape) { 4, 1 });
+  ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
+                 expect);
+  /* Reduce-scatter moves half of what all-reduce does. */
+  got = net_collective_time (&net, COLL_REDUCE_SCATTER, bytes,
+                             (GroupShape) { 4, 4 });
+  expect = 3 * 2e-6 + 0.75 * bytes / (300e9 * 0.77);
+  ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
+                 expect);
+}
+END_TEST
+
+START_TEST (test_gemm_time)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  ComputeModel cm;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  /* 4096^3: 2 x 4096^3 FLOPs; 16 x 32 = 512 tiles of 256 x 128 fill
+   * 5 waves of 108 SMs (512 / 540); k = 4096 runs at 4096 / (4096 + 256)
+   * of the large-k rate; 0.76 of 312 TFLOPS at best. */
+  Kernel k = compute_gemm (&cm, 1, 4096, 4096, 4096);
+  double eff = 0.76 * (512.0 / 540.0) * (4096.0 / (4096.0 + 256.0));
+  double expect = 2.0 * 4096 * 4096 * 4096 / (312e12 * eff);
+  double got = compute_kernel_time (&cm, &k);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* A memory-bound kernel: bytes over 0.85 of 2039 GB/s. */
+  Kernel m = compute_memory_op (1e9, 1);
+  expect = 1e9 / (2039e9 * 0.85);
+  got = compute_kernel_time (&cm, &m);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* A tiny kernel takes the launch floor. */
+  Kernel tiny = compute_memory_op (8, 1);
+  ck_assert_double_eq_tol (compute_kernel_time (&cm, &tiny), 4e-6, 1e-15);
+  /* The flat model: every FLOP at mfu x peak. */
+  e.compute.mfu = 0.5;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  got = compute_kernel_time (&cm, &k);
+  expect = 2.0 * 4096 * 4096 * 4096 / (312e12 * 0.5);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+}
+END_TEST
+
+START_TEST (test_flops_formulas)
+{
+  /* GPT-3 175B: model FLOPs equal 72 B s l h^2 (1 + s/6h + V/12lh) and
+   * Megatron's count 96 B s l h^2 (1 + s/6h + V/16lh) (Narayanan 2021). */
+  ModelSpec m = { NULL, 96, 12288, 96, 96, 4 * 12288, 51200, 2048 };
+  double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  double model = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  double meg = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  ck_assert_msg (fabs (transformer_model_flops (&m, 1536) / model - 1) < 1e-12,
+                 "model flops %.6g vs %.6g",
+                 transformer_model_flops (&m, 1536), model);
+  ck_assert_msg (fabs (transformer_megatron_flops (&m, 1536) / meg - 1)
+                 < 1e-12, "megatron flops");
+  /* The padded vocabulary: a multiple of 128 x tp. */
+  ck_assert_int_eq (transformer_padded_vocab (50257, 1), 50304);
+  ck_assert_int_eq (transformer_padded_vocab (50257, 8), 51200);
+}
+END_TEST
+
+START_TEST (test_memory_closed_forms)
+{
+  /* One GPU, no parallelism: 16 bytes per parameter (2 weights, 2
+   * gradients, 12 Adam), exactly; ZeRO divides by dp as its stage says. */
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+  e.topology.gpus_per_node = 1;
+  Plan p;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  MemoryBreakdown mem;
+  plan_memory (&p, &mem);
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, FALSE, &cm);
+  double params = 8 * transformer_layer_params (&ls)
+                  + transformer_embedding_params (&ls)
+                  + transformer_head_params (&ls);
+  /* Closed form of one layer: 12 h^2 + 13 h (with ffn = 4h and biases). */
+  double h = 1024;
+  ck_assert_double_eq (transformer_layer_params (&ls), 12 * h * h + 13 * h);
+  ck_assert_double_eq (mem.weights, 2 * params);
+  ck_assert_double_eq (mem.gradients, 2 * params);
+  ck_assert_double_eq (mem.optimizer, 12 * params);
+
+  ExperimentSpec z = base_spec (8, 1, 1, 1, 8);
+  for (int stage = 0; stage <= 2; stage++)
+    {
+      z.zero.stage = stage;
+      ck_assert (plan_make (&p, &z, 1, 1, NULL));
+      plan_memory (&p, &mem);
+      ck_assert_double_eq (mem.weights, 2 * params);
+      ck_assert_double_eq (mem.gradients, stage >= 2 ? 2 * params / 8
+                                                     : 2 * params);
+      ck_assert_double_eq (mem.optimizer, stage >= 1 ? 12 * params / 8
+                                                     : 12 * params);
+    }
+}
+END_TEST
+
+/* ---- plan rules ------------------------------------------------------- */
+
+START_TEST (test_plan_rules)
+{
+  ExperimentSpec e = base_spec (64, 3, 3, 1, 64);   /* 16 heads, 8 layers */
+  e.parallel.dp = 4;
+  GError *error = NULL;
+  ck_assert (!plan_check (&e, &error));
+  ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_PLAN));
+  ck_assert_int_eq (ts_error_exit_status (error), 2);
+  /* Every violated rule is listed. */
+  ck_assert_msg (strstr (error->message, "divide the 16 attention heads"),
+                 "%s", error->message);
+  ck_assert_msg (strstr (error->message, "divide the 8 layers"), "%s",
+                 error->message);
+  ck_assert_msg (strstr (error->message, "gpus 64 must equal"), "%s",
+                 error->message);
+  g_clear_error (&error);
+
+  e = base_spec (16, 1, 1, 3, 16);
+  ck_assert (!plan_check (&e, &error));
+  ck_assert_msg (strstr (error->message, "multiple of micro_batch x dp"),
+                 "%s", error->message);
+  g_clear_error (&error);
+
+  e = base_spec (32, 16, 1, 1, 32);
+  ck_assert (!plan_check (&e, &error));
+  ck_assert_msg (strstr (error->message, "tp_across_nodes"), "%s",
+                 error->message);
+  g_clear_error (&error);
+  e.parallel.tp_across_nodes = TRUE;
+  ck_assert (plan_check (&e, NULL));
+}
+END_TEST
+
+/* ---- the executor ------------------------------------------------------ */
+
+/* Uniform stages: a tiny vocabulary, many layers per stage and the flat
+ * MFU model so the embedding and the head cost next to nothing (the
+ * slowest stage paces a pipeline, and a stage with the head would add
+ * its extra time once per micro-batch); one GPU per stage inside a node
+ * with a fast switch so the sends are negligible. */
+static ExperimentSpec
+uniform_pipeline (int pp, int m, Schedule schedule, int v)
+{
+  ExperimentSpec e = base_spec (pp, 1, pp, 1, m);
+  e.model = (ModelSpec) { NULL, 16 * pp * v, 4096, 32, 32, 16384, 128, 1024 };
+  e.compute.mfu = 0.5;
+  e.topology.gpus_per_node = pp;
+  e.topology.intra_node.bandwidth = 1e15;
+  e.topology.intra_node.latency = 1e-12;
+  e.parallel.schedule = schedule;
+  e.parallel.virtual_stages = v;
+  return e;
+}
+
+static double
+bubble_ratio (const SimResult *r)
+{
+  return r->breakdown_s.bubble / r->breakdown_s.compute;
+}
+
+START_TEST (test_bubble_1f1b)
+{
+  static const struct { int pp, m; } cases[] = {
+    { 2, 8 }, { 4, 8 }, { 4, 16 }, { 8, 32 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ExperimentSpec e = uniform_pipeline (cases[i].pp, cases[i].m,
+                                           SCHEDULE_1F1B, 1);
+      SimResult r = run (&e, FALSE);
+      double expect = (cases[i].pp - 1.0) / cases[i].m;
+      ck_assert_msg (fabs (bubble_ratio (&r) / expect - 1) < 0.01,
+                     "pp %d m %d: bubble %.5f of compute, expected %.5f",
+                     cases[i].pp, cases[i].m, bubble_ratio (&r), expect);
+      /* GPipe has the same bubble, more memory. */
+      e.parallel.schedule = SCHEDULE_GPIPE;
+      SimResult g = run (&e, FALSE);
+      ck_assert_msg (fabs (bubble_ratio (&g) / expect - 1) < 0.01,
+                     "gpipe pp %d m %d: bubble %.5f expected %.5f",
+                     cases[i].pp, cases[i].m, bubble_ratio (&g), expect);
+      ck_assert (g.memory.activations > r.memory.activations);
+    }
+}
+END_TEST
+
+START_TEST (test_bubble_interleaved)
+{
+  static const struct { int pp, m, v; } cases[] = {
+    { 4, 8, 2 }, { 4, 16, 4 }, { 8, 16, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ExperimentSpec e = uniform_pipeline (cases[i].pp, cases[i].m,
+                                           SCHEDULE_INTERLEAVED, cases[i].v);
+      SimResult r = run (&e, FALSE);
+      double expect = (cases[i].pp - 1.0) / (cases[i].v * cases[i].m);
+      ck_assert_msg (fabs (bubble_ratio (&r) / expect - 1) < 0.01,
+                     "pp %d m %d v %d: bubble %.5f of compute, expected %.5f",
+                     cases[i].pp, cases[i].m, cases[i].v, bubble_ratio (&r),
+                     expect);
+    }
+}
+END_TEST
+
+START_TEST (test_full_equals_symmetric)
+{
+  /* Every plan of up to 64 GPUs here: the two modes agree within 0.1 %. */
+  static const struct { int gpus, tp, pp, mb, gb; Schedule s; int v, zero;
+                        gboolean bucketing; Recompute rc; } cases[] = {
+    { 8, 1, 1, 1, 16, SCHEDULE_1F1B, 1, 0, TRUE, RECOMPUTE_NONE },
+    { 16, 2, 2, 2, 32, SCHEDULE_1F1B, 1, 0, TRUE, RECOMPUTE_FULL },
+    { 32, 4, 2, 1, 32, SCHEDULE_GPIPE, 1, 0, FALSE, RECOMPUTE_NONE },
+    { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, TRUE, RECOMPUTE_FULL },
+    { 64, 8, 2, 1, 64, SCHEDULE_1F1B, 1, 2, TRUE, RECOMPUTE_SELECTIVE },
+    { 64, 2, 8, 2, 64, SCHEDULE_1F1B, 1, 0, FALSE, RECOMPUTE_FULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ExperimentSpec e = base_spec (cases[i].gpus, cases[i].tp, cases[i].pp,
+                                    cases[i].mb, cases[i].gb);
+      e.parallel.schedule = cases[i].s;
+      e.parallel.virtual_stages = cases[i].v;
+      e.zero.stage = cases[i].zero;
+      e.parallel.gradient_bucketing = cases[i].bucketing;
+      e.training.recompute = cases[i].rc;
+      SimResult sym = run (&e, FALSE), full = run (&e, TRUE);
+      ck_assert_msg (fabs (full.iteration_time_s / sym.iteration_time_s - 1)
+                     < 1e-3, "case %u: full %.9g s, symmetric %.9g s", i,
+                     full.iteration_time_s, sym.iteration_time_s);
+      ck_assert_msg (full.events > sym.events, "case %u: events %llu vs %llu",
+                     i, (unsigned long long) full.events,
+                     (unsigned long long) sym.events);
+    }
+}
+END_TEST
+
+START_TEST (test_breakdown_adds_up)
+{
+  ExperimentSpec e = base_spec (64, 2, 4, 1, 128);
+  e.parallel.schedule = SCHEDULE_INTERLEAVED;
+  e.parallel.virtual_stages = 2;
+  e.training.recompute = RECOMPUTE_FULL;
+  SimResult r = run (&e, FALSE);
+  const Breakdown *b = &r.breakdown_s;
+  double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
+               + b->optimizer + b->offload;
+  ck_assert_msg (fabs (sum / r.iteration_time_s - 1) < 1e-9,
+                 "parts add to %.9g, iteration %.9g", sum,
+                 r.iteration_time_s);
+  ck_assert (b->tp_comm > 0 && b->bubble > 0 && b->optimizer > 0);
+  /* Recompute runs the forward again: hardware FLOPs exceed model FLOPs. */
+  ck_assert (r.hardware_tflops_per_gpu > r.model_tflops_per_gpu);
+  ck_assert (r.mfu > 0 && r.mfu < r.hfu && r.hfu < 1);
+}
+END_TEST
+
+START_TEST (test_deterministic)
+{
+  ExperimentSpec e = base_spec (64, 2, 4, 1, 128);
+  SimResult a = run (&e, FALSE), b = run (&e, FALSE);
+  ck_assert (memcmp (&a, &b, sizeof a) == 0);
+}
+END_TEST
+
+/* A plan bound by data-parallel communication: a wide model with many
+ * replicas, tiny micro-batches and no overlap. */
+static ExperimentSpec
+dp_bound (int gpus)
+{
+  ExperimentSpec e = base_spec (gpus, 1, 1, 1, gpus);
+  e.model.hidden = 4096;
+  e.model.heads = 32;
+  e.model.kv_heads = 32;
+  e.model.ffn_hidden = 16384;
+  e.model.seq_len = 128;
+  e.parallel.gradient_bucketing = FALSE;
+  return e;
+}
+
+START_TEST (test_sensitivity)
+{
+  ExperimentSpec e = dp_bound (64);
+  e.topology.inter_node.nics_per_node = 1;
+  double prev = run (&e, FALSE).iteration_time_s;
+  /* More NICs: strictly faster while communication dominates. */
+  for (int nics = 2; nics <= 8; nics *= 2)
+    {
+      e.topology.inter_node.nics_per_node = nics;
+      double t = run (&e, FALSE).iteration_time_s;
+      ck_assert_msg (t < prev, "%d NICs: %.6g s, fewer NICs: %.6g s", nics, t,
+                     prev);
+      prev = t;
+    }
+  /* A faster NIC: faster. */
+  e = dp_bound (64);
+  double slow = run (&e, FALSE).iteration_time_s;
+  e.topology.inter_node.nic_bandwidth *= 2;
+  double fast = run (&e, FALSE).iteration_time_s;
+  ck_assert_msg (fast < slow, "2x NIC: %.6g s vs %.6g s", fast, slow);
+  /* More GPUs at fixed work per GPU: more throughput, never less. */
+  double prev_tput = 0;
+  for (int gpus = 16; gpus <= 256; gpus *= 2)
+    {
+      ExperimentSpec w = dp_bound (gpus);
+      SimResult r = run (&w, FALSE);
+      ck_assert_msg (r.samples_per_s > prev_tput, "%d GPUs: %.6g samples/s "
+                     "after %.6g", gpus, r.samples_per_s, prev_tput);
+      prev_tput = r.samples_per_s;
+    }
+}
+END_TEST
+
+START_TEST (test_auto_micro_batch_fits)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 0, 256);
+  SimResult r = run (&e, FALSE);
+  ck_assert (r.fits_memory);
+  ck_assert_int_ge (r.micro_batch, 1);
+  /* The pick is the fastest of the candidates that fit. */
+  for (int b = 1; b <= 16; b *= 2)
+    {
+      e.parallel.micro_batch = b;
+      SimResult c = run (&e, FALSE);
+      if (c.fits_memory)
+        ck_assert_msg (c.iteration_time_s >= r.iteration_time_s,
+                       "micro-batch %d: %.6g s beats auto (%d): %.6g s", b,
+                       c.iteration_time_s, r.micro_batch, r.iteration_time_s);
+    }
+  /* Shrink the GPU to just above what micro-batch 2 needs: auto must
+   * fall back to 1 or 2, never a larger one that does not fit. */
+  Plan p;
+  MemoryBreakdown mem;
+  ck_assert (plan_make (&p, &e, 2, 1, NULL));
+  plan_memory (&p, &mem);
+  e.parallel.micro_batch = 0;
+  e.topology.gpu.memory_bytes = mem.total * 1.001;
+  r = run (&e, FALSE);
+  ck_assert_msg (r.fits_memory && r.micro_batch <= 2,
+                 "auto picked micro-batch %d at %.3f GiB of %.3f", r.micro_batch,
+                 r.memory_per_gpu_gib, e.topology.gpu.memory_bytes / GIB);
+}
+END_TEST
+
+START_TEST (test_trace_spans)
+{
+  ExperimentSpec e = base_spec (16, 2, 2, 1, 16);
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { FALSE, spans };
+  SimResult r;
+  ck_assert (sim_run (&e, &o, &r, NULL));
+  ck_assert_uint_gt (spans->len, 0);
+  SimTime end = 0;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *s = &g_array_index (spans, TraceSpan, i);
+      ck_assert (s->start <= s->end);
+      ck_assert_int_lt (s->rank, 2);
+      end = MAX (end, s->end);
+    }
+  ck_assert_double_eq_tol (sim_time_to_s (end), r.iteration_time_s, 1e-12);
+}
+END_TEST
+
+static Suite *
+sim_suite (void)
+{
+  Suite *s = suite_create ("sim");
+  TCase *models = tcase_create ("models");
+  tcase_add_test (models, test_ring_allreduce_4_ranks);
+  tcase_add_test (models, test_gemm_time);
+  tcase_add_test (models, test_flops_formulas);
+  tcase_add_test (models, test_memory_closed_forms);
+  tcase_add_test (models, test_plan_rules);
+  suite_add_tcase (s, models);
+  TCase *exec = tcase_create ("executor");
+  tcase_set_timeout (exec, 120);
+  tcase_add_test (exec, test_bubble_1f1b);
+  tcase_add_test (exec, test_bubble_interleaved);
+  tcase_add_test (exec, test_full_equals_symmetric);
+  tcase_add_test (exec, test_breakdown_adds_up);
+  tcase_add_test (exec, test_deterministic);
+  tcase_add_test (exec, test_sensitivity);
+  tcase_add_test (exec, test_auto_micro_batch_fits);
+  tcase_add_test (exec, test_trace_spans);
+  suite_add_tcase (s, exec);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *runner = srunner_create (sim_suite ());
+  srunner_run_all (runner, CK_NORMAL);
+  int failed = srunner_ntests_failed (runner);
+  srunner_free (runner);
+  return failed == 0 ? 0 : 1;
+}

@@ -14,7 +14,9 @@ cli_run (int argc, char **argv)
   g_autofree char *format_name = NULL, *trace_path = NULL, *output = NULL;
   gboolean full = FALSE;
   GOptionEntry entries[] = {
-    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+    /* FILENAME: the value's bytes as typed, with no conversion from the
+     * locale's charset, so "2µs" works in the C locale too. */
+    { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       "Override a value of the experiment (repeatable), e.g. parallel.tp=4",
       "KEY=VALUE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,

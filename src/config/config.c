@@ -163,8 +163,8 @@ static const Field parallel_fields[] = {
 };
 
 static const Field zero_fields[] = {
-  F ("stage", F_INT_RANGE, ZeroSpec, stage, .arg = 3),
-  F ("offload", F_ENUM, ZeroSpec, offload, .arg = SPEC_ENUM_OFFLOAD),
+  F ("stage", F_INT_RANGE, ZeroSpec, stage, .arg = 3, MARK (zero_stage)),
+  F ("offload", F_ENUM, ZeroSpec, offload, .arg = SPEC_ENUM_OFFLOAD, MARK (offload)),
   END
 };
 

@@ -186,6 +186,7 @@ typedef struct {
   char *file;           /* the experiment (or validation) file itself */
   char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
   char *layers, *heads;
+  char *zero_stage, *offload;
 } SpecMarks;
 
 typedef struct {

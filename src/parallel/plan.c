@@ -47,7 +47,8 @@ plan_check (const ExperimentSpec *e, GError **error)
   const TopologySpec *t = &e->topology;
   const SpecMarks *mk = &e->marks;
   g_autoptr (GString) list = g_string_new (NULL);
-  int dp = plan_dp (e);
+  /* A dp derived from gpus that do not divide says nothing more. */
+  int dp = p->dp > 0 || e->gpus % (p->tp * p->pp) == 0 ? plan_dp (e) : 0;
 
   if (m->heads % p->tp != 0)
     violation (list, mk->tp, "tp %d must divide the %d attention heads "
@@ -99,9 +100,12 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->virtual_stages, "pp x virtual_stages = %d x %d "
                "must divide the %d layers", p->pp, p->virtual_stages,
                m->layers);
-  if (e->zero.stage == 3 || e->zero.offload != OFFLOAD_NONE)
-    violation (list, NULL, "ZeRO stage 3 and CPU offload are not simulated "
-               "yet (supported: zero.stage 0, 1 or 2, offload none)");
+  if (e->zero.stage == 3)
+    violation (list, mk->zero_stage, "ZeRO stage 3 is not simulated yet "
+               "(supported: zero.stage 0, 1 or 2)");
+  if (e->zero.offload != OFFLOAD_NONE)
+    violation (list, mk->offload, "CPU offload is not simulated yet "
+               "(supported: zero.offload none)");
   return fail_if_any (list, mk, error);
 }
 

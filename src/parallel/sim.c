@@ -250,12 +250,14 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
 }
 
 /* A data-parallel collective of the gradients of `params` parameters,
- * after the compute op `after`. */
+ * after the compute op `after`; NONE without data parallelism. */
 static uint32_t
 emit_dp (Builder *b, double params, uint32_t after)
 {
   Sim *sim = b->sim;
   const Plan *plan = sim->plan;
+  if (plan->dp == 1)
+    return NONE;          /* one replica: nothing to reduce */
   double bytes = params * sim->cm.bytes_per_element;
   CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
                                               : COLL_ALL_REDUCE;
@@ -293,7 +295,8 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   int vstage = chunk * plan->pp + b->stage;
   int vstages = plan->pp * plan->virtual_stages;
   gboolean first = vstage == 0, last = vstage == vstages - 1;
-  gboolean bucketing = final && e->parallel.gradient_bucketing;
+  gboolean bucketing = final && e->parallel.gradient_bucketing
+                       && plan->dp > 1;
   double bucket = 0, bucket_cap = e->parallel.bucket_bytes
                                   / sim->cm.bytes_per_element;
 
@@ -420,7 +423,8 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
 
   /* Each chunk's last backward completes its gradients. */
   int v = plan->virtual_stages;
-  g_autofree int *last_bwd = g_new (int, (gsize) v);
+  g_assert (v >= 1);
+  g_autofree int *last_bwd = g_new (int, (guint) v);
   for (guint i = 0; i < items->len; i++)
     {
       const Item *it = &g_array_index (items, Item, i);
@@ -734,10 +738,10 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
   sim.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
   sim.colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim.members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  sim.streams = g_new (Stream, sim.ranks * SIM_N_STREAMS);
+  sim.streams = g_new (Stream, (gsize) sim.ranks * SIM_N_STREAMS);
   for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
     sim.streams[i] = (Stream) { NONE, NONE, FALSE, 0 };
-  sim.breakdown = g_new0 (Breakdown, sim.ranks);
+  sim.breakdown = g_new0 (Breakdown, (gsize) sim.ranks);
   size_t slots = (size_t) sim.ranks * 2 * plan->micro_batches
                  * plan->virtual_stages;
   sim.first_op = g_new (uint32_t, slots);
@@ -745,8 +749,8 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
   for (size_t i = 0; i < slots; i++)
     sim.first_op[i] = sim.send_op[i] = NONE;
   int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
-  sim.tp_colls = g_new (GArray *, tp_groups);
-  sim.dp_colls = g_new (GArray *, dp_groups);
+  sim.tp_colls = g_new (GArray *, (gsize) tp_groups);
+  sim.dp_colls = g_new (GArray *, (gsize) dp_groups);
   for (int i = 0; i < tp_groups; i++)
     sim.tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   for (int i = 0; i < dp_groups; i++)

@@ -1,0 +1,28 @@
+#!/bin/sh
+# summary.sh: one closing line for the whole test run, counted from the
+# test logs: Check's "Checks: N, Failures: F, Errors: E" lines and the
+# shell tests' "N passed, N failed" lines. A test program that left no
+# such line (it crashed) counts as one failure.
+passed=0
+failed=0
+for log in tests/*.log; do
+  [ -f "$log" ] || continue
+  counts=$(sed -n \
+    -e 's/^[0-9]*%: Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' \
+    -e 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2 0 shell/p' "$log" | tail -n 1)
+  if [ -z "$counts" ]; then
+    failed=$((failed + 1))
+    echo "$log: no summary line (crashed?)"
+    continue
+  fi
+  set -- $counts
+  if [ "${4:-}" = shell ]; then
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+  else
+    passed=$((passed + $1 - $2 - $3))
+    failed=$((failed + $2 + $3))
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
