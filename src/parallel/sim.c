@@ -837,26 +837,25 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
           MemoryBreakdown mem;
           plan_memory (&plan, &mem);
           gboolean fits = mem.total <= mem.capacity;
-          /* Candidates that do not fit only matter while none does; among
-           * them keep the smallest footprint. */
-          if (found && best_fits && !fits)
-            continue;
-          if (found && !best_fits && !fits && mem.total >= best_mem.total)
+          /* A plan that fits beats one that does not; among those that
+           * fit the fastest wins, among those that do not (only while
+           * none fits) the smallest footprint. Memory is known before
+           * the replay, so a candidate that cannot win is not replayed. */
+          if (found && ((best_fits && !fits)
+                        || (!best_fits && !fits
+                            && mem.total >= best_mem.total)))
             continue;
           SimOptions quiet = { options->full, NULL };
           SimResult r;
           sim_run_plan (&plan, &quiet, &r);
-          if (!found || (fits && !best_fits)
-              || (fits == best_fits && fits
-                  && r.iteration_time_s < best_result.iteration_time_s)
-              || (!fits && !best_fits))
-            {
-              found = TRUE;
-              best = plan;
-              best_mem = mem;
-              best_fits = fits;
-              best_result = r;
-            }
+          if (found && fits && best_fits
+              && r.iteration_time_s >= best_result.iteration_time_s)
+            continue;
+          found = TRUE;
+          best = plan;
+          best_mem = mem;
+          best_fits = fits;
+          best_result = r;
         }
     }
   if (!found)
