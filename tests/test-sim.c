@@ -155,6 +155,14 @@ START_TEST (test_memory_closed_forms)
   /* Closed form of one layer: 12 h^2 + 13 h (with ffn = 4h and biases). */
   double h = 1024;
   ck_assert_double_eq (transformer_layer_params (&ls), 12 * h * h + 13 * h);
+  /* SwiGLU: FC1 is twice as wide, 4 h^2 + 3 h ffn weights. */
+  ModelSpec gated = e.model;
+  gated.mlp = MLP_SWIGLU;
+  LayerShape gs;
+  transformer_layer_shape (&gs, &gated, 1, 1, FALSE, FALSE, &cm);
+  ck_assert_double_eq (transformer_layer_params (&gs),
+                       4 * h * h + 3 * h * 4096 + 3 * h + 4096 * 2 + h + h
+                       + 4 * h);
   ck_assert_double_eq (mem.weights, 2 * params);
   ck_assert_double_eq (mem.gradients, 2 * params);
   ck_assert_double_eq (mem.optimizer, 12 * params);

@@ -142,6 +142,7 @@ static const Field model_fields[] = {
   F ("heads", F_INT, ModelSpec, heads, REQUIRED, MARK (heads)),
   F ("kv_heads", F_INT, ModelSpec, kv_heads),
   F ("ffn_hidden", F_INT, ModelSpec, ffn_hidden),
+  F ("mlp", F_ENUM, ModelSpec, mlp, .arg = SPEC_ENUM_MLP),
   F ("vocab", F_INT, ModelSpec, vocab, REQUIRED),
   F ("seq_len", F_INT, ModelSpec, seq_len, REQUIRED),
   END

@@ -30,6 +30,10 @@ static const char *const fabric_names[FABRIC_N] = {
   [FABRIC_FAT_TREE] = "fat-tree", [FABRIC_DRAGONFLY] = "dragonfly",
 };
 
+static const char *const mlp_names[MLP_N] = {
+  [MLP_GELU] = "gelu", [MLP_SWIGLU] = "swiglu",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -40,6 +44,7 @@ static const struct {
   [SPEC_ENUM_OFFLOAD] = { offload_names, OFFLOAD_N },
   [SPEC_ENUM_LINK] = { link_names, LINK_N },
   [SPEC_ENUM_FABRIC] = { fabric_names, FABRIC_N },
+  [SPEC_ENUM_MLP] = { mlp_names, MLP_N },
 };
 
 const char *

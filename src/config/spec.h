@@ -55,6 +55,12 @@ typedef enum {
 } LinkKind;
 
 typedef enum {
+  MLP_GELU,           /* GPT: FC1, GeLU, FC2 */
+  MLP_SWIGLU,         /* LLaMA: a gated FC1 of twice the width, SwiGLU, FC2 */
+  MLP_N
+} MlpKind;
+
+typedef enum {
   FABRIC_FAT_TREE,
   FABRIC_DRAGONFLY,
   FABRIC_N
@@ -70,6 +76,7 @@ typedef enum {
   SPEC_ENUM_OFFLOAD,
   SPEC_ENUM_LINK,
   SPEC_ENUM_FABRIC,
+  SPEC_ENUM_MLP,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -90,6 +97,7 @@ typedef struct {
   int ffn_hidden;      /* default: 4 * hidden */
   int vocab;
   int seq_len;
+  MlpKind mlp;         /* default: gelu */
 } ModelSpec;
 
 /* --- device profile (a GPU) -------------------------------------------- */

@@ -50,6 +50,14 @@ token_elems (const LayerShape *ls)
   return ls->sequence_parallel ? e / ls->t : e;
 }
 
+/* FC1's output columns on one rank: a gated MLP computes the gate and the
+ * up projection in one GEMM of twice the width. */
+static int64_t
+fc1_width (const LayerShape *ls)
+{
+  return (ls->gated ? 2 : 1) * ls->ffn / ls->t;
+}
+
 static int64_t
 qkv_width (const LayerShape *ls)
 {
@@ -98,6 +106,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->heads = m->heads;
   ls->kv_heads = m->kv_heads;
   ls->ffn = m->ffn_hidden;
+  ls->gated = m->mlp == MLP_SWIGLU;
   ls->vocab = transformer_padded_vocab (m->vocab, tp);
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
@@ -142,8 +151,10 @@ transformer_layer_forward (const LayerShape *ls, GArray *ops)
   push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
   enter_tp (ops, ls, "tp_allgather_mlp");
-  push_gemm (ops, ls, "fc1", 1, tokens, ls->ffn / ls->t, ls->h);
-  push_elementwise (ops, ls, "gelu", (double) tokens * ls->ffn / ls->t, 1, 1,
+  push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
+  /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */
+  push_elementwise (ops, ls, ls->gated ? "swiglu" : "gelu",
+                    (double) tokens * ls->ffn / ls->t, ls->gated ? 2 : 1, 1,
                     0);
   push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
   leave_tp (ops, ls, "tp_allreduce_mlp");
@@ -175,10 +186,11 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
   enter_tp (ops, ls, "tp_allgather_mlp_bwd");
   push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
                       ls->ffn / ls->t);
-  push_elementwise (ops, ls, "gelu_bwd", (double) tokens * ls->ffn / ls->t, 2,
-                    1, 0);
+  push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
+                    (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
+                    ls->gated ? 2 : 1, 0);
   push_gemm_backward (ops, ls, "fc1_dgrad", "fc1_wgrad", 1, tokens,
-                      ls->ffn / ls->t, ls->h);
+                      fc1_width (ls), ls->h);
   leave_tp (ops, ls, "tp_allreduce_mlp_bwd");
   push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
   push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
@@ -271,10 +283,10 @@ double
 transformer_layer_params (const LayerShape *ls)
 {
   double qkv = (double) qkv_width (ls);
-  double ffn = (double) ls->ffn / ls->t;
+  double ffn = (double) ls->ffn / ls->t, fc1 = (double) fc1_width (ls);
   return ls->h * qkv + qkv              /* QKV weight and bias */
          + (double) ls->h / ls->t * ls->h + ls->h   /* projection */
-         + ls->h * ffn + ffn            /* FC1 */
+         + ls->h * fc1 + fc1            /* FC1 */
          + ffn * ls->h + ls->h          /* FC2 */
          + 4.0 * ls->h;                 /* two layer norms */
 }
@@ -292,17 +304,6 @@ transformer_head_params (const LayerShape *ls)
 }
 
 double
-transformer_model_params (const ModelSpec *m)
-{
-  double h = m->hidden, kv = (double) m->hidden / m->heads * m->kv_heads;
-  double layer = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h
-                 + 2 * h * m->ffn_hidden + m->ffn_hidden + h + 4 * h;
-  return m->layers * layer
-         + (double) transformer_padded_vocab (m->vocab, 1) * h
-         + (double) m->seq_len * h + 2 * h;
-}
-
-double
 transformer_attention_core_flops (const ModelSpec *m, int64_t global_batch)
 {
   double s = m->seq_len;
@@ -316,7 +317,8 @@ transformer_layer_forward_flops (const ModelSpec *m, int64_t global_batch)
   double kv = h / m->heads * m->kv_heads;
   double gemm = 2 * tokens * h * (h + 2 * kv)   /* QKV */
                 + 2 * tokens * h * h            /* projection */
-                + 4 * tokens * h * m->ffn_hidden; /* FC1 + FC2 */
+                + (m->mlp == MLP_SWIGLU ? 6 : 4)
+                  * tokens * h * m->ffn_hidden;  /* FC1 + FC2 */
   return gemm + transformer_attention_core_flops (m, global_batch);
 }
 

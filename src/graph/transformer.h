@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
   int64_t b, s, h, heads, kv_heads, ffn, vocab; /* vocab: padded */
   int t;
+  gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;
   gboolean flash_attention;
   const ComputeModel *cm;
@@ -62,8 +63,6 @@ double transformer_embedding_params (const LayerShape *ls); /* word + position *
 double transformer_head_params (const LayerShape *ls);      /* final LN (+ tied
                                                                word embedding
                                                                when pp > 1) */
-/* Total parameters of the model (all ranks, no duplicates). */
-double transformer_model_params (const ModelSpec *m);
 
 /* FLOPs of one iteration over global_batch sequences, all GPUs together:
  * model FLOPs (3 x the forward GEMMs: the MFU basis), and Megatron's eq. 3
