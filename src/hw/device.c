@@ -118,6 +118,7 @@ compute_memory_op (double bytes, double flops)
 double
 compute_memory_time (const ComputeModel *cm, double bytes)
 {
-  Kernel k = compute_memory_op (bytes, 0);
-  return compute_kernel_time (cm, &k);
+  /* HBM-bound even under the flat MFU model, which prices FLOPs only. */
+  return MAX (bytes / (cm->hbm_bandwidth * cm->hbm_efficiency),
+              cm->launch_floor_s);
 }

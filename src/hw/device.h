@@ -47,5 +47,6 @@ Kernel compute_gemm (const ComputeModel *cm, int64_t batch, int64_t m,
                      int64_t n, int64_t k);
 /* A memory-bound kernel touching bytes, doing flops. */
 Kernel compute_memory_op (double bytes, double flops);
-/* Seconds of an HBM-bound pass over bytes (the optimizer step). */
+/* Seconds of an HBM-bound pass over bytes (the optimizer step), also
+ * under the flat MFU model, which prices FLOPs only. */
 double compute_memory_time (const ComputeModel *cm, double bytes);

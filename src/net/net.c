@@ -56,11 +56,24 @@ net_model_init (NetModel *net, const TopologySpec *t)
 }
 
 GroupShape
-net_group_shape (const NetModel *net, int count, int stride)
+net_group_shape (const NetModel *net, int first, int count, int stride)
 {
-  GroupShape g = { count, 1 };
-  if (stride < net->gpus_per_node)
-    g.per_node = MIN (count, MAX (1, net->gpus_per_node / stride));
+  GroupShape g = { count, count };
+  int64_t gpn = net->gpus_per_node;
+  int in_node = 0;
+  int64_t node = (int64_t) first / gpn;
+  for (int i = 0; i < count; i++)
+    {
+      int64_t n = ((int64_t) first + (int64_t) i * stride) / gpn;
+      if (n != node)
+        {
+          g.per_node = MIN (g.per_node, in_node);
+          node = n;
+          in_node = 0;
+        }
+      in_node++;
+    }
+  g.per_node = MIN (g.per_node, in_node);
   return g;
 }
 
@@ -95,7 +108,7 @@ net_collective_time (const NetModel *net, CollKind kind, double bytes,
   if (g.size <= 1 || bytes <= 0)
     return 0;
   int local = MIN (g.per_node, g.size);
-  int nodes = g.size / local;
+  int nodes = (g.size + local - 1) / local;
   double t = 0;
   if (local > 1)
     /* Inside the node: all-reduce is reduce-scatter then all-gather; for

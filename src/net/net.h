@@ -38,9 +38,12 @@ typedef struct {
 } NetModel;
 
 void net_model_init (NetModel *net, const TopologySpec *topology);
-/* The shape of a group of count ranks spaced stride apart (Megatron's rank
- * order puts TP fastest, then DP, then PP). */
-GroupShape net_group_shape (const NetModel *net, int count, int stride);
+/* The shape of the group of count ranks first, first + stride, ...
+ * (Megatron's rank order puts TP fastest, then DP, then PP). A group that
+ * straddles nodes unevenly takes its fewest members in one node: that node
+ * carries the most bytes per GPU across the network. */
+GroupShape net_group_shape (const NetModel *net, int first, int count,
+                            int stride);
 /* Seconds for one collective on a buffer of bytes per rank (for a send,
  * the bytes sent; for all-gather, the gathered result's size). */
 double net_collective_time (const NetModel *net, CollKind kind, double bytes,

@@ -47,9 +47,29 @@ plan_check (const ExperimentSpec *e, GError **error)
   const TopologySpec *t = &e->topology;
   const SpecMarks *mk = &e->marks;
   g_autoptr (GString) list = g_string_new (NULL);
+
+  /* No size may exceed the GPU count it splits: this also keeps every
+   * product below in range. */
+  if (p->tp > e->gpus || p->pp > e->gpus || p->dp > e->gpus
+      || (int64_t) p->tp * p->pp * MAX (p->dp, 1) > e->gpus)
+    {
+      violation (list, mk->gpus, "tp x pp x dp = %d x %d x %d is more than "
+                 "the %d GPUs", p->tp, p->pp, MAX (p->dp, 1), e->gpus);
+      return fail_if_any (list, mk, error);
+    }
+  if ((int64_t) p->micro_batch * MAX (p->dp, 1) > p->global_batch)
+    {
+      violation (list, mk->micro_batch, "micro_batch x dp = %d x %d is more "
+                 "than global_batch %d", p->micro_batch, MAX (p->dp, 1),
+                 p->global_batch);
+      return fail_if_any (list, mk, error);
+    }
   /* A dp derived from gpus that do not divide says nothing more. */
   int dp = p->dp > 0 || e->gpus % (p->tp * p->pp) == 0 ? plan_dp (e) : 0;
 
+  if (m->hidden % m->heads != 0)
+    violation (list, mk->heads, "the %d heads must divide hidden %d",
+               m->heads, m->hidden);
   if (m->heads % p->tp != 0)
     violation (list, mk->tp, "tp %d must divide the %d attention heads "
                "(valid tp: a divisor of %d)", p->tp, m->heads, m->heads);
@@ -73,7 +93,7 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->global_batch, "global_batch %d must be a multiple "
                "of dp %d", p->global_batch, dp);
   else if (dp > 0 && p->micro_batch > 0
-           && p->global_batch % (p->micro_batch * dp) != 0)
+           && p->global_batch % ((int64_t) p->micro_batch * dp) != 0)
     violation (list, mk->global_batch, "global_batch %d must be a multiple "
                "of micro_batch x dp = %d x %d", p->global_batch,
                p->micro_batch, dp);
@@ -96,6 +116,9 @@ plan_check (const ExperimentSpec *e, GError **error)
   if (p->virtual_stages > 1 && p->schedule != SCHEDULE_INTERLEAVED)
     violation (list, mk->virtual_stages, "virtual_stages %d needs "
                "schedule: interleaved", p->virtual_stages);
+  if (p->virtual_stages > 1 && p->pp == 1)
+    violation (list, mk->virtual_stages, "virtual_stages %d needs a "
+               "pipeline (pp > 1)", p->virtual_stages);
   if (p->virtual_stages > 1 && m->layers % (p->pp * p->virtual_stages) != 0)
     violation (list, mk->virtual_stages, "pp x virtual_stages = %d x %d "
                "must divide the %d layers", p->pp, p->virtual_stages,
@@ -117,7 +140,7 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
   g_autoptr (GString) list = g_string_new (NULL);
   *plan = (Plan) { e, e->gpus, p->tp, p->pp, plan_dp (e), micro_batch,
                    virtual_stages, 0, 0 };
-  if (p->global_batch % (micro_batch * plan->dp) != 0)
+  if (p->global_batch % ((int64_t) micro_batch * plan->dp) != 0)
     violation (list, e->marks.micro_batch, "global_batch %d must be a "
                "multiple of micro_batch x dp = %d x %d", p->global_batch,
                micro_batch, plan->dp);
@@ -177,8 +200,10 @@ chunks_in_flight (const Plan *p, int s)
       return p->micro_batches * p->virtual_stages;
     case SCHEDULE_INTERLEAVED:
       if (p->virtual_stages > 1)
-        return MIN ((p->pp - s - 1) * 2 + (p->virtual_stages - 1) * p->pp + 1,
-                    p->micro_batches * p->virtual_stages);
+        return p->micro_batches == p->pp
+          ? p->micro_batches * p->virtual_stages
+          : MIN ((p->pp - s - 1) * 2 + (p->virtual_stages - 1) * p->pp + 1,
+                 p->micro_batches * p->virtual_stages);
       /* One chunk per stage is plain 1F1B. */
       G_GNUC_FALLTHROUGH;
     case SCHEDULE_1F1B:
@@ -226,7 +251,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       if (last)
         /* Logits in the run's precision and their fp32 softmax. */
         other += (double) p->micro_batch * ls.s * ls.vocab / p->tp * (w + 4);
-      if (e->parallel.gradient_bucketing)
+      if (e->parallel.gradient_bucketing && p->dp > 1)
         other += 2 * e->parallel.bucket_bytes;
       double sum = m.weights + m.gradients + m.optimizer + m.activations
                    + other;

@@ -99,6 +99,7 @@ typedef struct {
          *head_bwd;
   double layer_params, emb_params, head_params;
   SimTime pp_send_dur[2]; /* [0]: inside a node, [1]: across nodes */
+  double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
   uint32_t *first_op, *send_op;
@@ -107,6 +108,32 @@ typedef struct {
 } Sim;
 
 /* ---- building ops --------------------------------------------------------- */
+
+/* No op may last longer than this: a step of days means an input such as
+ * compute.mfu: 1e-9 or a 1 b/s link, and int64 picoseconds would overflow
+ * on the way to the end of the run. */
+#define MAX_OP_SECONDS (24 * 3600.0)
+
+/* Seconds to ticks, noting any op that no sane plan has. */
+static SimTime
+ticks (Sim *sim, double seconds)
+{
+  if (!(seconds <= MAX_OP_SECONDS))
+    {
+      sim->absurd = MAX (sim->absurd, isnan (seconds) ? INFINITY : seconds);
+      return 0;
+    }
+  return sim_time_from_s (seconds);
+}
+
+/* The DP group of a stage's representative rank: it starts at the stage's
+ * first rank (both modes use it, so they cost collectives alike). */
+static GroupShape
+dp_shape (const Sim *sim, int stage)
+{
+  const Plan *p = sim->plan;
+  return net_group_shape (&sim->net, stage * p->dp * p->tp, p->dp, p->tp);
+}
 
 static Op *
 op_at (Sim *sim, uint32_t id)
@@ -171,23 +198,22 @@ pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
   GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
-  GroupShape tp_group = net_group_shape (&sim->net, sim->plan->tp, 1);
+  GroupShape tp_group = net_group_shape (&sim->net, 0, sim->plan->tp, 1);
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
       Piece p = { OPK_COMPUTE, 0, g->name };
       if (g->kind == GOP_COMPUTE)
-        p.dur = sim_time_from_s (compute_kernel_time (&sim->cm, &g->kernel));
+        p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
       else
         {
           CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
                         : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
                         : COLL_ALL_GATHER;
           p.kind = OPK_TP;
-          p.dur = sim_time_from_s (net_collective_time (&sim->net, ck,
-                                                        g->comm_bytes,
-                                                        tp_group));
+          p.dur = ticks (sim, net_collective_time (&sim->net, ck, g->comm_bytes,
+                                                 tp_group));
         }
       g_array_append_val (pieces, p);
     }
@@ -261,9 +287,8 @@ emit_dp (Builder *b, double params, uint32_t after)
   double bytes = params * sim->cm.bytes_per_element;
   CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
                                               : COLL_ALL_REDUCE;
-  GroupShape g = net_group_shape (&sim->net, plan->dp, plan->tp);
-  SimTime dur = sim_time_from_s (net_collective_time (&sim->net, kind, bytes,
-                                                      g));
+  SimTime dur = ticks (sim, net_collective_time (&sim->net, kind, bytes,
+                                                 dp_shape (sim, b->stage)));
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP, dur,
                         kind == COLL_ALL_REDUCE ? "dp_allreduce"
                                                 : "dp_reduce_scatter", -1);
@@ -351,9 +376,13 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     {
       int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
                                 : (b->stage + plan->pp - 1) % plan->pp;
-      int stride = plan->dp * plan->tp;
-      gboolean across = (b->stage * stride) / sim->net.gpus_per_node
-                        != (peer_stage * stride) / sim->net.gpus_per_node;
+      int stride = plan->dp * plan->tp, gpn = sim->net.gpus_per_node;
+      /* The stage is as slow as its slowest sender: across nodes if any
+       * of its ranks' peers is in another node. */
+      gboolean across = FALSE;
+      for (int r = 0; r < stride && !across; r++)
+        across = (b->stage * stride + r) / gpn
+                 != (peer_stage * stride + r) / gpn;
       /* Megatron's p2p_communication waits for its isend/irecv requests
        * (and synchronizes the device) before the next compute: a send
        * blocks the sender's compute stream. */
@@ -391,6 +420,9 @@ schedule_items (const Plan *p, int s, GArray *items)
       return;
     }
   int warmup = v == 1 ? pp - s - 1 : (pp - s - 1) * 2 + (v - 1) * pp;
+  /* Megatron runs every forward first when m == pp with interleaving. */
+  if (v > 1 && m == pp)
+    warmup = total;
   warmup = MIN (warmup, total);
   int f = 0, bk = 0;
   /* k-th forward / backward unit -> micro-batch and chunk. */
@@ -456,18 +488,18 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
    * gradient is reduced; ZeRO 1-2 then all-gather the updated ones. */
   double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
   uint32_t opt = add_op (sim, rank, SIM_STREAM_COMPUTE, OPK_OPTIMIZER,
-                         sim_time_from_s (compute_memory_time (
+                         ticks (sim, compute_memory_time (
                            &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
                          "optimizer", -1);
   if (last_dp != NONE)
     add_edge (sim, last_dp, opt);
   if (e->zero.stage >= 1 && plan->dp > 1)
     {
-      GroupShape g = net_group_shape (&sim->net, plan->dp, plan->tp);
       double bytes = stage_params * sim->cm.bytes_per_element;
       uint32_t id = add_op (sim, rank, SIM_STREAM_DP, OPK_DP,
-                            sim_time_from_s (net_collective_time (
-                              &sim->net, COLL_ALL_GATHER, bytes, g)),
+                            ticks (sim, net_collective_time (
+                              &sim->net, COLL_ALL_GATHER, bytes,
+                              dp_shape (sim, stage))),
                             "dp_allgather_params", -1);
       add_edge (sim, opt, id);
       join_coll (sim, id, sim->dp_colls, stage * plan->tp + tp_rank,
@@ -692,8 +724,9 @@ sim_stream_names (void)
   return stream_names;
 }
 
-void
-sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
+gboolean
+sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
+              GError **error)
 {
   const ExperimentSpec *e = plan->spec;
   Sim sim = { plan, options };
@@ -726,12 +759,12 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
   double gather = 0;
   if (plan->tp > 1 && !sim.ls.sequence_parallel)
     gather = net_collective_time (&sim.net, COLL_ALL_GATHER, act * plan->tp,
-                                  net_group_shape (&sim.net, plan->tp, 1));
+                                  net_group_shape (&sim.net, 0, plan->tp, 1));
   int gpn = sim.net.gpus_per_node;
-  sim.pp_send_dur[0] = sim_time_from_s (net_send_time (&sim.net, act, 0, 0)
-                                        + gather);
+  sim.pp_send_dur[0] = ticks (&sim, net_send_time (&sim.net, act, 0, 0)
+                                   + gather);
   sim.pp_send_dur[1] = sim.net.has_network
-    ? sim_time_from_s (net_send_time (&sim.net, act, 0, gpn) + gather) : 0;
+    ? ticks (&sim, net_send_time (&sim.net, act, 0, gpn) + gather) : 0;
 
   sim.ranks = options->full ? plan->gpus : plan->pp;
   sim.ops = g_array_new (FALSE, FALSE, sizeof (Op));
@@ -772,10 +805,19 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
       int tp_rank = options->full ? r % plan->tp : 0;
       link_pipeline (&sim, r, stage, replica, tp_rank);
     }
-  for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
-    try_start (&sim, (uint32_t) i);
-  sim_engine_run (sim.engine);
-  fill_result (&sim, result);
+  gboolean ok = sim.absurd == 0;
+  if (ok)
+    {
+      for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
+        try_start (&sim, (uint32_t) i);
+      sim_engine_run (sim.engine);
+      fill_result (&sim, result);
+    }
+  else
+    g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                 "%s: one operation of this plan would take %.3g s (more "
+                 "than a day): check compute.mfu and the bandwidths",
+                 e->marks.file ? e->marks.file : "experiment", sim.absurd);
 
   for (int i = 0; i < tp_groups; i++)
     g_array_unref (sim.tp_colls[i]);
@@ -793,6 +835,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result)
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_array_unref (arrays[i]);
   sim_engine_free (sim.engine);
+  return ok;
 }
 
 /* Micro-batch sizes worth trying for `auto`: the divisors of the
@@ -847,7 +890,8 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
             continue;
           SimOptions quiet = { options->full, NULL };
           SimResult r;
-          sim_run_plan (&plan, &quiet, &r);
+          if (!sim_run_plan (&plan, &quiet, &r, error))
+            return FALSE;
           if (found && fits && best_fits
               && r.iteration_time_s >= best_result.iteration_time_s)
             continue;
@@ -867,8 +911,9 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
                    per_replica, chunk_max);
       return FALSE;
     }
-  if (options->trace != NULL)
-    sim_run_plan (&best, options, &best_result);
+  if (options->trace != NULL
+      && !sim_run_plan (&best, options, &best_result, error))
+    return FALSE;
   *result = best_result;
   return TRUE;
 }

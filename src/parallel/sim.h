@@ -33,9 +33,10 @@ typedef struct {
   GArray *trace;        /* of TraceSpan: filled when not NULL */
 } SimOptions;
 
-/* Replays one plan. */
-void sim_run_plan (const Plan *plan, const SimOptions *options,
-                   SimResult *result);
+/* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
+ * longer than any sane plan (absurd efficiencies or bandwidths). */
+gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
+                       SimResult *result, GError **error);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual
  * stages by replaying each candidate (the fastest that fits memory wins;
  * ties go to the smaller values), and replays the chosen plan. */
