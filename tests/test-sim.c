@@ -182,6 +182,51 @@ START_TEST (test_memory_closed_forms)
 }
 END_TEST
 
+START_TEST (test_group_shapes)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  NetModel net;
+  net_model_init (&net, &e.topology);
+  static const struct { int first, count, stride, size, per_node; } cases[] = {
+    { 0, 8, 1, 8, 8 },      /* a TP group filling a node */
+    { 0, 4, 2, 4, 4 },      /* a DP group inside a node */
+    { 0, 8, 2, 8, 4 },      /* two nodes, four each */
+    { 0, 6, 2, 6, 2 },      /* 4 + 2: the node with 2 carries the most */
+    { 0, 4, 8, 4, 1 },      /* one per node */
+    { 12, 4, 1, 4, 4 },     /* inside the second node */
+    { 6, 4, 1, 4, 2 },      /* 2 + 2 across a boundary */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GroupShape g = net_group_shape (&net, cases[i].first, cases[i].count,
+                                      cases[i].stride);
+      ck_assert_msg (g.size == cases[i].size
+                     && g.per_node == cases[i].per_node,
+                     "case %u: size %d per_node %d, expected %d %d", i,
+                     g.size, g.per_node, cases[i].size, cases[i].per_node);
+    }
+}
+END_TEST
+
+START_TEST (test_absurd_input)
+{
+  /* An op of more than a day is an input error, not an overflow. */
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  e.compute.mfu = 1e-12;
+  SimOptions o = { FALSE, NULL };
+  SimResult r;
+  GError *error = NULL;
+  ck_assert (!sim_run (&e, &o, &r, &error));
+  ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT));
+  g_clear_error (&error);
+  /* Sizes beyond the GPU count are refused before any product of them. */
+  e = base_spec (8, 65536, 65536, 1, 8);
+  ck_assert (!sim_run (&e, &o, &r, &error));
+  ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_PLAN));
+  g_clear_error (&error);
+}
+END_TEST
+
 /* ---- plan rules ------------------------------------------------------- */
 
 START_TEST (test_plan_rules)
@@ -457,6 +502,8 @@ sim_suite (void)
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_plan_rules);
+  tcase_add_test (models, test_group_shapes);
+  tcase_add_test (models, test_absurd_input);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);
