@@ -467,5 +467,29 @@ grep -Eq 'MAPE [0-9.]+% max [0-9.]+% over 2 cases' "$tmp/out" ||
   fail_because "no 'MAPE x% max y% over 2 cases' line"
 verdict "validate above the tolerance exits 1"
 
+# --- search -------------------------------------------------------------------
+
+ts search "$selene" --top 3 -j 2
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -c '^ [0-9]\. tp ' "$tmp/out")" -eq 3 ] ||
+  fail_because "expected 3 ranked plans"
+grep -q 'vs the next' "$tmp/out" || fail_because "no 'vs the next' line"
+verdict "search --top 3 ranks three plans and says why each wins"
+
+first=$(grep '^ 1\. ' "$tmp/out")
+ts search "$selene" --top 3 -j 1
+[ "$(grep '^ 1\. ' "$tmp/out")" = "$first" ] ||
+  fail_because "the best plan differs between -j 2 and -j 1"
+verdict "search ranks the same with 1 and 2 threads"
+
+ts search "$selene" --set gpus=8 --set parallel.dp=1 --set parallel.tp=8 \
+  --set parallel.pp=1
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (nothing fits)"
+verdict "search exits 1 when no plan fits in memory"
+
+ts search
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+verdict "search without a file exits 2"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

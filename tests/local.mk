@@ -11,7 +11,7 @@ TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) -lm
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim
+	tests/test-sim tests/test-sweep
 tests_test_engine_SOURCES = tests/test-engine.c
 tests_test_engine_CFLAGS = $(TEST_CFLAGS)
 tests_test_engine_LDADD = $(TEST_LIBS)
@@ -24,7 +24,12 @@ tests_test_output_LDADD = $(TEST_LIBS)
 tests_test_sim_SOURCES = tests/test-sim.c
 tests_test_sim_CFLAGS = $(TEST_CFLAGS)
 tests_test_sim_LDADD = $(TEST_LIBS)
+tests_test_sweep_SOURCES = tests/test-sweep.c
+tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
+tests_test_sweep_LDADD = $(TEST_LIBS)
 
 TESTS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim tests/cli.sh tests/validate.sh
-EXTRA_DIST += tests/cli.sh tests/validate.sh tests/data
+	tests/test-sim tests/test-sweep tests/cli.sh tests/validate.sh \
+	tests/sweep.sh tests/plot.sh
+EXTRA_DIST += tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
+	tests/data

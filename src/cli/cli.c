@@ -16,6 +16,10 @@ static const Subcommand subcommands[] = {
   { "run", cli_run, "predict one training step of an experiment" },
   { "validate", cli_validate,
     "score predictions against published measurements" },
+  { "sweep", cli_sweep, "predict every point of a design space, a row each" },
+  { "merge", cli_merge, "join the outputs of sharded sweeps" },
+  { "plot", cli_plot, "turn a sweep's CSV into a gnuplot figure" },
+  { "search", cli_search, "find the fastest plans that fit in memory" },
 };
 
 static void
@@ -75,7 +79,7 @@ cli_main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (cmd, subcommands[i].name) == 0)
       return subcommands[i].fn (argc - 1, argv + 1);
-  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate)\n"
+  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search)\n"
                    "Try 'trainsim --help'.\n", cmd);
   return 2;
 }

@@ -10,6 +10,10 @@ int cli_main (int argc, char **argv);
 /* Subcommands, each in its own file. argv[0] is the subcommand's name. */
 int cli_run (int argc, char **argv);
 int cli_validate (int argc, char **argv);
+int cli_sweep (int argc, char **argv);
+int cli_merge (int argc, char **argv);
+int cli_plot (int argc, char **argv);
+int cli_search (int argc, char **argv);
 
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
  * returns the exit status the error maps to. */

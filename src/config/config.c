@@ -588,14 +588,16 @@ check_sweep (const YNode *v, const char *path, GError **error)
     {
       const YPair *pair = g_ptr_array_index (v->items, i);
       const YNode *list = pair->value;
-      gboolean ok = list->kind == YNODE_SEQUENCE && list->items->len > 0;
+      /* A scalar is a range such as 1..8, which trainsim sweep expands. */
+      gboolean ok = (list->kind == YNODE_SCALAR && strstr (list->text, "..") != NULL)
+                    || (list->kind == YNODE_SEQUENCE && list->items->len > 0);
 
-      for (guint j = 0; ok && j < list->items->len; j++)
+      for (guint j = 0; ok && list->kind == YNODE_SEQUENCE && j < list->items->len; j++)
         ok = ((const YNode *) g_ptr_array_index (list->items, j))->kind == YNODE_SCALAR;
       if (!ok)
         {
           ytree_set_error (error, list->mark, "%s.%s must be a non-empty list of values, "
-                           "such as [1, 2, 4]", path, pair->key);
+                           "such as [1, 2, 4], or a range such as 1..8", path, pair->key);
           return FALSE;
         }
     }
@@ -723,6 +725,25 @@ find_field (const Field *fields, const char *key)
   return NULL;
 }
 
+/* The error for KEY, written at MARK, that is none of FIELDS, the keys of
+ * WHAT: the closest key, then every valid one (without `sweep` when only
+ * the experiment's values are asked for). */
+static void
+unknown_key (const char *key, YMark mark, const char *what, const Field *fields,
+             gboolean values_only, GError **error)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  g_autofree char *hint = NULL, *valid = NULL;
+
+  for (const Field *k = fields; k->key; k++)
+    if (!values_only || k->type != F_SWEEP)
+      g_ptr_array_add (keys, (char *) k->key);
+  hint = did_you_mean (key, keys);
+  valid = join (keys);
+  ytree_set_error (error, mark, "unknown key '%s' in %s%s; valid keys: %s", key, what, hint,
+                   valid);
+}
+
 /* Decodes MAP (a mapping; null counts as empty) against FIELDS into BASE.
  * PATH is its dotted key ("" for the whole document): the prefix of every
  * message, so that a message names what --set would change. With STRICT,
@@ -753,15 +774,7 @@ decode_fields (const Loader *ld, const YNode *map, const char *path, const Field
                                        : g_strdup (pair->key);
       if (!f && strict)
         {
-          g_autoptr (GPtrArray) keys = g_ptr_array_new ();
-          g_autofree char *hint = NULL, *valid = NULL;
-
-          for (const Field *k = fields; k->key; k++)
-            g_ptr_array_add (keys, (char *) k->key);
-          hint = did_you_mean (pair->key, keys);
-          valid = join (keys);
-          ytree_set_error (error, pair->key_mark, "unknown key '%s' in %s%s; valid keys: %s",
-                           pair->key, what, hint, valid);
+          unknown_key (pair->key, pair->key_mark, what, fields, FALSE, error);
           return FALSE;
         }
       if (!f)
@@ -847,6 +860,42 @@ apply_set (YNode *root, const char *assignment, GError **error)
   if (!(value = ytree_parse_string (eq + 1, origin, FALSE, error)))
     return FALSE;
   return ytree_set_path (root, key, value, error);
+}
+
+gboolean
+config_check_key (const char *key, YMark mark, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (key, ".", -1);
+  g_autoptr (GString) path = g_string_new (NULL);
+  const Field *fields = experiment_fields;
+
+  for (int i = 0; parts[i]; i++)
+    {
+      const Field *f;
+
+      if (parts[i][0] == '\0')
+        {
+          ytree_set_error (error, mark, "'%s' is not a dotted key such as parallel.tp", key);
+          return FALSE;
+        }
+      if (fields == NULL)
+        {
+          ytree_set_error (error, mark, "unknown key '%s': %s is a single value, with no "
+                           "keys inside it", key, path->str);
+          return FALSE;
+        }
+      f = find_field (fields, parts[i]);
+      /* The sweep itself is not a value of the experiment. */
+      if (f == NULL || f->type == F_SWEEP)
+        {
+          unknown_key (parts[i], mark, path->len ? path->str : "the experiment", fields,
+                       TRUE, error);
+          return FALSE;
+        }
+      g_string_append_printf (path, "%s%s", i ? "." : "", parts[i]);
+      fields = f->type == F_MAP || f->type == F_REF ? f->sub : NULL;
+    }
+  return TRUE;
 }
 
 YNode *

@@ -34,3 +34,9 @@ YNode *config_read_tree (const char *path, const char *const *overrides,
                          GError **error);
 gboolean config_experiment_from_tree (const YNode *root, const char *path,
                                       ExperimentSpec *out, GError **error);
+
+/* Checks that the dotted KEY names a value of an experiment, as --set and
+ * a sweep's axes write them (parallel.tp, model, model.layers,
+ * topology.gpu.memory), so that a typo in an axis is caught before any
+ * point runs. Errors (TS_ERROR_INPUT) cite MARK, with a did-you-mean. */
+gboolean config_check_key (const char *key, YMark mark, GError **error);

@@ -153,19 +153,21 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
 
 /* ------------------------------------------------------------ JSON, CSV */
 
-/* One object on one line, so that a sweep's rows are JSON lines too. */
-static void
-append_json (GString *out, const SimResult *r)
+void
+report_append_json_members (GString *out, const SimResult *r,
+                            const char *const *skip)
 {
   const char *group = NULL;
   gboolean first = TRUE;
 
-  g_string_append_c (out, '{');
   for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
     {
       const Field *f = &fields[i];
 
       if (f->training_only && !r->has_training)
+        continue;
+      if (f->group == NULL && skip != NULL
+          && g_strv_contains (skip, f->name))
         continue;
       if (g_strcmp0 (f->group, group) != 0)
         {
@@ -188,6 +190,14 @@ append_json (GString *out, const SimResult *r)
     }
   if (group != NULL)
     g_string_append_c (out, '}');
+}
+
+/* One object on one line, so that a sweep's rows are JSON lines too. */
+static void
+append_json (GString *out, const SimResult *r)
+{
+  g_string_append_c (out, '{');
+  report_append_json_members (out, r, NULL);
   g_string_append (out, "}\n");
 }
 

@@ -39,6 +39,13 @@ void report_append (GString *out, const SimResult *r, ReportFormat format,
 void report_append_csv_header (GString *out);
 void report_append_csv_row (GString *out, const SimResult *r);
 
+/* The members of REPORT_JSON's object, without its braces, for a writer
+ * that puts members of its own before them (a sweep's rows). Top-level
+ * members named in @skip (NULL-terminated, or NULL) are left out: a
+ * swept key such as "gpus" already holds them. */
+void report_append_json_members (GString *out, const SimResult *r,
+                                 const char *const *skip);
+
 /* Writes @contents to @path atomically (a temporary file renamed over it),
  * or to stdout when @path is NULL or "-". Fails with a G_FILE_ERROR. */
 gboolean report_write (const char *path, const GString *contents,

@@ -1,0 +1,147 @@
+/* cmd-plot.c: `trainsim plot`: a sweep's CSV as a paper figure, through a
+ * gnuplot script and data file that stay beside it to be restyled. */
+#include "cli/cli.h"
+#include "base/errors.h"
+#include "output/plot.h"
+#include <stdio.h>
+
+/* Prints each line of @notes as "trainsim plot: LINE" and empties it:
+ * notes say what was left out of a figure, so they go out even when a
+ * later step fails. */
+static void
+flush_notes (GString *notes)
+{
+  g_auto (GStrv) lines = g_strsplit (notes->str, "\n", -1);
+
+  for (gsize i = 0; lines[i] != NULL; i++)
+    if (*lines[i] != '\0')
+      fprintf (stderr, "trainsim plot: %s\n", lines[i]);
+  g_string_truncate (notes, 0);
+}
+
+int
+cli_plot (int argc, char **argv)
+{
+  g_autofree char *x = NULL, *y = NULL, *by = NULL, *z = NULL;
+  g_autofree char *kind_name = NULL, *output = NULL, *title = NULL;
+  g_autofree char *xlabel = NULL, *ylabel = NULL;
+  g_auto (GStrv) where = NULL;
+  gboolean logx = FALSE, ideal = FALSE;
+  /* FILENAME for the text options too: the bytes as typed, with no
+   * conversion from the locale's charset, so "µs" in a label works in the
+   * C locale. */
+  GOptionEntry entries[] = {
+    { "x", 0, 0, G_OPTION_ARG_FILENAME, &x,
+      "The column along x, e.g. gpus", "COL" },
+    { "y", 0, 0, G_OPTION_ARG_FILENAME, &y,
+      "The column along y (stack: a comma list, default the time breakdown)",
+      "COL" },
+    { "by", 0, 0, G_OPTION_ARG_FILENAME, &by,
+      "A line or bar per value of this column, e.g. nics_per_node", "COL" },
+    { "z", 0, 0, G_OPTION_ARG_FILENAME, &z,
+      "The colour of a heatmap's cells", "COL" },
+    { "kind", 'k', 0, G_OPTION_ARG_STRING, &kind_name,
+      "line (default), bars, heatmap or stack", "KIND" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "The figure: .pdf, .svg or .png (required)", "FIG" },
+    { "title", 0, 0, G_OPTION_ARG_FILENAME, &title,
+      "A title above the plot (default none: papers use captions)", "T" },
+    { "xlabel", 0, 0, G_OPTION_ARG_FILENAME, &xlabel,
+      "The x axis label (default from the column, with its unit)", "L" },
+    { "ylabel", 0, 0, G_OPTION_ARG_FILENAME, &ylabel,
+      "The y axis label (default from the column, with its unit)", "L" },
+    { "logx", 0, 0, G_OPTION_ARG_NONE, &logx,
+      "A base-2 logarithmic x axis (GPU counts)", NULL },
+    { "ideal", 0, 0, G_OPTION_ARG_NONE, &ideal,
+      "Add linear scaling from each line's first point, dashed", NULL },
+    { "where", 'w', 0, G_OPTION_ARG_FILENAME_ARRAY, &where,
+      "Keep only the rows where COL is VALUE (repeatable)", "COL=VALUE" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("CSV");
+  g_option_context_set_summary (context,
+    "Draws a figure from a CSV with a header line, such as the output of\n"
+    "trainsim sweep. Rows whose status column is not ok are skipped. Beside\n"
+    "FIG it writes FIG.gp, a gnuplot script to restyle, and FIG.dat, its\n"
+    "data (a block per series), then runs gnuplot FIG.gp.");
+  g_option_context_set_description (context,
+    "Kinds:\n"
+    "  line     y against x, a line per --by value; --logx, --ideal\n"
+    "  bars     x values as groups, a bar per --by value\n"
+    "  heatmap  x and y as categories, cells coloured and labelled by --z\n"
+    "  stack    a bar per x of the time breakdown (breakdown_s.*), or of\n"
+    "           the columns of --y A,B,C\n"
+    "A column is named in full or by its last part (nics_per_node);\n"
+    "aggregate_pflops (megatron_tflops_per_gpu x gpus / 1000) is derived.\n"
+    "\n"
+    "Example:\n"
+    "  trainsim plot results.csv --x gpus --y megatron_tflops_per_gpu \\\n"
+    "      --by nics_per_node -o fig.pdf\n"
+    "\n"
+    "Exit status: 0 success; 1 gnuplot is missing or failed, or a file\n"
+    "could not be written (FIG.gp and FIG.dat are kept); 2 bad usage or\n"
+    "bad input: no CSV, an unknown column, kind or figure type, no rows.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!cli_parse (context, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    {
+      fprintf (stderr, "trainsim plot: expected one CSV file, got %d\n"
+                       "Try 'trainsim plot --help'.\n", argc - 1);
+      return 2;
+    }
+  if (output == NULL)
+    {
+      fprintf (stderr, "trainsim plot: name the figure with -o FIG.pdf "
+                       "(or .svg, .png)\nTry 'trainsim plot --help'.\n");
+      return 2;
+    }
+  int kind = PLOT_LINE;
+  if (kind_name != NULL && (kind = plot_kind_parse (kind_name)) < 0)
+    {
+      fprintf (stderr, "trainsim plot: unknown kind '%s' (valid: %s)\n",
+               kind_name, plot_kind_names ());
+      return 2;
+    }
+
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (argv[1], &text, &len, &error))
+    {
+      /* A CSV that is not there is bad input, not an I/O failure. */
+      fprintf (stderr, "trainsim: %s\n", error->message);
+      return 2;
+    }
+  g_autoptr (PlotTable) table = plot_table_parse (argv[1], text, len, &error);
+  if (table == NULL)
+    return cli_fail (error);
+
+  g_autoptr (GString) notes = g_string_new (NULL);
+  g_autoptr (GString) gp = g_string_new (NULL);
+  g_autoptr (GString) dat = g_string_new (NULL);
+  PlotSpec spec = {
+    .kind = (PlotKind) kind, .figure = output, .x = x, .y = y, .by = by,
+    .z = z, .title = title, .xlabel = xlabel, .ylabel = ylabel,
+    .logx = logx, .ideal = ideal,
+  };
+  plot_table_keep_ok (table, notes);
+  gboolean ok = plot_table_where (table, (const char *const *) where, &error)
+                && plot_write_script (table, &spec, gp, dat, notes, &error);
+  flush_notes (notes);
+  if (!ok)
+    return cli_fail (error);
+
+  g_autofree char *gp_path = plot_sibling_path (output, ".gp");
+  g_autofree char *dat_path = plot_sibling_path (output, ".dat");
+  /* Atomically (a temporary file renamed), as the figure will be. */
+  if (!g_file_set_contents (dat_path, dat->str, (gssize) dat->len, &error)
+      || !g_file_set_contents (gp_path, gp->str, (gssize) gp->len, &error)
+      || !plot_run_gnuplot (output, notes, &error))
+    {
+      flush_notes (notes);
+      return cli_fail (error);
+    }
+  flush_notes (notes);
+  return 0;
+}

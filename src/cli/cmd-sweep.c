@@ -1,0 +1,139 @@
+/* cmd-sweep.c: `trainsim sweep`: every point of a design space, a row
+ * each, written in point order as the points finish. */
+#include "cli/cli.h"
+#include "sweep/sweep.h"
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "K/N" with 1 <= K <= N. */
+static gboolean
+parse_shard (const char *text, guint *k, guint *n)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "/", -1);
+  guint64 a, b;
+
+  if (g_strv_length (parts) != 2
+      || !g_ascii_string_to_unsigned (parts[0], 10, 1, G_MAXUINT, &a, NULL)
+      || !g_ascii_string_to_unsigned (parts[1], 10, 1, G_MAXUINT, &b, NULL) || a > b)
+    return FALSE;
+  *k = (guint) a;
+  *n = (guint) b;
+  return TRUE;
+}
+
+static int
+usage_error (const char *message)
+{
+  fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
+  return 2;
+}
+
+int
+cli_sweep (int argc, char **argv)
+{
+  g_auto (GStrv) sets = NULL, axes = NULL;
+  g_autofree char *format_name = NULL, *shard = NULL, *output = NULL;
+  gboolean resume = FALSE, feasible_only = FALSE;
+  gint jobs = 0;
+  gint64 max_points = 1000000;
+  GOptionEntry entries[] = {
+    { "sweep", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &axes,
+      "Add an axis (repeatable), replacing the file's axis of the same key: "
+      "KEY=1,2,4, KEY=1..8, KEY=1..8+2 (step), KEY=64..4096x2 (factor) or "
+      "KEY=[a, b]", "KEY=VALUES" },
+    { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
+      "Override a value of the experiment (repeatable), e.g. parallel.tp=4",
+      "KEY=VALUE" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      "Run N points at a time (default: the number of processors)", "N" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Write the rows to FILE, as they finish, instead of stdout", "FILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      "csv (default: a header, then a row per point) or jsonl (a JSON "
+      "object per line)", "FORMAT" },
+    { "resume", 0, 0, G_OPTION_ARG_NONE, &resume,
+      "Keep the complete rows of the --output file and run the points after "
+      "them", NULL },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &shard,
+      "Run shard K of N: the points i with i % N == K - 1 (join the N "
+      "outputs with trainsim merge)", "K/N" },
+    { "max-points", 0, 0, G_OPTION_ARG_INT64, &max_points,
+      "Refuse a sweep of more than N points (default 1000000)", "N" },
+    { "feasible-only", 0, 0, G_OPTION_ARG_NONE, &feasible_only,
+      "Leave out the rows of points whose plan cannot run (out-of-memory rows "
+      "stay; not with --resume or --shard)", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("EXPERIMENT.yaml");
+  g_option_context_set_summary (context,
+    "Predicts every point of the cartesian product of the axes: those of the\n"
+    "file's sweep: mapping (dotted key -> list of values or range), in file\n"
+    "order, then those of --sweep; the last axis varies fastest. Each point\n"
+    "is a row: the swept values, status (ok, infeasible or oom), reason,\n"
+    "then the fields of 'trainsim run --format csv'. Rows are written in\n"
+    "point order as the points finish, so an interrupted sweep keeps the\n"
+    "rows of the points before it; --resume runs the rest. A progress line\n"
+    "is drawn on stderr when it is a terminal.");
+  g_option_context_set_description (context,
+    "Shards: run --shard 1/N ... N/N with -o each (a job array), then\n"
+    "'trainsim merge OUT SHARD1 ... SHARDN', shards in K order: OUT is the\n"
+    "unsharded output, byte for byte.\n\n"
+    "Exit status: 0 success (whatever the points' statuses); 1 an output\n"
+    "could not be written; 2 bad usage or bad input (an empty axis, an\n"
+    "unknown key, an empty range, too many points, an error in the file).");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!cli_parse (context, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    {
+      fprintf (stderr, "trainsim sweep: expected one experiment file, got %d\n"
+                       "Try 'trainsim sweep --help'.\n", argc - 1);
+      return 2;
+    }
+
+  SweepOptions options = { 0 };
+  options.threads = jobs > 0 ? (guint) jobs : g_get_num_processors ();
+  options.format = SWEEP_CSV;
+  options.feasible_only = feasible_only;
+  options.shard_k = options.shard_n = 1;
+  options.output = output != NULL && strcmp (output, "-") != 0 ? output : NULL;
+  options.resume = resume;
+  options.progress = isatty (STDERR_FILENO);
+  if (jobs < 0 || jobs > 4096)
+    return usage_error ("-j must be between 1 and 4096");
+  if (max_points < 1)
+    return usage_error ("--max-points must be at least 1");
+  if (format_name != NULL && strcmp (format_name, "jsonl") == 0)
+    options.format = SWEEP_JSONL;
+  else if (format_name != NULL && strcmp (format_name, "csv") != 0)
+    {
+      g_autofree char *m = g_strdup_printf ("unknown format '%s' (valid: csv or jsonl)",
+                                            format_name);
+      return usage_error (m);
+    }
+  if (shard != NULL && !parse_shard (shard, &options.shard_k, &options.shard_n))
+    {
+      g_autofree char *m = g_strdup_printf ("--shard %s: expected K/N with 1 <= K <= N, "
+                                            "such as --shard 1/4", shard);
+      return usage_error (m);
+    }
+  if (resume && options.output == NULL)
+    return usage_error ("--resume needs the file to resume, given with -o FILE");
+  /* Rows then stand for points: dropping some would break both. */
+  if (feasible_only && (resume || options.shard_n > 1))
+    return usage_error ("--feasible-only cannot be combined with --resume or --shard "
+                        "(rows must map to points); filter the rows afterwards");
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Sweep) sweep = sweep_new (argv[1], (const char *const *) sets,
+                                       (guint64) max_points, &error);
+  if (sweep == NULL)
+    return cli_fail (error);
+  for (int i = 0; axes != NULL && axes[i] != NULL; i++)
+    if (!sweep_add_axis (sweep, axes[i], &error))
+      return cli_fail (error);
+  if (!sweep_check (sweep, &error) || !sweep_run (sweep, &options, &error))
+    return cli_fail (error);
+  return 0;
+}

@@ -1,0 +1,1199 @@
+/* plot.c: a sweep's CSV as a gnuplot script, its data file and a figure.
+ *
+ * The path from CSV to figure:
+ *
+ *   CSV text --parse--> PlotTable --keep_ok, where--> rows to plot
+ *     --figure_build--> Figure: an x axis of categories, a series axis (the
+ *        --by values, or the y categories of a heatmap) and a grid of cells,
+ *        each the first row that falls on it
+ *     --kind_writers[kind]--> FIG.gp and FIG.dat --gnuplot--> FIG.pdf
+ *
+ * Everything a figure shows is decided here, in C, and written into the
+ * script as plain gnuplot (explicit tics, ranges, styles), so that the
+ * script reads like one written by hand and a paper author can restyle it
+ * without knowing trainsim. The data file has one block per series,
+ * separated by two blank lines, so gnuplot's `index` picks a series. */
+#include "output/plot-private.h"
+#include "base/errors.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The kinds' names, in PlotKind's order; their writers are at the end. */
+static const char *const kind_names[] = { "line", "bars", "heatmap", "stack" };
+G_STATIC_ASSERT (G_N_ELEMENTS (kind_names) == PLOT_N);
+
+int
+plot_kind_parse (const char *name)
+{
+  for (int i = 0; name != NULL && i < PLOT_N; i++)
+    if (strcmp (name, kind_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+const char *
+plot_kind_names (void)
+{
+  return "line, bars, heatmap or stack";
+}
+
+/* ----------------------------------------------------------------- labels */
+
+/* Axis and legend labels for the columns a sweep writes (report.h names,
+ * and the keys a sweep varies), so a figure is readable without
+ * --xlabel/--ylabel. @legend is the short name of a part of a stack. */
+typedef struct {
+  const char *column;
+  const char *label;
+  const char *legend;
+} ColumnLabel;
+
+static const ColumnLabel column_labels[] = {
+  { "gpus", "GPUs", NULL },
+  { "iteration_time_s", "iteration time (s)", NULL },
+  { "samples_per_s", "samples/s", NULL },
+  { "tokens_per_s", "tokens/s", NULL },
+  { "model_tflops_per_gpu", "TFLOP/s per GPU (model)", NULL },
+  { "hardware_tflops_per_gpu", "TFLOP/s per GPU (hardware)", NULL },
+  { "megatron_tflops_per_gpu", "TFLOP/s per GPU (Megatron)", NULL },
+  { "aggregate_pflops", "aggregate PFLOP/s (Megatron)", NULL },
+  { "mfu", "MFU", NULL },
+  { "hfu", "HFU", NULL },
+  { "tp", "tensor-parallel size", NULL },
+  { "pp", "pipeline-parallel size", NULL },
+  { "dp", "data-parallel size", NULL },
+  { "micro_batch", "micro-batch size", NULL },
+  { "global_batch", "global batch size", NULL },
+  { "virtual_stages", "virtual pipeline stages", NULL },
+  { "schedule", "pipeline schedule", NULL },
+  { "memory_per_gpu_gib", "memory per GPU (GiB)", NULL },
+  { "memory.weights_gib", "weights per GPU (GiB)", "weights" },
+  { "memory.gradients_gib", "gradients per GPU (GiB)", "gradients" },
+  { "memory.optimizer_gib", "optimizer state per GPU (GiB)", "optimizer" },
+  { "memory.activations_gib", "activations per GPU (GiB)", "activations" },
+  { "memory.other_gib", "other memory per GPU (GiB)", "other" },
+  { "breakdown_s.compute", "compute time (s)", "compute" },
+  { "breakdown_s.tp_comm", "exposed TP communication (s)", "TP comm" },
+  { "breakdown_s.bubble", "pipeline bubble (s)", "pipeline bubble" },
+  { "breakdown_s.pp_comm", "exposed PP communication (s)", "PP comm" },
+  { "breakdown_s.dp_comm", "exposed DP communication (s)", "DP comm" },
+  { "breakdown_s.optimizer", "optimizer step (s)", "optimizer" },
+  { "breakdown_s.offload", "offload (s)", "offload" },
+  { "days_to_train", "days to train", NULL },
+  { "cost_usd", "cost (USD)", NULL },
+  { "topology.inter_node.nics_per_node", "NICs per node", NULL },
+  { "topology.inter_node.nic_bandwidth", "NIC bandwidth", NULL },
+  { "topology.inter_node.link", "inter-node network", NULL },
+  { "zero.stage", "ZeRO stage", NULL },
+  { "training.recompute", "activation recomputation", NULL },
+};
+
+/* The entry for @column: by its full name, else by its last component
+ * (a sweep's parallel.tp reads like the report's tp). */
+static const ColumnLabel *
+column_label_find (const char *column)
+{
+  const char *dot = strrchr (column, '.');
+
+  for (gsize i = 0; i < G_N_ELEMENTS (column_labels); i++)
+    if (strcmp (column_labels[i].column, column) == 0)
+      return &column_labels[i];
+  if (dot != NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (column_labels); i++)
+      if (strcmp (column_labels[i].column, dot + 1) == 0)
+        return &column_labels[i];
+  return NULL;
+}
+
+static const char *
+column_label (const PlotTable *table, int col)
+{
+  const char *name = g_ptr_array_index (table->header, col);
+  const ColumnLabel *l = column_label_find (name);
+
+  return l ? l->label : name;
+}
+
+static const char *
+column_legend (const PlotTable *table, int col)
+{
+  const char *name = g_ptr_array_index (table->header, col);
+  const ColumnLabel *l = column_label_find (name);
+
+  return l ? (l->legend ? l->legend : l->label) : name;
+}
+
+/* ------------------------------------------------------------------- axes */
+
+/* The distinct values of a column along an axis: numeric ones in
+ * increasing order, text in the order first seen (a sweep's own order). */
+typedef struct {
+  GPtrArray *labels;   /* owned: char *, the cells as written */
+  GArray *values;      /* owned: double, when numeric */
+  gboolean numeric;
+  GHashTable *index;   /* owned: key -> position + 1 */
+} Axis;
+
+static void
+axis_clear (Axis *axis)
+{
+  g_clear_pointer (&axis->labels, g_ptr_array_unref);
+  g_clear_pointer (&axis->values, g_array_unref);
+  g_clear_pointer (&axis->index, g_hash_table_unref);
+}
+
+/* "64" and "64.0" are one point of a numeric axis. */
+static char *
+axis_key (const Axis *axis, const char *s)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  double v;
+
+  if (axis->numeric && plot_cell_number (s, &v))
+    return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.10g", v));
+  return g_strdup (s);
+}
+
+typedef struct {
+  const char *label;
+  double value;
+} AxisEntry;
+
+static int
+axis_entry_cmp (gconstpointer a, gconstpointer b)
+{
+  double x = ((const AxisEntry *) a)->value, y = ((const AxisEntry *) b)->value;
+
+  return (x > y) - (x < y);
+}
+
+/* The axis of column @col over @rows; @col < 0 gives one unnamed point,
+ * for a figure without --by. */
+static void
+axis_build (Axis *axis, const PlotTable *table, const GArray *rows, int col)
+{
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (AxisEntry));
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  axis->labels = g_ptr_array_new_with_free_func (g_free);
+  axis->values = g_array_new (FALSE, FALSE, sizeof (double));
+  axis->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  axis->numeric = col >= 0;
+  if (col < 0)
+    {
+      g_ptr_array_add (axis->labels, g_strdup (""));
+      return;
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      guint r = g_array_index (rows, guint, i);
+      AxisEntry e = { plot_table_cell (table, r, col), 0 };
+
+      if (!plot_cell_number (e.label, &e.value))
+        axis->numeric = FALSE;
+      if (g_hash_table_add (seen, (gpointer) e.label))
+        g_array_append_val (entries, e);
+    }
+  if (axis->numeric)
+    /* Stable, so that "64" and "64.0" keep the first one seen first. */
+    g_array_sort (entries, axis_entry_cmp);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const AxisEntry *e = &g_array_index (entries, AxisEntry, i);
+      char *key = axis_key (axis, e->label);
+
+      if (g_hash_table_contains (axis->index, key))
+        {
+          g_free (key);
+          continue;
+        }
+      g_ptr_array_add (axis->labels, g_strdup (e->label));
+      g_array_append_val (axis->values, e->value);
+      g_hash_table_insert (axis->index, key,
+                           GUINT_TO_POINTER (axis->labels->len));
+    }
+}
+
+static guint
+axis_position (const Axis *axis, const char *s)
+{
+  g_autofree char *key = axis_key (axis, s);
+  guint pos = GPOINTER_TO_UINT (g_hash_table_lookup (axis->index, key));
+
+  g_assert (pos > 0);
+  return pos - 1;
+}
+
+/* ----------------------------------------------------------------- figure */
+
+typedef struct {
+  const PlotTable *table;
+  const PlotSpec *spec;
+  int x, by, y;        /* columns; by -1 without --by; y -1 for a stack */
+  GArray *values;      /* owned: int, the numeric columns drawn */
+  Axis xs, series;     /* series: --by values, or a heatmap's y categories */
+  int *cells;          /* owned: [series][x] -> row, or -1 */
+  double lo, hi;       /* the range of the values drawn */
+} Figure;
+
+static void
+figure_clear (Figure *f)
+{
+  g_clear_pointer (&f->values, g_array_unref);
+  axis_clear (&f->xs);
+  axis_clear (&f->series);
+  g_clear_pointer (&f->cells, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Figure, figure_clear)
+
+static int
+figure_cell (const Figure *f, guint s, guint x)
+{
+  return f->cells[s * f->xs.labels->len + x];
+}
+
+/* The time breakdown of report.h, the default of a stack, in its order. */
+static const char *const breakdown_columns[] = {
+  "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.bubble",
+  "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.optimizer",
+  "breakdown_s.offload",
+};
+
+/* The columns of a stack: --y's list, or the breakdown columns the table
+ * has, less those that are zero in every row (offload without offload):
+ * a legend entry for nothing only makes a reader look for it. */
+static gboolean
+stack_columns (Figure *f, GError **error)
+{
+  const PlotTable *t = f->table;
+
+  if (f->spec->y != NULL)
+    {
+      g_auto (GStrv) names = g_strsplit (f->spec->y, ",", -1);
+
+      for (gsize i = 0; names[i] != NULL; i++)
+        {
+          int col;
+
+          if (!plot_table_resolve (t, g_strstrip (names[i]), "--y", &col,
+                                   error))
+            return FALSE;
+          g_array_append_val (f->values, col);
+        }
+      return TRUE;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (breakdown_columns); i++)
+    {
+      int col = plot_table_find (t, breakdown_columns[i]);
+      gboolean used = FALSE;
+
+      for (guint r = 0; col >= 0 && r < t->rows->len && !used; r++)
+        {
+          double v;
+
+          used = !plot_cell_number (plot_table_cell (t, r, col), &v) || v != 0;
+        }
+      if (used)
+        g_array_append_val (f->values, col);
+    }
+  if (f->values->len == 0)
+    {
+      g_autofree char *list = plot_table_columns (t);
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--kind stack: %s has no breakdown_s.* columns with a "
+                   "time in them; name the parts with --y A,B,C (columns: %s)",
+                   t->name, list);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The columns the kind needs, and the options it does not take. */
+static gboolean
+figure_columns (Figure *f, GError **error)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  const char *kind = kind_names[spec->kind];
+
+  f->by = f->y = -1;
+  if (spec->x == NULL)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "--x COLUMN is required");
+      return FALSE;
+    }
+  if (spec->y == NULL && spec->kind != PLOT_STACK)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--y COLUMN is required with --kind %s", kind);
+      return FALSE;
+    }
+  if (spec->kind != PLOT_STACK && strchr (spec->y, ',') != NULL)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--y '%s': a list of columns is for --kind stack; "
+                   "--kind %s takes one", spec->y, kind);
+      return FALSE;
+    }
+  if ((spec->z != NULL) != (spec->kind == PLOT_HEATMAP))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, spec->z
+                   ? "--z is for --kind heatmap (the colour of a cell)"
+                   : "--kind heatmap needs --z COLUMN (the colour of a cell)");
+      return FALSE;
+    }
+  if (spec->by != NULL && (spec->kind == PLOT_HEATMAP
+                           || spec->kind == PLOT_STACK))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--by does not apply to --kind %s: pick the rows with "
+                   "--where COLUMN=VALUE", kind);
+      return FALSE;
+    }
+  if ((spec->logx || spec->ideal) && spec->kind != PLOT_LINE)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "%s is for --kind line, not %s",
+                   spec->logx ? "--logx" : "--ideal", kind);
+      return FALSE;
+    }
+
+  f->values = g_array_new (FALSE, FALSE, sizeof (int));
+  if (!plot_table_resolve (t, spec->x, "--x", &f->x, error))
+    return FALSE;
+  if (spec->by != NULL
+      && !plot_table_resolve (t, spec->by, "--by", &f->by, error))
+    return FALSE;
+  switch (spec->kind)
+    {
+    case PLOT_LINE:
+    case PLOT_BARS:
+      {
+        int y;
+
+        if (!plot_table_resolve (t, spec->y, "--y", &y, error))
+          return FALSE;
+        g_array_append_val (f->values, y);
+        return TRUE;
+      }
+    case PLOT_HEATMAP:
+      {
+        int z;
+
+        if (!plot_table_resolve (t, spec->y, "--y", &f->y, error)
+            || !plot_table_resolve (t, spec->z, "--z", &z, error))
+          return FALSE;
+        g_array_append_val (f->values, z);
+        return TRUE;
+      }
+    case PLOT_STACK:
+      return stack_columns (f, error);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The rows to draw: every row with its cells in the figure's columns
+ * filled in, the numeric ones numbers. */
+static GArray *
+figure_rows (Figure *f, GString *notes, GError **error)
+{
+  const PlotTable *t = f->table;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) used = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autofree guint *empty = g_new0 (guint, t->header->len);
+
+  g_array_append_vals (used, f->values->data, f->values->len);
+  g_array_append_val (used, f->x);
+  if (f->by >= 0)
+    g_array_append_val (used, f->by);
+  if (f->y >= 0)
+    g_array_append_val (used, f->y);
+  f->lo = INFINITY;
+  f->hi = -INFINITY;
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      gboolean keep = TRUE;
+
+      for (guint i = 0; i < used->len && keep; i++)
+        {
+          int col = g_array_index (used, int, i);
+
+          if (*plot_table_cell (t, r, col) == '\0')
+            {
+              empty[col]++;
+              keep = FALSE;
+            }
+        }
+      for (guint i = 0; i < f->values->len && keep; i++)
+        {
+          int col = g_array_index (f->values, int, i);
+          double v;
+
+          if (!plot_cell_number (plot_table_cell (t, r, col), &v))
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                           "%s:%u: %s is '%s', not a number", t->name,
+                           plot_table_line (t, r),
+                           (const char *) g_ptr_array_index (t->header, col),
+                           plot_table_cell (t, r, col));
+              return NULL;
+            }
+          f->lo = MIN (f->lo, v);
+          f->hi = MAX (f->hi, v);
+        }
+      if (keep)
+        g_array_append_val (rows, r);
+    }
+  for (guint c = 0; c < t->header->len; c++)
+    if (empty[c] > 0)
+      g_string_append_printf (notes, "left out %u row%s with no value for "
+                              "%s\n", empty[c], empty[c] == 1 ? "" : "s",
+                              (const char *) g_ptr_array_index (t->header, c));
+  if (rows->len == 0)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: no rows left to plot",
+                   t->name);
+      return NULL;
+    }
+  return g_steal_pointer (&rows);
+}
+
+/* The columns that tell apart two rows falling on one point: the keys a
+ * sweep varied (the columns before `status`), else any column. */
+static void
+note_duplicates (const Figure *f, guint n, const gboolean *differ,
+                 GString *notes)
+{
+  const PlotTable *t = f->table;
+  gboolean any = FALSE;
+
+  g_string_append_printf (notes, "left out %u row%s that fall on a point an "
+                          "earlier row holds", n, n == 1 ? "" : "s");
+  for (guint c = 0; c < t->header->len; c++)
+    if (differ[c])
+      {
+        g_string_append (notes, any ? ", " : " (they differ in ");
+        g_string_append (notes, g_ptr_array_index (t->header, c));
+        any = TRUE;
+      }
+  g_string_append_printf (notes, "%s: pick one with --where COLUMN=VALUE%s\n",
+                          any ? ")" : "",
+                          f->spec->kind == PLOT_LINE
+                          || f->spec->kind == PLOT_BARS
+                          ? " or split them with --by" : "");
+}
+
+static gboolean
+figure_build (Figure *f, GString *notes, GError **error)
+{
+  const PlotTable *t = f->table;
+
+  if (!figure_columns (f, error))
+    return FALSE;
+  g_autoptr (GArray) rows = figure_rows (f, notes, error);
+  if (rows == NULL)
+    return FALSE;
+  axis_build (&f->xs, t, rows, f->x);
+  int scol = f->y >= 0 ? f->y : f->by;  /* what tells the series apart */
+  axis_build (&f->series, t, rows, scol);
+
+  guint nx = f->xs.labels->len, ns = f->series.labels->len;
+  int status = plot_table_find (t, "status");
+  guint keys = status >= 0 ? (guint) status : t->header->len;
+  g_autofree gboolean *differ = g_new0 (gboolean, t->header->len);
+  guint dropped = 0;
+
+  f->cells = g_new (int, (gsize) nx * ns);
+  for (gsize i = 0; i < (gsize) nx * ns; i++)
+    f->cells[i] = -1;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      guint r = g_array_index (rows, guint, i);
+      guint s = scol >= 0
+                ? axis_position (&f->series, plot_table_cell (t, r, scol)) : 0;
+      guint x = axis_position (&f->xs, plot_table_cell (t, r, f->x));
+      int *slot = &f->cells[s * nx + x];
+
+      if (*slot < 0)
+        {
+          *slot = (int) r;
+          continue;
+        }
+      dropped++;
+      for (guint c = 0; c < keys; c++)
+        if (strcmp (plot_table_cell (t, r, (int) c),
+                    plot_table_cell (t, (guint) *slot, (int) c)) != 0)
+          differ[c] = TRUE;
+    }
+  if (dropped > 0)
+    note_duplicates (f, dropped, differ, notes);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ gnuplot text */
+
+/* A gnuplot double-quoted string. The terminals are set noenhanced, so
+ * only the backslash and the quote need escaping; a newline stays one. */
+static void
+append_gp_string (GString *out, const char *s)
+{
+  g_autofree char *valid = NULL;
+
+  if (!g_utf8_validate (s, -1, NULL))
+    s = valid = g_utf8_make_valid (s, -1);
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf (out, "\\%c", *p);
+    else if (*p == '\n')
+      g_string_append (out, "\\n");
+    else
+      g_string_append_c (out, *p < 0x20 ? ' ' : (char) *p);
+  g_string_append_c (out, '"');
+}
+
+/* A quoted text column of the data file; gnuplot has no escape there. */
+static void
+append_dat_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = s; *p; p++)
+    g_string_append_c (out, *p == '"' ? '\'' : (*p == '\n' ? ' ' : *p));
+  g_string_append_c (out, '"');
+}
+
+/* "%.10g" in the C locale: more digits than any figure shows, and the
+ * same bytes everywhere. */
+static void
+append_num (GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (v == 0.0)
+    v = 0.0;  /* -0 */
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.10g", v));
+}
+
+static double
+cell_value (const Figure *f, int row, int col)
+{
+  double v;
+  gboolean number = plot_cell_number (plot_table_cell (f->table, (guint) row,
+                                                      col), &v);
+
+  g_assert (number);  /* figure_rows() kept only rows with numbers there */
+  return v;
+}
+
+/* Okabe and Ito's palette: told apart with every common colour vision
+ * deficiency, and by point shape in greyscale. Yellow (#F0E442) is left
+ * out, too light on white. */
+static const char *const series_colours[] = {
+  "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+  "#000000",
+};
+
+/* Filled circle, square, triangle, diamond, inverted triangle, pentagon,
+ * star: a series stays apart from its neighbours in greyscale. */
+static const int series_points[] = { 7, 5, 9, 13, 11, 15, 3 };
+G_STATIC_ASSERT (G_N_ELEMENTS (series_points) == G_N_ELEMENTS (series_colours));
+
+/* Terminals by extension, sized for a paper: a 5 x 3.2 in figure with a
+ * 10 pt font fits a column; the PNG is about the same figure at 200 dpi.
+ * The terminals draw points at different sizes, hence @pointsize. */
+typedef struct {
+  const char *ext;
+  const char *terminal;
+  const char *pointsize;
+} Terminal;
+
+static const Terminal terminals[] = {
+  { ".pdf", "pdfcairo noenhanced font \"Helvetica,10\" size 5in,3.2in "
+            "linewidth 1.5", "0.55" },
+  { ".png", "pngcairo noenhanced font \"Helvetica,20\" size 1000,640 "
+            "linewidth 3 background \"#ffffff\"", "1.2" },
+  { ".svg", "svg noenhanced font \"Helvetica,10\" size 500,320 dynamic "
+            "linewidth 1.5 background \"#ffffff\"", "0.8" },
+};
+
+static const Terminal *
+terminal_for (const char *figure)
+{
+  gsize n = strlen (figure);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (terminals); i++)
+    {
+      gsize e = strlen (terminals[i].ext);
+
+      if (n > e && g_ascii_strcasecmp (figure + n - e, terminals[i].ext) == 0)
+        return &terminals[i];
+    }
+  return NULL;
+}
+
+char *
+plot_sibling_path (const char *figure, const char *ext)
+{
+  const char *slash = strrchr (figure, '/');
+  const char *dot = strrchr (slash ? slash + 1 : figure, '.');
+  gsize stem = dot && dot != (slash ? slash + 1 : figure)
+               ? (gsize) (dot - figure) : strlen (figure);
+
+  return g_strdup_printf ("%.*s%s", (int) stem, figure, ext);
+}
+
+/* The settings every kind shares: terminal, output, styles, labels. */
+static void
+append_preamble (GString *gp, const Figure *f, const Terminal *term,
+                 const char *xlabel, const char *ylabel)
+{
+  const PlotSpec *spec = f->spec;
+  g_autofree char *fig = g_path_get_basename (spec->figure);
+  g_autofree char *dat_path = plot_sibling_path (spec->figure, ".dat");
+  g_autofree char *gp_path = plot_sibling_path (spec->figure, ".gp");
+  g_autofree char *dat = g_path_get_basename (dat_path);
+  g_autofree char *self = g_path_get_basename (gp_path);
+  g_autofree char *csv = g_path_get_basename (f->table->name);
+
+  g_string_append_printf (gp,
+    "# %s: a %s plot of %s, written by trainsim plot; the data is in %s.\n"
+    "# Restyle it freely, then run it from this directory: gnuplot %s\n\n"
+    "set encoding utf8\nset terminal %s\n"
+    "# trainsim sets outfile to a temporary name it renames once gnuplot "
+    "succeeds.\nif (!exists(\"outfile\")) outfile = ",
+    self, kind_names[spec->kind], csv, dat, self, term->terminal);
+  append_gp_string (gp, fig);
+  g_string_append (gp, "\nset output outfile\ndatafile = ");
+  append_gp_string (gp, dat);
+  g_string_append (gp, "\n\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (series_colours); i++)
+    g_string_append_printf (gp, "set style line %zu lc rgb \"%s\" lw 1.5 "
+                            "pt %d\n", i + 1, series_colours[i],
+                            series_points[i]);
+  g_string_append_printf (gp, "set pointsize %s\n", term->pointsize);
+  g_string_append (gp, "set border 3 lw 1\nset tics nomirror out\n"
+                   "set grid back lt 1 lc rgb \"#dddddd\" lw 1\n");
+  if (spec->title != NULL)
+    {
+      g_string_append (gp, "set title ");
+      append_gp_string (gp, spec->title);
+      g_string_append_c (gp, '\n');
+    }
+  const char *axes[][2] = { { "xlabel", xlabel }, { "ylabel", ylabel } };
+  for (gsize i = 0; i < G_N_ELEMENTS (axes); i++)
+    if (axes[i][1] != NULL)
+      {
+        g_string_append_printf (gp, "set %s ", axes[i][0]);
+        append_gp_string (gp, axes[i][1]);
+        g_string_append_c (gp, '\n');
+      }
+}
+
+/* The key, titled @title (the series' column), where @needed. */
+static void
+append_key (GString *gp, gboolean needed, const char *title,
+            const char *where)
+{
+  if (!needed)
+    {
+      g_string_append (gp, "unset key\n");
+      return;
+    }
+  g_string_append_printf (gp, "set key %s Left reverse noautotitle "
+                          "samplen 2.5 spacing 1.1", where);
+  if (title != NULL)
+    {
+      g_string_append (gp, " title ");
+      append_gp_string (gp, title);
+    }
+  g_string_append_c (gp, '\n');
+}
+
+/* Many or long category labels along x are slanted, not overlapped. */
+static void
+append_slant (GString *gp, const Axis *cats)
+{
+  gsize longest = 0;
+
+  for (guint i = 0; i < cats->labels->len; i++)
+    longest = MAX (longest, strlen (g_ptr_array_index (cats->labels, i)));
+  if (cats->labels->len > 8 || longest > 10)
+    g_string_append (gp, "set xtics rotate by 30 right\n");
+}
+
+/* Category tics at 0, 1, 2... along @axis ("x" or "y"). */
+static void
+append_category_tics (GString *gp, const char *axis, const Axis *cats)
+{
+  g_string_append_printf (gp, "set %stics (", axis);
+  for (guint i = 0; i < cats->labels->len; i++)
+    {
+      g_string_append (gp, i ? ", " : "");
+      append_gp_string (gp, g_ptr_array_index (cats->labels, i));
+      g_string_append_printf (gp, " %u", i);
+    }
+  g_string_append (gp, ")\n");
+}
+
+/* The comment at the head of the data file. */
+static void
+append_dat_header (GString *dat, const Figure *f, const char *columns)
+{
+  g_autofree char *csv = g_path_get_basename (f->table->name);
+
+  g_string_append_printf (dat, "# trainsim plot: data of a %s plot of %s, "
+                          "one block per series (gnuplot: index N)\n"
+                          "# columns: %s\n",
+                          kind_names[f->spec->kind], csv, columns);
+}
+
+/* A block's title line: "# series 2: topology.inter_node.nics_per_node = 2". */
+static void
+append_block (GString *dat, guint s, const char *column, const char *value)
+{
+  if (s > 0)
+    g_string_append (dat, "\n\n");
+  g_string_append_printf (dat, "# series %u: %s%s%s\n", s, column,
+                          value ? " = " : "", value ? value : "");
+}
+
+static const char *
+series_column (const Figure *f)
+{
+  return f->by >= 0 ? g_ptr_array_index (f->table->header, f->by)
+                    : "all rows";
+}
+
+/* ------------------------------------------------------------------ kinds */
+
+static gboolean
+write_line (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+            GError **error)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  int y = g_array_index (f->values, int, 0);
+  guint nx = f->xs.labels->len, ns = f->series.labels->len;
+
+  if (!f->xs.numeric)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "--x %s: a line needs numbers along x, and %s has text "
+                   "there; --kind bars takes categories", spec->x, t->name);
+      return FALSE;
+    }
+  if ((spec->logx || spec->ideal)
+      && g_array_index (f->xs.values, double, 0) <= 0)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "%s needs x above zero, and %s has x = %s",
+                   spec->logx ? "--logx" : "--ideal", t->name,
+                   (const char *) g_ptr_array_index (f->xs.labels, 0));
+      return FALSE;
+    }
+
+  g_autofree char *columns = g_strdup_printf (
+    "%s %s%s", (const char *) g_ptr_array_index (t->header, f->x),
+    (const char *) g_ptr_array_index (t->header, y),
+    spec->ideal ? " ideal (linear scaling from the first point)" : "");
+  append_dat_header (dat, f, columns);
+  for (guint s = 0; s < ns; s++)
+    {
+      double x0 = NAN, y0 = NAN;
+
+      append_block (dat, s, series_column (f),
+                    f->by >= 0 ? g_ptr_array_index (f->series.labels, s)
+                    : NULL);
+      for (guint i = 0; i < nx; i++)
+        {
+          int r = figure_cell (f, s, i);
+
+          if (r < 0)
+            continue;
+          double xv = cell_value (f, r, f->x), yv = cell_value (f, r, y);
+          if (isnan (x0))
+            {
+              x0 = xv;
+              y0 = yv;
+            }
+          append_num (dat, xv);
+          g_string_append_c (dat, ' ');
+          append_num (dat, yv);
+          if (spec->ideal)
+            {
+              g_string_append_c (dat, ' ');
+              append_num (dat, y0 * xv / x0);
+            }
+          g_string_append_c (dat, '\n');
+        }
+    }
+
+  append_preamble (gp, f, term,
+                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
+                   spec->ylabel ? spec->ylabel : column_label (t, y));
+  append_key (gp, f->by >= 0 || spec->ideal,
+              f->by >= 0 ? column_label (t, f->by) : NULL,
+              "outside right top vertical");
+  if (spec->logx)
+    g_string_append (gp, "set logscale x 2\n");
+  /* A few x values (GPU counts, NICs per node) are the tics themselves;
+   * gnuplot's own would put 1.5 NICs on the axis. */
+  if (nx <= 10)
+    {
+      g_string_append (gp, "set xtics (");
+      for (guint i = 0; i < nx; i++)
+        {
+          g_string_append (gp, i ? ", " : "");
+          append_num (gp, g_array_index (f->xs.values, double, i));
+        }
+      g_string_append (gp, ")\n");
+    }
+  /* Room around the first and last points, so no marker sits on a border. */
+  g_string_append_printf (gp, "set offsets graph 0.05, graph 0.05, graph 0.05, "
+                          "%s\n", f->lo >= 0 ? "0" : "graph 0.05");
+  if (f->lo >= 0)
+    g_string_append (gp, "set yrange [0:*]\n");
+  g_string_append (gp, "plot ");
+  for (guint s = 0; s < ns; s++)
+    {
+      g_string_append_printf (gp, "%sdatafile index %u using 1:2 with "
+                              "linespoints ls %zu", s ? ", \\\n     " : "", s,
+                              s % G_N_ELEMENTS (series_colours) + 1);
+      if (f->by >= 0)
+        {
+          g_string_append (gp, " title ");
+          append_gp_string (gp, g_ptr_array_index (f->series.labels, s));
+        }
+    }
+  if (spec->ideal)
+    {
+      for (guint s = 0; s < ns; s++)
+        g_string_append_printf (gp, ", \\\n     datafile index %u using 1:3 "
+                                "with lines ls %zu lw 1 dt 2", s,
+                                s % G_N_ELEMENTS (series_colours) + 1);
+      /* One key entry for all the dashed lines. */
+      g_string_append (gp, ", \\\n     NaN with lines lc rgb \"#555555\" lw 1 "
+                       "dt 2 title \"ideal scaling\"");
+    }
+  g_string_append_c (gp, '\n');
+  return TRUE;
+}
+
+/* Bars and stacks: a block per series (a --by value, or a part of the
+ * stack), each with every category in order so gnuplot's histograms line
+ * up row by row; a missing point is NaN, an empty slot. */
+static void
+append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
+{
+  const PlotTable *t = f->table;
+  guint nb = stacked ? f->values->len : f->series.labels->len;
+
+  for (guint b = 0; b < nb; b++)
+    {
+      int col = g_array_index (f->values, int, stacked ? b : 0);
+
+      if (stacked)
+        append_block (dat, b, g_ptr_array_index (t->header, col), NULL);
+      else
+        append_block (dat, b, series_column (f), f->by >= 0
+                      ? g_ptr_array_index (f->series.labels, b) : NULL);
+      for (guint i = 0; i < f->xs.labels->len; i++)
+        {
+          int r = figure_cell (f, stacked ? 0 : b, i);
+
+          append_dat_string (dat, g_ptr_array_index (f->xs.labels, i));
+          g_string_append_c (dat, ' ');
+          if (r < 0)
+            g_string_append (dat, "NaN");
+          else
+            append_num (dat, cell_value (f, r, col));
+          g_string_append_c (dat, '\n');
+        }
+    }
+}
+
+/* The line style of bar @b. A part of the time breakdown keeps its colour
+ * from figure to figure (DP comm is always the same), whichever parts
+ * were left out for being zero. */
+static gsize
+bar_style (const Figure *f, guint b, gboolean stacked)
+{
+  if (stacked)
+    {
+      const char *name = g_ptr_array_index (
+        f->table->header, g_array_index (f->values, int, b));
+
+      for (gsize i = 0; i < G_N_ELEMENTS (breakdown_columns); i++)
+        if (strcmp (name, breakdown_columns[i]) == 0)
+          return i % G_N_ELEMENTS (series_colours) + 1;
+    }
+  return b % G_N_ELEMENTS (series_colours) + 1;
+}
+
+static void
+append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
+{
+  guint nb = stacked ? f->values->len : f->series.labels->len;
+
+  if (f->lo >= 0)
+    g_string_append (gp, "set yrange [0:*]\n");
+  append_slant (gp, &f->xs);
+  g_string_append (gp, "set grid noxtics\nset xtics scale 0\n"
+                   "set style fill solid 0.9 border lc rgb \"#333333\"\n"
+                   "set style data histograms\n");
+  g_string_append (gp, stacked ? "set style histogram rowstacked\n"
+                   "set boxwidth 0.6\n"
+                   : "set style histogram clustered gap 1\n");
+  g_string_append (gp, "plot ");
+  for (guint b = 0; b < nb; b++)
+    {
+      g_string_append_printf (gp, "%sdatafile index %u using 2%s ls %zu "
+                              "lw 0.5", b ? ", \\\n     " : "", b,
+                              b ? "" : ":xtic(1)", bar_style (f, b, stacked));
+      if (stacked || f->by >= 0)
+        {
+          g_string_append (gp, " title ");
+          append_gp_string (gp, stacked
+                            ? column_legend (f->table,
+                                             g_array_index (f->values, int, b))
+                            : g_ptr_array_index (f->series.labels, b));
+        }
+    }
+  g_string_append_c (gp, '\n');
+}
+
+static gboolean
+write_bars (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+            GError **error G_GNUC_UNUSED)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  int y = g_array_index (f->values, int, 0);
+  g_autofree char *columns = g_strdup_printf (
+    "%s %s", (const char *) g_ptr_array_index (t->header, f->x),
+    (const char *) g_ptr_array_index (t->header, y));
+
+  append_dat_header (dat, f, columns);
+  append_histogram_data (dat, f, FALSE);
+  append_preamble (gp, f, term,
+                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
+                   spec->ylabel ? spec->ylabel : column_label (t, y));
+  append_key (gp, f->by >= 0, f->by >= 0 ? column_label (t, f->by) : NULL,
+              "outside right top vertical");
+  append_histogram_plot (gp, f, FALSE);
+  return TRUE;
+}
+
+/* The y label of a stack: what its parts have in common. */
+static const char *
+stack_ylabel (const Figure *f)
+{
+  const char *common[][2] = {
+    { "breakdown_s.", "time per iteration (s)" },
+    { "memory.", "memory per GPU (GiB)" },
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (common); k++)
+    {
+      gboolean all = TRUE;
+
+      for (guint i = 0; i < f->values->len && all; i++)
+        all = g_str_has_prefix (g_ptr_array_index (
+                f->table->header, g_array_index (f->values, int, i)),
+                common[k][0]);
+      if (all)
+        return common[k][1];
+    }
+  return f->values->len == 1
+         ? column_label (f->table, g_array_index (f->values, int, 0)) : NULL;
+}
+
+static gboolean
+write_stack (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+             GError **error G_GNUC_UNUSED)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  g_autoptr (GString) columns = g_string_new (NULL);
+
+  g_string_append_printf (columns, "%s value (the block's column)",
+                          (const char *) g_ptr_array_index (t->header, f->x));
+  append_dat_header (dat, f, columns->str);
+  append_histogram_data (dat, f, TRUE);
+  append_preamble (gp, f, term,
+                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
+                   spec->ylabel ? spec->ylabel : stack_ylabel (f));
+  /* The first part is the bottom of a bar; invert puts it at the bottom
+   * of the key too, so the key reads like the bars. */
+  append_key (gp, TRUE, NULL, "outside right top vertical invert");
+  append_histogram_plot (gp, f, TRUE);
+  return TRUE;
+}
+
+static gboolean
+write_heatmap (const Figure *f, const Terminal *term, GString *gp,
+               GString *dat, GError **error G_GNUC_UNUSED)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  int z = g_array_index (f->values, int, 0);
+  guint nx = f->xs.labels->len, ny = f->series.labels->len;
+  g_autofree char *columns = g_strdup_printf (
+    "x_index y_index %s %s %s",
+    (const char *) g_ptr_array_index (t->header, z),
+    (const char *) g_ptr_array_index (t->header, f->x),
+    (const char *) g_ptr_array_index (t->header, f->y));
+
+  append_dat_header (dat, f, columns);
+  for (guint s = 0; s < ny; s++)
+    {
+      append_block (dat, s, g_ptr_array_index (t->header, f->y),
+                    g_ptr_array_index (f->series.labels, s));
+      for (guint i = 0; i < nx; i++)
+        {
+          int r = figure_cell (f, s, i);
+
+          if (r < 0)
+            continue;  /* an empty cell stays white */
+          g_string_append_printf (dat, "%u %u ", i, s);
+          append_num (dat, cell_value (f, r, z));
+          g_string_append_c (dat, ' ');
+          append_dat_string (dat, g_ptr_array_index (f->xs.labels, i));
+          g_string_append_c (dat, ' ');
+          append_dat_string (dat, g_ptr_array_index (f->series.labels, s));
+          g_string_append_c (dat, '\n');
+        }
+    }
+
+  append_preamble (gp, f, term,
+                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
+                   spec->ylabel ? spec->ylabel : column_label (t, f->y));
+  g_string_append_printf (gp, "unset key\nunset grid\nset tics scale 0\n"
+                          "set xrange [-0.5:%u.5]\nset yrange [-0.5:%u.5]\n",
+                          nx - 1, ny - 1);
+  append_category_tics (gp, "x", &f->xs);
+  append_slant (gp, &f->xs);
+  append_category_tics (gp, "y", &f->series);
+  g_string_append (gp, "set cblabel ");
+  append_gp_string (gp, column_label (t, z));
+  /* ColorBrewer's YlGnBu: ordered light to dark, readable in greyscale. */
+  g_string_append (gp, "\nset palette defined (0 \"#ffffd9\", "
+                   "0.25 \"#c7e9b4\", 0.5 \"#41b6c4\", 0.75 \"#225ea8\", "
+                   "1 \"#081d58\")\n");
+  /* The values in the cells: as many decimals as the largest needs for
+   * three significant digits, white on the dark upper part of the palette. */
+  double big = MAX (fabs (f->lo), fabs (f->hi));
+  const char *fmt = big >= 100 ? "%.0f" : big >= 10 ? "%.1f"
+                    : big >= 1 ? "%.2f" : "%.3g";
+  g_string_append (gp, "plot datafile using 1:2:(0.5):(0.5):3 with boxxyerror "
+                   "fc palette fs solid 1 noborder, \\\n     datafile using "
+                   "1:2:(sprintf(\"");
+  g_string_append_printf (gp, "%s\", $3)):($3 > ", fmt);
+  append_num (gp, f->lo + 0.55 * (f->hi - f->lo));
+  g_string_append (gp, " ? 0xffffff : 0x000000) with labels tc rgb variable\n");
+  return TRUE;
+}
+
+/* The writers, in PlotKind's order: each fills the script and the data. */
+typedef gboolean (*KindWriter) (const Figure *f, const Terminal *term,
+                                GString *gp, GString *dat, GError **error);
+static const KindWriter kind_writers[] = {
+  write_line, write_bars, write_heatmap, write_stack,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (kind_writers) == PLOT_N);
+
+gboolean
+plot_write_script (const PlotTable *table, const PlotSpec *spec, GString *gp,
+                   GString *dat, GString *notes, GError **error)
+{
+  g_return_val_if_fail (table != NULL && spec != NULL, FALSE);
+  g_return_val_if_fail (spec->kind >= 0 && spec->kind < PLOT_N, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  const Terminal *term = terminal_for (spec->figure);
+  if (term == NULL)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "-o %s: unknown figure type; name it .pdf, .svg or .png",
+                   spec->figure);
+      return FALSE;
+    }
+  g_auto (Figure) f = { table, spec };
+  if (!figure_build (&f, notes, error))
+    return FALSE;
+  return kind_writers[spec->kind] (&f, term, gp, dat, error);
+}
+
+/* ---------------------------------------------------------------- gnuplot */
+
+gboolean
+plot_run_gnuplot (const char *figure, GString *notes, GError **error)
+{
+  g_return_val_if_fail (figure != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_autofree char *gp = plot_sibling_path (figure, ".gp");
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  if (gnuplot == NULL)
+    {
+      g_autofree char *dat = plot_sibling_path (figure, ".dat");
+      g_set_error (error, TS_ERROR, TS_ERROR_IO,
+                   "gnuplot not found: install it (apt-get install "
+                   "gnuplot-nox); %s and %s were written", gp, dat);
+      return FALSE;
+    }
+
+  g_autofree char *dir = g_path_get_dirname (figure);
+  g_autofree char *gp_base = g_path_get_basename (gp);
+  g_autofree char *tmp = g_build_filename (dir, ".trainsim-plot-XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmp, O_RDWR, 0666);  /* the umask applies */
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write in %s: %s",
+                   dir, g_strerror (saved_errno));
+      return FALSE;
+    }
+  close (fd);
+
+  /* A hidden name in the figure's directory, so the rename is atomic;
+   * gnuplot takes the format from the script's terminal, not the name. */
+  g_autofree char *tmp_base = g_path_get_basename (tmp);
+  g_autoptr (GString) assign = g_string_new ("outfile = ");
+  append_gp_string (assign, tmp_base);
+  const char *argv[] = { gnuplot, "-e", assign->str, gp_base, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr (GError) local = NULL;
+
+  if (!g_spawn_sync (dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                     &out, &err, &wait_status, &local)
+      || !g_spawn_check_exit_status (wait_status, &local))
+    {
+      g_unlink (tmp);
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "gnuplot %s failed (%s)%s%s",
+                   gp, local->message, err && *err ? ":\n" : "",
+                   err ? g_strchomp (err) : "");
+      return FALSE;
+    }
+  if (g_rename (tmp, figure) != 0)
+    {
+      int saved_errno = errno;
+      g_unlink (tmp);
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s",
+                   figure, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (out && *out)
+    g_string_append_printf (notes, "gnuplot: %s\n", g_strchomp (out));
+  if (err && *err)
+    g_string_append_printf (notes, "gnuplot: %s\n", g_strchomp (err));
+  return TRUE;
+}

@@ -1,0 +1,1213 @@
+/* sweep.c: `trainsim sweep` and `trainsim merge` (sweep.h).
+ *
+ * The experiment file is parsed once; each point copies the tree, sets its
+ * axis values with ytree_set_path, and loads and replays it as `run` does.
+ * Workers of a GThreadPool take points in order; the main thread writes
+ * their rows through a reorder buffer, a ring of WINDOW slots indexed by a
+ * point's slot (its rank in the shard) modulo WINDOW:
+ *
+ *   written ... next-1 | next ... next+WINDOW-1 | not yet queued
+ *                        queued or running; a finished row waits in its
+ *                        ring slot until every row before it is written
+ *
+ * The main thread queues slot s only once s < next + WINDOW, so a slot is
+ * never reused before its row is written, memory stays bounded by WINDOW
+ * rows whatever the size of the sweep, and a slow point holds back at most
+ * WINDOW finished ones. */
+#define _POSIX_C_SOURCE 200809L  /* fileno, ftruncate, getline, fdopen */
+
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/errors.h"
+#include "config/config.h"
+#include "output/report.h"
+#include "parallel/sim.h"
+
+/* ------------------------------------------------------------------ axes */
+
+typedef struct {
+  char *key;            /* dotted, as written: the column's name; owned */
+  YMark mark;           /* of the key in the file, or "--sweep KEY" */
+  GPtrArray *values;    /* YNode *, scalars; owned */
+} Axis;
+
+struct Sweep {
+  char *path;           /* the experiment file; owned */
+  YNode *base;          /* the experiment without its sweep; owned */
+  GPtrArray *axes;      /* Axis *; owned */
+  guint64 max_points;
+  guint64 n_points;     /* set by sweep_check */
+  char **skip;          /* top-level axis keys: JSON members not repeated; owned */
+};
+
+static void
+axis_free (gpointer data)
+{
+  Axis *axis = data;
+
+  g_free (axis->key);
+  g_ptr_array_unref (axis->values);
+  g_free (axis);
+}
+
+static Axis *
+axis_new (const char *key, YMark mark)
+{
+  Axis *axis = g_new0 (Axis, 1);
+
+  axis->key = g_strdup (key);
+  axis->mark = mark;
+  axis->values = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+  return axis;
+}
+
+void
+sweep_free (Sweep *sweep)
+{
+  if (sweep == NULL)
+    return;
+  g_free (sweep->path);
+  ytree_free (sweep->base);
+  g_ptr_array_unref (sweep->axes);
+  g_strfreev (sweep->skip);
+  g_free (sweep);
+}
+
+/* "INTEGER..": the start of a range, and of nothing else a value would be
+ * (a path such as ../models/x.yaml does not start with a digit). */
+static gboolean
+looks_like_range (const char *text)
+{
+  const char *p = text + (text[0] == '-');
+
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  return g_str_has_prefix (p, "..");
+}
+
+/* Parses a decimal integer at *P, moving *P past it. */
+static gboolean
+parse_int64 (const char **p, gint64 *out)
+{
+  const char *start = *p;
+  char *end;
+
+  if (!g_ascii_isdigit (start[start[0] == '-']))
+    return FALSE;
+  errno = 0;
+  *out = g_ascii_strtoll (start, &end, 10);
+  if (errno != 0)
+    return FALSE;
+  *p = end;
+  return TRUE;
+}
+
+gboolean
+sweep_expand_range (const char *text, guint64 max_values, GArray *out,
+                    GError **error)
+{
+  const char *p = text;
+  gint64 start, end, by = 1;
+  char kind = '+';
+  guint64 count = 0;
+  gboolean ok;
+
+  if (!looks_like_range (text))
+    return FALSE;
+  ok = parse_int64 (&p, &start) && g_str_has_prefix (p, "..");
+  if (ok)
+    {
+      p += 2;
+      ok = parse_int64 (&p, &end);
+    }
+  if (ok && (*p == '+' || *p == 'x'))
+    {
+      kind = *p++;
+      ok = parse_int64 (&p, &by);
+    }
+  if (!ok || *p != '\0')
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "'%s' is not a range: write "
+                   "A..B (step 1), A..B+STEP or A..BxFACTOR, such as 1..8, 0..64+16 "
+                   "or 64..4096x2", text);
+      return FALSE;
+    }
+  if (kind == '+' && by < 1)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s needs a step of at "
+                   "least 1", text);
+      return FALSE;
+    }
+  if (kind == 'x' && (by < 2 || start < 1))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s needs a factor of at "
+                   "least 2 and a start of at least 1", text);
+      return FALSE;
+    }
+  if (end < start)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s is empty: its end is "
+                   "below its start (write %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
+                   text, end, start);
+      return FALSE;
+    }
+  if (kind == '+')
+    count = ((guint64) end - (guint64) start) / (guint64) by + 1;
+  else
+    for (gint64 v = start;; v *= by)
+      {
+        count++;
+        if (v > end / by)
+          break;
+      }
+  if (count > max_values)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s has %" G_GUINT64_FORMAT
+                   " values, more than --max-points %" G_GUINT64_FORMAT, text, count,
+                   max_values);
+      return FALSE;
+    }
+  for (guint64 i = 0; i < count; i++)
+    {
+      gint64 v = kind == '+' ? start + (gint64) (i * (guint64) by)
+                             : (i == 0 ? start : g_array_index (out, gint64, out->len - 1) * by);
+      g_array_append_val (out, v);
+    }
+  return TRUE;
+}
+
+/* Adds VALUE (a scalar; a range is expanded) to AXIS. Errors cite the
+ * value's mark, then WHAT: "sweep.KEY: " when the mark is a file's, ""
+ * when it already names the axis ("--sweep KEY"). */
+static gboolean
+axis_add_value (Axis *axis, const YNode *value, const char *what, guint64 max_points,
+                GError **error)
+{
+  g_autoptr (GArray) range = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GError) local = NULL;
+
+  if (value->kind != YNODE_SCALAR)
+    {
+      ytree_set_error (error, value->mark, "%seach value must be a scalar such as 4, "
+                       "true or gpt3-175b, got %s", what, ytree_kind_name (value->kind));
+      return FALSE;
+    }
+  if (!value->plain || !sweep_expand_range (value->text, max_points, range, &local))
+    {
+      if (local != NULL)
+        {
+          ytree_set_error (error, value->mark, "%s%s", what, local->message);
+          return FALSE;
+        }
+      g_ptr_array_add (axis->values, ytree_copy (value));
+      return TRUE;
+    }
+  for (guint i = 0; i < range->len; i++)
+    {
+      char text[32];
+
+      g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, g_array_index (range, gint64, i));
+      g_ptr_array_add (axis->values, ytree_scalar_new (text, value->mark));
+    }
+  return TRUE;
+}
+
+/* Fills AXIS from LIST, a sequence of values or a scalar range, written
+ * at LIST->mark; WHAT as for axis_add_value. */
+static gboolean
+axis_add_list (Axis *axis, const YNode *list, const char *what, guint64 max_points,
+               GError **error)
+{
+  if (list->kind == YNODE_SEQUENCE)
+    {
+      for (guint i = 0; i < list->items->len; i++)
+        if (!axis_add_value (axis, g_ptr_array_index (list->items, i), what, max_points,
+                             error))
+          return FALSE;
+    }
+  else if (list->kind == YNODE_SCALAR && list->plain && looks_like_range (list->text))
+    {
+      if (!axis_add_value (axis, list, what, max_points, error))
+        return FALSE;
+    }
+  else if (!ytree_is_null (list))
+    {
+      ytree_set_error (error, list->mark, "%sthe axis must be a list of values such as [1, 2, 4] "
+                       "or a range such as 1..8, 64..4096x2 or 0..64+16, got %s", what,
+                       list->kind == YNODE_SCALAR ? "a single value"
+                       : ytree_kind_name (list->kind));
+      return FALSE;
+    }
+  if (axis->values->len == 0)
+    {
+      ytree_set_error (error, list->mark, "%sthe axis is empty: give it at least one value, "
+                       "such as [1, 2, 4]", what);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+Sweep *
+sweep_new (const char *path, const char *const *overrides, guint64 max_points,
+           GError **error)
+{
+  g_autoptr (Sweep) sweep = g_new0 (Sweep, 1);
+  const YPair *axes;
+
+  sweep->path = g_strdup (path);
+  sweep->max_points = max_points;
+  sweep->axes = g_ptr_array_new_with_free_func (axis_free);
+  if (!(sweep->base = config_read_tree (path, overrides, error)))
+    return NULL;
+  axes = ytree_map_find (sweep->base, "sweep");
+  if (axes != NULL && !ytree_is_null (axes->value))
+    {
+      if (axes->value->kind != YNODE_MAPPING)
+        {
+          ytree_set_error (error, axes->value->mark, "sweep must map dotted keys to lists "
+                           "of values, such as {parallel.micro_batch: [1, 2, 4]}, got %s",
+                           ytree_kind_name (axes->value->kind));
+          return NULL;
+        }
+      for (guint i = 0; i < axes->value->items->len; i++)
+        {
+          const YPair *pair = g_ptr_array_index (axes->value->items, i);
+          g_autofree char *what = g_strconcat ("sweep.", pair->key, ": ", NULL);
+          Axis *axis = axis_new (pair->key, pair->key_mark);
+
+          g_ptr_array_add (sweep->axes, axis);
+          if (!axis_add_list (axis, pair->value, what, max_points, error))
+            return NULL;
+        }
+    }
+  ytree_map_remove (sweep->base, "sweep");
+  return g_steal_pointer (&sweep);
+}
+
+gboolean
+sweep_add_axis (Sweep *sweep, const char *arg, GError **error)
+{
+  const char *eq = strchr (arg, '=');
+  g_autofree char *key = NULL, *origin = NULL;
+  const char *list;
+  Axis *axis;
+  YMark mark;
+  guint at = 0;
+
+  if (eq == NULL || eq == arg)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "--sweep %s: expected KEY=V1,V2,..., "
+                   "such as --sweep parallel.micro_batch=1,2,4, --sweep gpus=64..4096x2 or "
+                   "--sweep parallel.pp=1..8", arg);
+      return FALSE;
+    }
+  key = g_strndup (arg, (gsize) (eq - arg));
+  origin = g_strconcat ("--sweep ", key, NULL);
+  mark = (YMark) { g_intern_string (origin), 0, 0 };
+  list = eq + 1;
+  axis = axis_new (key, mark);
+  /* Replace in place, or append: the order of the columns is the order
+   * the axes were first given in. */
+  while (at < sweep->axes->len
+         && strcmp (((Axis *) g_ptr_array_index (sweep->axes, at))->key, key) != 0)
+    at++;
+  if (at == sweep->axes->len)
+    g_ptr_array_add (sweep->axes, axis);
+  else
+    {
+      axis_free (sweep->axes->pdata[at]);
+      sweep->axes->pdata[at] = axis;
+    }
+
+  if (list[0] == '[')
+    {
+      g_autoptr (YNode) node = ytree_parse_string (list, origin, FALSE, error);
+      return node != NULL && axis_add_list (axis, node, "", sweep->max_points, error);
+    }
+  g_auto (GStrv) items = g_strsplit (list, ",", -1);
+  if (items[0] == NULL)
+    {
+      ytree_set_error (error, mark, "the axis is empty: give it values, such as "
+                       "--sweep %s=1,2,4 or --sweep %s=1..8", key, key);
+      return FALSE;
+    }
+  for (int i = 0; items[i] != NULL; i++)
+    {
+      g_autoptr (YNode) node = NULL;
+
+      g_strstrip (items[i]);
+      if (items[i][0] == '\0')
+        {
+          ytree_set_error (error, mark, "value %d of '%s' is empty: separate values "
+                           "with single commas, such as %s=1,2,4", i + 1, list, key);
+          return FALSE;
+        }
+      if (!(node = ytree_parse_string (items[i], origin, FALSE, error))
+          || !axis_add_value (axis, node, "", sweep->max_points, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ----------------------------------------------------------------- points */
+
+/* The value of axis A at POINT: the last axis varies fastest. */
+static const YNode *
+point_value (const Sweep *sweep, guint a, guint64 point)
+{
+  for (guint b = sweep->axes->len - 1; b > a; b--)
+    point /= ((const Axis *) g_ptr_array_index (sweep->axes, b))->values->len;
+  const Axis *axis = g_ptr_array_index (sweep->axes, a);
+  return g_ptr_array_index (axis->values, point % axis->values->len);
+}
+
+/* The experiment tree of POINT: the base with each axis's value set. */
+static YNode *
+point_tree (const Sweep *sweep, guint64 point, GError **error)
+{
+  g_autoptr (YNode) tree = ytree_copy (sweep->base);
+
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      const Axis *axis = g_ptr_array_index (sweep->axes, a);
+
+      if (!ytree_set_path (tree, axis->key, ytree_copy (point_value (sweep, a, point)),
+                           error))
+        return NULL;
+    }
+  return g_steal_pointer (&tree);
+}
+
+guint64
+sweep_n_points (const Sweep *sweep)
+{
+  return sweep->n_points;
+}
+
+gboolean
+sweep_check (Sweep *sweep, GError **error)
+{
+  g_autoptr (GString) sizes = g_string_new (NULL);
+  g_autoptr (GPtrArray) skip = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (YNode) tree = NULL;
+  guint64 n = 1;
+  gboolean overflow = FALSE;
+  ExperimentSpec spec;
+
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      const Axis *axis = g_ptr_array_index (sweep->axes, a);
+      guint64 len = axis->values->len;
+
+      if (!config_check_key (axis->key, axis->mark, error))
+        return FALSE;
+      overflow = overflow || n > G_MAXUINT64 / len;
+      n *= len;
+      g_string_append_printf (sizes, "%s%" G_GUINT64_FORMAT, a ? " x " : "", len);
+      if (strchr (axis->key, '.') == NULL)
+        g_ptr_array_add (skip, g_strdup (axis->key));
+    }
+  if (overflow || n > sweep->max_points)
+    {
+      g_autofree char *count = overflow ? g_strdup ("more than 2^64")
+                               : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: the sweep has %s points (%s), "
+                   "more than --max-points %" G_GUINT64_FORMAT ": raise --max-points, "
+                   "or narrow the axes", sweep->path, count, sizes->str, sweep->max_points);
+      return FALSE;
+    }
+  sweep->n_points = n;
+  g_ptr_array_add (skip, NULL);
+  g_strfreev (sweep->skip);
+  sweep->skip = (char **) g_ptr_array_steal (skip, NULL);
+
+  /* The first point's loading: a failure that cites none of its swept
+   * values is the file's or --set's, and would fail every point alike. */
+  if ((tree = point_tree (sweep, 0, &local))
+      && config_experiment_from_tree (tree, sweep->path, &spec, &local))
+    {
+      experiment_spec_clear (&spec);
+      return TRUE;
+    }
+  if (local->domain == TS_ERROR && local->code == TS_ERROR_INPUT)
+    for (guint a = 0; a < sweep->axes->len; a++)
+      {
+        g_autofree char *where = ytree_mark_format (point_value (sweep, a, 0)->mark);
+        g_autofree char *prefix = g_strconcat (where, ": ", NULL);
+
+        if (g_str_has_prefix (local->message, prefix))
+          return TRUE;
+      }
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------- rows */
+
+typedef enum {
+  STATUS_OK,
+  STATUS_INFEASIBLE,
+  STATUS_OOM,
+} Status;
+
+static const char *const status_names[] = { "ok", "infeasible", "oom" };
+
+/* A CSV cell, quoted (RFC 4180) when it holds a separator, a quote, a
+ * line break, or spaces at an end that a reader might trim. */
+static void
+append_csv_cell (GString *out, const char *text)
+{
+  gsize n = strlen (text);
+
+  if (text[strcspn (text, ",\"\r\n")] == '\0'
+      && (n == 0 || (text[0] != ' ' && text[n - 1] != ' ')))
+    {
+      g_string_append (out, text);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_json_string (GString *out, const char *text)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf (out, "\\%c", *p);
+    else if (*p == '\n')
+      g_string_append (out, "\\n");
+    else if (*p < 0x20)
+      g_string_append_printf (out, "\\u%04x", *p);
+    else
+      g_string_append_c (out, (char) *p);
+  g_string_append_c (out, '"');
+}
+
+/* TEXT is a number as JSON writes them (RFC 8259 section 6). */
+static gboolean
+is_json_number (const char *p)
+{
+  p += *p == '-';
+  if (*p == '0')
+    p++;
+  else if (g_ascii_isdigit (*p))
+    while (g_ascii_isdigit (*p))
+      p++;
+  else
+    return FALSE;
+  if (*p == '.')
+    {
+      if (!g_ascii_isdigit (*++p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  if (*p == 'e' || *p == 'E')
+    {
+      p++;
+      p += *p == '+' || *p == '-';
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  return *p == '\0';
+}
+
+/* A swept value as the YAML scalar looks: a number, true, false, null,
+ * or else a string. */
+static void
+append_json_value (GString *out, const YNode *v)
+{
+  if (v->plain && (is_json_number (v->text) || strcmp (v->text, "true") == 0
+                   || strcmp (v->text, "false") == 0))
+    g_string_append (out, v->text);
+  else if (ytree_is_null (v))
+    g_string_append (out, "null");
+  else
+    append_json_string (out, v->text);
+}
+
+/* An error message as one line: without the experiment's path in front
+ * (every row has it), and with the rules a plan breaks, which plan_check
+ * puts on lines of their own, joined by "; ". */
+static char *
+reason_line (const char *message, const char *path)
+{
+  g_auto (GStrv) lines = NULL;
+  GString *out = g_string_new (NULL);
+
+  if (g_str_has_prefix (message, path) && g_str_has_prefix (message + strlen (path), ": "))
+    message += strlen (path) + 2;
+  lines = g_strsplit (message, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    {
+      g_strstrip (lines[i]);
+      if (lines[i][0] == '\0')
+        continue;
+      if (out->len > 0)
+        g_string_append (out, out->str[out->len - 1] == ':' ? " " : "; ");
+      g_string_append (out, lines[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The CSV header: the axis keys, status, reason, then report's columns. */
+static void
+append_csv_header (const Sweep *sweep, GString *out)
+{
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      append_csv_cell (out, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
+      g_string_append_c (out, ',');
+    }
+  g_string_append (out, "status,reason,");
+  report_append_csv_header (out);
+}
+
+/* How a JSON line of this sweep starts: the first member's name. */
+static char *
+jsonl_prefix (const Sweep *sweep)
+{
+  g_autoptr (GString) out = g_string_new ("{");
+
+  append_json_string (out, sweep->axes->len
+                      ? ((const Axis *) g_ptr_array_index (sweep->axes, 0))->key
+                      : "status");
+  g_string_append (out, ": ");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Runs POINT and appends its row to ROW (nothing, for an infeasible point
+ * under FEASIBLE_ONLY). Fails only on what is no fault of the point: a
+ * file that cannot be read. */
+static gboolean
+point_row (const Sweep *sweep, guint64 point, SweepFormat format,
+           gboolean feasible_only, int csv_columns, GString *row, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (YNode) tree = point_tree (sweep, point, &local);
+  g_autofree char *reason = NULL;
+  ExperimentSpec spec;
+  SimOptions options = { FALSE, NULL };
+  SimResult result;
+  gboolean ok = FALSE;
+  Status status;
+
+  if (tree && config_experiment_from_tree (tree, sweep->path, &spec, &local))
+    {
+      ok = sim_run (&spec, &options, &result, &local);
+      experiment_spec_clear (&spec);
+    }
+  if (!ok && (local->domain != TS_ERROR || local->code == TS_ERROR_IO))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  status = !ok ? STATUS_INFEASIBLE : result.fits_memory ? STATUS_OK : STATUS_OOM;
+  if (status == STATUS_INFEASIBLE && feasible_only)
+    return TRUE;
+  if (status == STATUS_INFEASIBLE)
+    reason = reason_line (local->message, sweep->path);
+  else if (status == STATUS_OOM)
+    {
+      char need[G_ASCII_DTOSTR_BUF_SIZE], have[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_ascii_formatd (need, sizeof need, "%.1f", result.memory_per_gpu_gib);
+      g_ascii_formatd (have, sizeof have, "%.1f", result.memory.capacity / (1024.0 * 1024 * 1024));
+      reason = g_strdup_printf ("needs %s GiB per GPU, more than the GPU's %s GiB", need, have);
+    }
+
+  if (format == SWEEP_CSV)
+    {
+      for (guint a = 0; a < sweep->axes->len; a++)
+        {
+          append_csv_cell (row, point_value (sweep, a, point)->text);
+          g_string_append_c (row, ',');
+        }
+      g_string_append_printf (row, "%s,", status_names[status]);
+      append_csv_cell (row, reason ? reason : "");
+      g_string_append_c (row, ',');
+      if (status == STATUS_INFEASIBLE)
+        {
+          /* The empty cells of a result there is not. */
+          for (int i = 1; i < csv_columns; i++)
+            g_string_append_c (row, ',');
+          g_string_append_c (row, '\n');
+        }
+      else
+        report_append_csv_row (row, &result);
+      return TRUE;
+    }
+
+  g_string_append_c (row, '{');
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      append_json_string (row, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
+      g_string_append (row, ": ");
+      append_json_value (row, point_value (sweep, a, point));
+      g_string_append (row, ", ");
+    }
+  g_string_append_printf (row, "\"status\": \"%s\", \"reason\": ", status_names[status]);
+  if (reason)
+    append_json_string (row, reason);
+  else
+    g_string_append (row, "null");
+  if (status != STATUS_INFEASIBLE)
+    {
+      g_string_append (row, ", ");
+      report_append_json_members (row, &result, (const char *const *) sweep->skip);
+    }
+  g_string_append (row, "}\n");
+  return TRUE;
+}
+
+/* --------------------------------------------------------------- resume */
+
+/* Prepares PATH for appending the rest of a sweep: counts its complete
+ * lines, cuts a trailing partial line away, and checks the first line:
+ * HEADER without its newline (CSV), or a line starting with PREFIX (JSON
+ * lines; HEADER NULL). *ROWS: the rows after any header; *EMPTY: no
+ * complete line (a missing file is an empty one). */
+static gboolean
+resume_prepare (const char *path, const char *header, const char *prefix,
+                guint64 *rows, gboolean *empty, GError **error)
+{
+  FILE *f = fopen (path, "r+b");
+  g_autoptr (GString) first = g_string_new (NULL);
+  gboolean first_done = FALSE, matches;
+  char buf[65536];
+  guint64 lines = 0;
+  gint64 offset = 0, complete = 0;
+  gsize n;
+  int saved;
+
+  *rows = 0;
+  *empty = TRUE;
+  if (f == NULL && errno == ENOENT)
+    return TRUE;
+  if (f == NULL)
+    goto io_error;
+  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
+    {
+      const char *nl = memchr (buf, '\n', n);
+
+      if (!first_done)
+        {
+          g_string_append_len (first, buf, nl ? nl - buf : (gssize) n);
+          first_done = nl != NULL;
+        }
+      for (gsize i = 0; i < n; i++)
+        if (buf[i] == '\n')
+          {
+            lines++;
+            complete = offset + (gint64) i + 1;
+          }
+      offset += (gint64) n;
+    }
+  if (ferror (f))
+    goto io_error;
+  /* What an interrupted write left of a row. */
+  if (offset > complete && (fflush (f) != 0 || ftruncate (fileno (f), complete) != 0))
+    goto io_error;
+  fclose (f);
+
+  if (lines == 0)
+    return TRUE;
+  *empty = FALSE;
+  matches = header != NULL ? first->len == strlen (header) - 1
+                             && memcmp (first->str, header, first->len) == 0
+                           : g_str_has_prefix (first->str, prefix);
+  if (!matches)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: its %s not this sweep's (another "
+                   "experiment, other axes or another --format?); leave out --resume to "
+                   "start it over", path, header ? "header is" : "rows are");
+      return FALSE;
+    }
+  *rows = lines - (header != NULL);
+  return TRUE;
+
+io_error:
+  saved = errno;
+  if (f != NULL)
+    fclose (f);
+  g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot resume %s: %s", path,
+               g_strerror (saved));
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------ run */
+
+typedef struct {
+  const Sweep *sweep;
+  const SweepOptions *options;
+  int csv_columns;
+  guint window;           /* ring slots */
+  GMutex lock;            /* guards the fields below */
+  GCond finished;         /* a point's row is in the ring, or it failed */
+  GString **ring;         /* slot % window -> finished row; owned */
+  GError *fatal;          /* the failure of the lowest failed slot; owned */
+  guint64 fatal_slot;
+} Run;
+
+/* GThreadPool's function: DATA is the slot plus one (a task is never NULL). */
+static void
+run_slot (gpointer data, gpointer user_data)
+{
+  Run *run = user_data;
+  const SweepOptions *o = run->options;
+  guint64 slot = GPOINTER_TO_SIZE (data) - 1;
+  guint64 point = slot * o->shard_n + (o->shard_k - 1);
+  GString *row = g_string_new (NULL);
+  GError *error = NULL;
+  gboolean ok = point_row (run->sweep, point, o->format, o->feasible_only,
+                           run->csv_columns, row, &error);
+
+  g_mutex_lock (&run->lock);
+  if (ok)
+    run->ring[slot % run->window] = row;
+  else
+    {
+      g_string_free (row, TRUE);
+      if (run->fatal == NULL || slot < run->fatal_slot)
+        {
+          g_clear_error (&run->fatal);
+          run->fatal = error;
+          run->fatal_slot = slot;
+        }
+      else
+        g_error_free (error);
+    }
+  g_cond_signal (&run->finished);
+  g_mutex_unlock (&run->lock);
+}
+
+/* "[#####.....] 512/1024 points, 85.3/s, 6 s left" over the line before;
+ * the rate counts the points run now, not those resumed. */
+static void
+draw_progress (guint64 done, guint64 total, guint64 resumed, gint64 start_us)
+{
+  double elapsed = (g_get_monotonic_time () - start_us) / 1e6;
+  double rate = elapsed > 0 ? (done - resumed) / elapsed : 0;
+  int filled = total ? (int) (20 * done / total) : 20;
+  char bar[21];
+
+  memset (bar, '#', (gsize) filled);
+  memset (bar + filled, '.', (gsize) (20 - filled));
+  bar[20] = '\0';
+  fprintf (stderr, "\r[%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " points, %.1f/s",
+           bar, done, total, rate);
+  if (rate > 0)
+    {
+      gint64 left = (gint64) ((total - done) / rate + 0.5);
+
+      if (left < 60)
+        fprintf (stderr, ", %d s left      ", (int) left);
+      else if (left < 3600)
+        fprintf (stderr, ", %dm %02ds left   ", (int) (left / 60), (int) (left % 60));
+      else
+        fprintf (stderr, ", %dh %02dm left   ", (int) (left / 3600),
+                 (int) (left / 60 % 60));
+    }
+  else
+    fprintf (stderr, "%18s", "");
+}
+
+static gboolean
+write_out (FILE *out, const char *name, const GString *text, GError **error)
+{
+  if ((text->len == 0 || fwrite (text->str, 1, text->len, out) == text->len)
+      && fflush (out) == 0)
+    return TRUE;
+  g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", name,
+               g_strerror (errno));
+  return FALSE;
+}
+
+gboolean
+sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
+{
+  g_autoptr (GString) header = g_string_new (NULL);
+  g_autoptr (GString) batch = g_string_new (NULL);
+  g_autofree char *prefix = jsonl_prefix (sweep);
+  const char *name = o->output ? o->output : "standard output";
+  guint64 end, next = 0, queued, resumed = 0;
+  gboolean empty = TRUE, ok = TRUE, stopping = FALSE;
+  gint64 start_us = g_get_monotonic_time (), redraw_at = 0;
+  GThreadPool *pool;
+  FILE *out = stdout;
+  Run run = { sweep, o };
+
+  g_return_val_if_fail (o->threads >= 1 && o->shard_k >= 1 && o->shard_k <= o->shard_n,
+                        FALSE);
+  /* Shard K's points are K-1, K-1+N, ...: END of them. */
+  end = sweep->n_points > o->shard_k - 1
+        ? (sweep->n_points - o->shard_k) / o->shard_n + 1 : 0;
+  report_append_csv_header (header);
+  for (const char *p = header->str; *p; p++)
+    run.csv_columns += *p == ',';
+  run.csv_columns++;
+  g_string_truncate (header, 0);
+  append_csv_header (sweep, header);
+
+  if (o->resume && o->output != NULL
+      && !resume_prepare (o->output, o->format == SWEEP_CSV ? header->str : NULL, prefix,
+                          &resumed, &empty, error))
+    return FALSE;
+  if (resumed > end)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has %" G_GUINT64_FORMAT " rows, "
+                   "more than the %" G_GUINT64_FORMAT " points of this sweep%s: it is not "
+                   "this sweep's output", o->output, resumed, end,
+                   o->shard_n > 1 ? " shard" : "");
+      return FALSE;
+    }
+  if (o->output != NULL && !(out = fopen (o->output, o->resume ? "ab" : "wb")))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", o->output,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  if (empty && o->format == SWEEP_CSV && !write_out (out, name, header, error))
+    {
+      if (out != stdout)
+        fclose (out);
+      return FALSE;
+    }
+
+  next = queued = resumed;
+  run.window = MAX (64, 32 * o->threads);
+  run.ring = g_new0 (GString *, run.window);
+  g_mutex_init (&run.lock);
+  g_cond_init (&run.finished);
+  pool = g_thread_pool_new (run_slot, &run, (gint) o->threads, TRUE, NULL);
+  while (ok && next < end)
+    {
+      gboolean fatal_here;
+
+      for (; !stopping && queued < end && queued < next + run.window; queued++)
+        g_thread_pool_push (pool, GSIZE_TO_POINTER (queued + 1), NULL);
+      g_mutex_lock (&run.lock);
+      while (run.ring[next % run.window] == NULL
+             && !(run.fatal != NULL && run.fatal_slot == next))
+        if (!o->progress)
+          g_cond_wait (&run.finished, &run.lock);
+        else if (!g_cond_wait_until (&run.finished, &run.lock, redraw_at))
+          break;
+      for (; next < end && run.ring[next % run.window] != NULL; next++)
+        {
+          GString *row = g_steal_pointer (&run.ring[next % run.window]);
+          g_string_append_len (batch, row->str, (gssize) row->len);
+          g_string_free (row, TRUE);
+        }
+      fatal_here = run.fatal != NULL && run.fatal_slot == next;
+      stopping = run.fatal != NULL;
+      g_mutex_unlock (&run.lock);
+
+      ok = write_out (out, name, batch, error);
+      g_string_truncate (batch, 0);
+      if (o->progress && g_get_monotonic_time () >= redraw_at)
+        {
+          draw_progress (next, end, resumed, start_us);
+          redraw_at = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 5;
+        }
+      if (ok && fatal_here)
+        {
+          g_propagate_error (error, g_steal_pointer (&run.fatal));
+          ok = FALSE;
+        }
+    }
+  /* Queued points are dropped; running ones finish into the ring. */
+  g_thread_pool_free (pool, TRUE, TRUE);
+  for (guint i = 0; i < run.window; i++)
+    if (run.ring[i] != NULL)
+      g_string_free (run.ring[i], TRUE);
+  g_free (run.ring);
+  g_clear_error (&run.fatal);
+  g_cond_clear (&run.finished);
+  g_mutex_clear (&run.lock);
+  if (o->progress)
+    fprintf (stderr, "\r%-80s\r", "");
+  if (out != stdout && fclose (out) != 0 && ok)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", name,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  return ok;
+}
+
+/* ----------------------------------------------------------------- merge */
+
+typedef struct {
+  const char *path;
+  FILE *f;
+  char *line;           /* getline's buffer; owned */
+  size_t size;
+  ssize_t len;          /* of the line read last; -1 at the end */
+} Shard;
+
+/* Reads the next line of SHARD; FALSE at the end or on an error. */
+static gboolean
+shard_next (Shard *shard, GError **error)
+{
+  errno = 0;
+  shard->len = getline (&shard->line, &shard->size, shard->f);
+  if (shard->len < 0)
+    {
+      if (ferror (shard->f))
+        g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", shard->path,
+                     g_strerror (errno));
+      return FALSE;
+    }
+  if (shard->line[shard->len - 1] != '\n')
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s ends in a partial row: its sweep "
+                   "was interrupted; finish it with trainsim sweep --resume and the same "
+                   "--shard", shard->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Writes the rows of SHARDS interleaved: round j takes row j of each
+ * shard in turn. Shard K has a row in a round only if shards 1..K-1 have,
+ * and after a round that some shard lacks, none has more. With
+ * FIRST_READ, the first row of each shard is already in its buffer. */
+static gboolean
+merge_rows (Shard *shards, guint n, gboolean first_read, FILE *out, const char *name,
+            GError **error)
+{
+  for (gboolean ended = FALSE;; first_read = FALSE)
+    {
+      guint got = 0;
+
+      for (guint k = 0; k < n; k++)
+        {
+          GError *local = NULL;
+          gboolean have = first_read ? shards[k].len >= 0 : shard_next (&shards[k], &local);
+
+          if (local != NULL)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          if (!have)
+            continue;
+          if (got < k || ended)
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has more rows than %s: "
+                           "merge needs the complete outputs of --shard 1/N ... N/N, "
+                           "given in that order", shards[k].path,
+                           shards[got < k ? got : n - 1].path);
+              return FALSE;
+            }
+          got++;
+          if (fwrite (shards[k].line, 1, (size_t) shards[k].len, out)
+              != (size_t) shards[k].len)
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", name,
+                           g_strerror (errno));
+              return FALSE;
+            }
+        }
+      if (got == 0)
+        return TRUE;
+      ended = got < n;
+    }
+}
+
+/* The same file, by device and inode. */
+static gboolean
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  return strcmp (a, b) == 0
+         || (stat (a, &sa) == 0 && stat (b, &sb) == 0
+             && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+static gboolean
+write_failed (const char *name, GError **error)
+{
+  g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", name,
+               g_strerror (errno));
+  return FALSE;
+}
+
+/* Opens the shards and reads their first lines: the header of a CSV
+ * shard (every shard's must be the first's), or a JSON line. *CSV: the
+ * shards are CSV; an empty first shard is JSON lines of no points. */
+static gboolean
+merge_open (Shard *shards, guint n, gboolean *csv, GError **error)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      GError *local = NULL;
+
+      if (!(shards[k].f = fopen (shards[k].path, "rb")))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", shards[k].path,
+                       g_strerror (errno));
+          return FALSE;
+        }
+      if (!shard_next (&shards[k], &local) && local != NULL)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (k == 0)
+        *csv = shards[0].len > 0 && shards[0].line[0] != '{';
+      if (!*csv && shards[k].len > 0 && shards[k].line[0] != '{')
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s is not JSON lines, as %s is: "
+                       "the shards of one sweep have the same --format", shards[k].path,
+                       shards[0].path);
+          return FALSE;
+        }
+      if (*csv && (shards[k].len != shards[0].len
+                   || memcmp (shards[k].line, shards[0].line, (size_t) shards[0].len) != 0))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: its header is not %s's: "
+                       "the shards of one sweep have the same columns", shards[k].path,
+                       shards[0].path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* PATH exists and starts as the shards do (FIRST: the first shard's
+ * header, or first row): a shard itself, or an earlier merge. */
+static gboolean
+looks_like_output (const char *path, const Shard *first, gboolean csv)
+{
+  FILE *f = fopen (path, "rb");
+  g_autofree char *line = NULL;
+  size_t size = 0;
+  ssize_t len;
+  const char *colon;
+
+  if (f == NULL)
+    return FALSE;
+  len = getline (&line, &size, f);
+  fclose (f);
+  if (len < 0 || first->len < 0)
+    return FALSE;
+  if (csv)
+    return len == first->len && memcmp (line, first->line, (size_t) len) == 0;
+  /* JSON lines: the same first member's name. */
+  colon = strstr (first->line, "\": ");
+  return colon != NULL && strncmp (line, first->line, (size_t) (colon - first->line)) == 0;
+}
+
+gboolean
+sweep_merge (const char *output, const char *const *inputs, guint n, gboolean replace,
+             GError **error)
+{
+  g_autofree Shard *shards = g_new0 (Shard, n);
+  g_autofree char *tmp = NULL;
+  gboolean to_stdout = strcmp (output, "-") == 0, ok = FALSE, csv = FALSE;
+  FILE *out = stdout;
+
+  g_return_val_if_fail (n >= 1, FALSE);
+  for (guint k = 0; k < n; k++)
+    {
+      shards[k].path = inputs[k];
+      shards[k].len = -1;
+      if (!to_stdout && same_file (output, inputs[k]))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "the output %s is also a shard to "
+                       "merge: name a new file first, as in trainsim merge OUT SHARD...",
+                       output);
+          return FALSE;
+        }
+    }
+  if (!merge_open (shards, n, &csv, error))
+    goto done;
+  if (!replace && !to_stdout && looks_like_output (output, &shards[0], csv))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s exists and looks like a shard or "
+                   "a merge of this sweep: name a new output first (trainsim merge OUT "
+                   "SHARD...), or give it with -o to replace it", output);
+      goto done;
+    }
+  if (!to_stdout)
+    {
+      int fd;
+
+      /* Beside OUTPUT, so that the rename stays on one file system. */
+      tmp = g_strconcat (output, ".XXXXXX", NULL);
+      out = NULL;
+      if ((fd = g_mkstemp_full (tmp, O_WRONLY, 0666)) < 0)
+        {
+          g_clear_pointer (&tmp, g_free);
+          write_failed (output, error);
+          goto done;
+        }
+      if (!(out = fdopen (fd, "wb")))
+        {
+          close (fd);
+          write_failed (output, error);
+          goto done;
+        }
+    }
+  if (csv && fwrite (shards[0].line, 1, (size_t) shards[0].len, out) != (size_t) shards[0].len)
+    {
+      write_failed (output, error);
+      goto done;
+    }
+  if (!merge_rows (shards, n, !csv, out, output, error))
+    goto done;
+  if (fflush (out) != 0)
+    {
+      write_failed (output, error);
+      goto done;
+    }
+  if (!to_stdout)
+    {
+      int failed = fclose (out);
+
+      out = NULL;
+      if (failed != 0 || rename (tmp, output) != 0)
+        {
+          write_failed (output, error);
+          goto done;
+        }
+      g_clear_pointer (&tmp, g_free);
+    }
+  ok = TRUE;
+
+done:
+  if (out != NULL && out != stdout)
+    fclose (out);
+  if (tmp != NULL)
+    unlink (tmp);
+  for (guint k = 0; k < n; k++)
+    {
+      if (shards[k].f != NULL)
+        fclose (shards[k].f);
+      free (shards[k].line);
+    }
+  return ok;
+}

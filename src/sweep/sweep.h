@@ -1,0 +1,88 @@
+/* sweep.h: a design space as the cartesian product of axes, run by a pool
+ * of threads, a row per point written in point order as the points finish;
+ * shards of a sweep (for job arrays) and the merge that joins them.
+ *
+ * An axis is a dotted experiment key (parallel.micro_batch) and a list of
+ * values. Points are numbered through the product with the last axis
+ * varying fastest. Shard K of N runs the points i with i % N == K - 1, so
+ * row j of its output is point j * N + K - 1: that is all merge needs to
+ * restore the order, byte for byte. */
+#pragma once
+
+#include <glib.h>
+
+typedef enum {
+  SWEEP_CSV,
+  SWEEP_JSONL,
+} SweepFormat;
+
+typedef struct Sweep Sweep;
+
+/* Reads the experiment PATH once, applies OVERRIDES (NULL or a
+ * NULL-terminated list of --set "key=value"), and takes the axes of its
+ * `sweep:` mapping, in file order. Each axis is a list of values or a range
+ * (see sweep_expand_range); an axis with no values, or a range of more
+ * than MAX_POINTS, is an error citing its file:line:col. TS_ERROR_INPUT,
+ * or TS_ERROR_IO when the file cannot be read. */
+Sweep *sweep_new (const char *path, const char *const *overrides,
+                  guint64 max_points, GError **error);
+void sweep_free (Sweep *sweep);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sweep, sweep_free)
+
+/* Adds the axis of a --sweep argument: "KEY=V1,V2,..." where each value
+ * is a YAML scalar or a range, or "KEY=[V1, V2]" (a YAML list, for values
+ * with commas). It replaces an axis with the same key where that one
+ * stood; otherwise it comes after the others. Errors cite "--sweep KEY". */
+gboolean sweep_add_axis (Sweep *sweep, const char *arg, GError **error);
+
+/* Checks, before any point runs, what would otherwise fail every point or
+ * be found late: each axis key against the experiment's schema, the size
+ * of the product against MAX_POINTS, and the first point's loading, whose
+ * failure is the file's (or --set's) fault unless it cites a swept value.
+ * Must be called once, after the last sweep_add_axis, before sweep_run. */
+gboolean sweep_check (Sweep *sweep, GError **error);
+
+/* The number of points of the product (after sweep_check). */
+guint64 sweep_n_points (const Sweep *sweep);
+
+typedef struct {
+  guint threads;          /* worker threads, at least 1 */
+  SweepFormat format;
+  gboolean feasible_only; /* drop the infeasible rows (not with resume or shards) */
+  guint shard_k, shard_n; /* run shard K of N (1 <= K <= N); 1 of 1: every point */
+  const char *output;     /* a file, or NULL for stdout */
+  gboolean resume;        /* keep OUTPUT's complete rows, run the rest */
+  gboolean progress;      /* a progress line on stderr */
+} SweepOptions;
+
+/* Runs the points of the shard and writes a row per point to the output:
+ * CSV (a header, then rows) or JSON lines. A row is written once the rows
+ * of the points before it are, and the output is flushed after each write,
+ * so an interrupted sweep leaves the rows of a prefix of its points (and
+ * perhaps a partial last line, which --resume cuts away). A point whose
+ * plan cannot run, or does not fit in memory, is a row with its status and
+ * reason. Fails with TS_ERROR_IO when the output cannot be written, and
+ * TS_ERROR_INPUT when a file to resume is not this sweep's. */
+gboolean sweep_run (const Sweep *sweep, const SweepOptions *options,
+                    GError **error);
+
+/* Joins the outputs of the N shards of a sweep, INPUTS (N paths, shard 1
+ * first), into OUTPUT ("-" for stdout; a file is written to a temporary
+ * file renamed into place): the same bytes as the sweep run unsharded.
+ * Without REPLACE, an existing OUTPUT that starts as the shards do (a
+ * shard named where the output was meant) is not replaced. Fails
+ * (TS_ERROR_INPUT) when the headers differ, a shard ends in a partial
+ * row, or the row counts are not those of shards 1..N of one sweep;
+ * TS_ERROR_USAGE when OUTPUT is a shard or is not replaced; TS_ERROR_IO
+ * on a read or write failure. */
+gboolean sweep_merge (const char *output, const char *const *inputs,
+                      guint n_inputs, gboolean replace, GError **error);
+
+/* Expands TEXT if it is an integer range, appending its values (gint64)
+ * to OUT: "A..B" (A, A+1, ... B), "A..B+S" (step S), "A..BxF" (A, A*F,
+ * A*F^2 ... up to B). Returns FALSE without setting ERROR when TEXT is
+ * not a range (it does not start with "INTEGER.."); FALSE with ERROR
+ * (TS_ERROR_INPUT) for a malformed or empty range (8..1) or one with more
+ * than MAX_VALUES values; TRUE otherwise. */
+gboolean sweep_expand_range (const char *text, guint64 max_values, GArray *out,
+                             GError **error);

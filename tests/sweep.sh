@@ -1,0 +1,305 @@
+#!/bin/sh
+# tests/sweep.sh: `trainsim sweep` and `trainsim merge` from the command
+# line: rows and header, axes from the file and from --sweep (lists and
+# ranges), infeasible points as rows, the same bytes with 1 and 2 threads,
+# JSON lines, a killed sweep resumed into the bytes of an uninterrupted
+# one, shards merged into the unsharded output, and the errors of bad
+# input (exit 2, with where and what would be valid).
+#
+# Run by automake with TRAINSIM (the binary) and srcdir (the top source
+# directory) in the environment; by hand, from the top build directory:
+#   TRAINSIM=./trainsim srcdir=. sh tests/sweep.sh
+# Prints 'ok N - what' or 'not ok N - what' per case, then 'P passed, F failed',
+# and exits 1 when a case failed.
+
+set -u
+
+here=$(dirname "$0")
+: "${srcdir:=$here/..}"
+: "${TRAINSIM:=$(pwd)/trainsim}"
+srcdir=$(cd "$srcdir" && pwd) || exit 99
+case $TRAINSIM in
+  /*) ;;
+  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
+esac
+if [ ! -x "$TRAINSIM" ]; then
+  echo "sweep.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
+  exit 99
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-sweep.XXXXXX") || exit 99
+bg=
+cleanup () {
+  [ -n "$bg" ] && kill -9 "$bg" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+# The experiments written below name gpt3-175b and selene: found in the
+# source tree's models/ and topologies/.
+TRAINSIM_DATA_PATH=$srcdir
+export TRAINSIM_DATA_PATH
+
+n=0
+passed=0
+failed=0
+why=
+
+ok () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1"
+}
+notok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -n "$why" ] && echo "#   $why"
+  if [ -s "$tmp/err" ]; then
+    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
+  fi
+}
+skip () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+# verdict DESC: ok when $why is empty, else not ok.
+verdict () {
+  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
+  why=
+}
+fail_because () {
+  why="${why:+$why; }$1"
+}
+
+# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
+ts () {
+  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+# lines FILE: its number of lines.
+lines () {
+  wc -l <"$1" | tr -d ' '
+}
+
+# expect_error DESC PATTERN ARG...: trainsim exits 2 and says PATTERN (a
+# grep -E pattern) on stderr.
+expect_error () {
+  desc=$1
+  pattern=$2
+  shift 2
+  ts "$@"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq -- "$pattern" "$tmp/err" || fail_because "stderr does not match '$pattern'"
+  verdict "$desc"
+}
+
+# A GPT-3 175B experiment whose sweep has an infeasible value: tp 3
+# divides neither the 96 heads nor the 1024 GPUs.
+exp=$tmp/exp.yaml
+cat >"$exp" <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 512}
+training: {recompute: full}
+sweep:
+  parallel.tp: [3, 8]
+  topology.inter_node.nics_per_node: [1, 4]
+EOF
+
+# --- usage --------------------------------------------------------------------
+
+ts sweep --help
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q 'Exit status' "$tmp/out" || fail_because "no exit statuses in --help"
+verdict "sweep --help exits 0 and lists the exit statuses"
+ts merge --help
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q 'K order' "$tmp/out" || fail_because "--help does not say the shards go in K order"
+verdict "merge --help exits 0 and says the shards go in K order"
+
+# --- rows ---------------------------------------------------------------------
+
+ts sweep "$srcdir/experiments/ib-interfaces.yaml" -j 2
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(lines "$tmp/out")" -eq 17 ] || fail_because "$(lines "$tmp/out") lines, expected 17"
+head -n 1 "$tmp/out" | grep -q '^gpus,topology\.inter_node\.nics_per_node,status,reason,iteration_time_s,' ||
+  fail_because "header: $(head -n 1 "$tmp/out" | cut -c 1-80)"
+sed -n 2p "$tmp/out" | grep -q '^64,1,ok,,' || fail_because "first row is not gpus 64, 1 NIC, ok"
+sed -n 17p "$tmp/out" | grep -q '^512,4,ok,,' || fail_because "last row is not gpus 512, 4 NICs, ok"
+verdict "sweep ib-interfaces.yaml prints a header and 16 rows, the last axis fastest"
+
+ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2
+cp "$tmp/out" "$tmp/list-range.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(lines "$tmp/out")" -eq 25 ] || fail_because "$(lines "$tmp/out") lines, expected 1 + 2*2*2*3"
+head -n 1 "$tmp/out" |
+  grep -q '^parallel\.tp,topology\.inter_node\.nics_per_node,parallel\.micro_batch,parallel\.global_batch,status,reason,' ||
+  fail_because "header: $(head -n 1 "$tmp/out" | cut -c 1-120)"
+[ "$(cut -d, -f4 "$tmp/out" | sed 1d | sort -n | uniq | tr '\n' ' ')" = "512 1024 2048 " ] ||
+  fail_because "global_batch values: $(cut -d, -f4 "$tmp/out" | sed 1d | sort -u | tr '\n' ' ')"
+verdict "sweep --sweep with a list and a geometric range multiplies the axes"
+
+infeasible=$(grep -c '^3,[0-9]*,[0-9]*,[0-9]*,infeasible,' "$tmp/list-range.csv")
+feasible=$(grep -c '^8,[0-9]*,[0-9]*,[0-9]*,ok,,[0-9]' "$tmp/list-range.csv")
+[ "$infeasible" -eq 12 ] || fail_because "$infeasible tp-3 rows are infeasible, expected 12"
+[ "$feasible" -eq 12 ] || fail_because "$feasible tp-8 rows are ok, expected 12"
+grep '^3,' "$tmp/list-range.csv" | head -n 1 | grep -q 'tp 3 must divide' ||
+  fail_because "the infeasible row does not say why"
+verdict "infeasible points are rows with status infeasible and the rule they break"
+
+ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2 \
+  --feasible-only
+[ "$(lines "$tmp/out")" -eq 13 ] || fail_because "$(lines "$tmp/out") lines, expected 13"
+grep -q infeasible "$tmp/out" && fail_because "an infeasible row is left"
+verdict "sweep --feasible-only drops the infeasible rows"
+
+# pp 1: all of GPT-3 175B's 350 GB of weights and Adam state per 8 GPUs.
+ts sweep "$exp" -j 2 --sweep parallel.tp=8 --sweep parallel.pp=1,16 --feasible-only
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -c '^8,[14],1,oom,"needs [0-9.]* GiB per GPU, more than the GPU.s 80\.0 GiB",[0-9]' "$tmp/out")" -eq 2 ] ||
+  fail_because "no two oom rows with the memory needed"
+[ "$(grep -c '^8,[14],16,ok,,' "$tmp/out")" -eq 2 ] || fail_because "no two ok rows"
+verdict "points that do not fit in memory are oom rows with a result, kept by --feasible-only"
+
+ts sweep "$exp" -j 1 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2
+cmp -s "$tmp/out" "$tmp/list-range.csv" || fail_because "-j 1 and -j 2 differ"
+verdict "sweep -j 1 and -j 2 write the same bytes"
+
+ts sweep "$exp" -j 2 --format jsonl --sweep parallel.micro_batch=1,2
+cp "$tmp/out" "$tmp/rows.jsonl"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(lines "$tmp/out")" -eq 8 ] || fail_because "$(lines "$tmp/out") lines, expected 8"
+[ "$(grep -c '^{"parallel.tp": [38], "topology.inter_node.nics_per_node": [14], "parallel.micro_batch": [12], "status": "' "$tmp/out")" -eq 8 ] ||
+  fail_because "a line does not start with the swept values as numbers"
+verdict "sweep --format jsonl writes a JSON object per point"
+
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$tmp/rows.jsonl" <<'EOF' 2>"$tmp/err"
+import json, sys
+with open(sys.argv[1]) as f:
+    rows = [json.loads(line) for line in f]
+for r in rows:
+    assert isinstance(r["parallel.tp"], int), "parallel.tp is not a number"
+    if r["status"] == "ok":
+        assert r["reason"] is None and r["iteration_time_s"] > 0, r
+    else:
+        assert r["status"] == "infeasible" and r["reason"], r
+        assert "iteration_time_s" not in r, r
+EOF
+  then ok "sweep --format jsonl lines parse, typed, with a reason where not ok"
+  else
+    why="python3 rejects them"
+    notok "sweep --format jsonl lines parse, typed, with a reason where not ok"
+    why=
+  fi
+else
+  skip "sweep --format jsonl lines parse, typed, with a reason where not ok" "no python3"
+fi
+
+# --- resume -------------------------------------------------------------------
+
+# 320 GPT-3 175B points: long enough to be killed halfway, a second or so.
+set -- sweep "$srcdir/experiments/gpt3-175b-selene.yaml" -j 2 \
+  --sweep topology.inter_node.nics_per_node=1..8 --sweep parallel.global_batch=64..512x2 \
+  --sweep cost.gpu_hour_usd=1..10
+ts "$@" -o "$tmp/full.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(lines "$tmp/full.csv")" -eq 321 ] || fail_because "$(lines "$tmp/full.csv") lines, expected 321"
+[ -s "$tmp/out" ] && fail_because "rows also went to stdout"
+verdict "sweep -o FILE writes the rows to FILE"
+
+"$TRAINSIM" "$@" -o "$tmp/killed.csv" 2>"$tmp/err" &
+bg=$!
+# Kill it once some rows are out (or it is done).
+while kill -0 "$bg" 2>/dev/null; do
+  out=$(wc -l 2>/dev/null <"$tmp/killed.csv")
+  [ "${out:-0}" -ge 40 ] && break
+  sleep 0.05 2>/dev/null || sleep 1
+done
+kill -9 "$bg" 2>/dev/null
+wait "$bg" 2>/dev/null
+bg=
+before=$(lines "$tmp/killed.csv")
+ts "$@" -o "$tmp/killed.csv" --resume
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+cmp -s "$tmp/killed.csv" "$tmp/full.csv" || fail_because "the resumed file differs from a full run"
+verdict "a sweep killed after $before lines and resumed equals an uninterrupted run"
+
+# A partial last line, as a kill in the middle of a write leaves.
+head -c 20000 "$tmp/full.csv" >"$tmp/partial.csv"
+ts "$@" -o "$tmp/partial.csv" --resume
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+cmp -s "$tmp/partial.csv" "$tmp/full.csv" || fail_because "the resumed file differs from a full run"
+verdict "sweep --resume cuts a partial last row away and completes the file"
+
+cp "$tmp/list-range.csv" "$tmp/other.csv"
+ts "$@" -o "$tmp/other.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'header is not this sweep' "$tmp/err" || fail_because "no word of the header"
+cmp -s "$tmp/other.csv" "$tmp/list-range.csv" || fail_because "the file was changed"
+verdict "sweep --resume refuses another sweep's file and leaves it alone"
+
+# --- shards -------------------------------------------------------------------
+
+ts "$@" --shard 1/2 -o "$tmp/shard1.csv"
+[ "$rc" -eq 0 ] || fail_because "shard 1/2: exit status $rc"
+ts "$@" --shard 2/2 -o "$tmp/shard2.csv"
+[ "$rc" -eq 0 ] || fail_because "shard 2/2: exit status $rc"
+[ "$(lines "$tmp/shard1.csv")" -eq 161 ] || fail_because "shard 1/2 has $(lines "$tmp/shard1.csv") lines, expected 161"
+ts merge "$tmp/merged.csv" "$tmp/shard1.csv" "$tmp/shard2.csv"
+[ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
+cmp -s "$tmp/merged.csv" "$tmp/full.csv" || fail_because "the merged file differs from the unsharded one"
+ts merge -o - "$tmp/shard1.csv" "$tmp/shard2.csv"
+cmp -s "$tmp/out" "$tmp/full.csv" || fail_because "merge -o - differs from the unsharded file"
+verdict "shards 1/2 and 2/2 merged equal the unsharded sweep, byte for byte"
+
+ts merge "$tmp/shard1.csv" "$tmp/shard2.csv"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+[ "$(lines "$tmp/shard1.csv")" -eq 161 ] || fail_because "shard 1 was overwritten"
+verdict "merge SHARD1 SHARD2 (no output named) leaves shard 1 alone and exits 2"
+
+ts merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$tmp/list-range.csv"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'header is not' "$tmp/err" || fail_because "no word of the header"
+[ -e "$tmp/bad-merge.csv" ] && fail_because "an output was left"
+verdict "merge of shards with different headers exits 2 and writes nothing"
+
+# --- bad input ----------------------------------------------------------------
+
+sed 's/  parallel.tp: \[3, 8\]/  parallel.tp: []/' "$exp" >"$tmp/empty-axis.yaml"
+expect_error "an empty axis in the file exits 2 with its file:line:col" \
+  'empty-axis\.yaml:8:[0-9]+: sweep\.parallel\.tp: the axis is empty' sweep "$tmp/empty-axis.yaml"
+expect_error "an empty --sweep axis exits 2" \
+  '--sweep parallel\.pp: the axis is empty' sweep "$exp" --sweep parallel.pp=
+expect_error "an unknown --sweep key exits 2 with a did-you-mean" \
+  "--sweep parallel\.micro_bach: unknown key 'micro_bach' in parallel \(did you mean 'micro_batch'\?\)" \
+  sweep "$exp" --sweep parallel.micro_bach=1,2
+sed 's/  parallel.tp: \[3, 8\]/  parallel.tpp: [3, 8]/' "$exp" >"$tmp/bad-key.yaml"
+expect_error "an unknown key in the file's sweep exits 2 with its file:line:col" \
+  "bad-key\.yaml:8:3: unknown key 'tpp' in parallel" sweep "$tmp/bad-key.yaml"
+expect_error "an empty range 8..1 exits 2 and says how to write it" \
+  '--sweep parallel\.pp: the range 8\.\.1 is empty.*1\.\.8' sweep "$exp" --sweep parallel.pp=8..1
+sed 's/  parallel.tp: \[3, 8\]/  parallel.tp: 8..1/' "$exp" >"$tmp/bad-range.yaml"
+expect_error "an empty range in the file exits 2 with its file:line:col" \
+  'bad-range\.yaml:8:16: sweep\.parallel\.tp: the range 8\.\.1 is empty' sweep "$tmp/bad-range.yaml"
+expect_error "more points than --max-points exits 2 and says how to raise it" \
+  'has 16 points \(2 x 2 x 4\), more than --max-points 10: raise --max-points' \
+  sweep "$exp" --sweep parallel.micro_batch=1..4 --max-points 10
+expect_error "--shard 3/2 exits 2" '--shard 3/2: expected K/N with 1 <= K <= N' \
+  sweep "$exp" --shard 3/2
+expect_error "--resume without -o exits 2" '--resume needs' sweep "$exp" --resume
+expect_error "an unknown --set key exits 2 before any point runs" \
+  "--set paralel\.tp: unknown key 'paralel'" sweep "$exp" --set paralel.tp=4
+
+ts sweep "$exp" -o "$tmp/no/such/dir/rows.csv"
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (an I/O failure)"
+verdict "sweep -o into a missing directory exits 1"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

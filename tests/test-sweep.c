@@ -1,0 +1,349 @@
+/* test-sweep.c: ranges, axis keys, the order and bytes of a sweep's rows
+ * with 1 and N threads, shards merged back, and merge's refusals. The
+ * experiments use the fixtures of tests/data (found through $srcdir). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "base/errors.h"
+#include "config/config.h"
+#include "sweep/sweep.h"
+
+static char *data_dir;   /* $srcdir/tests/data */
+static char *tmp_dir;    /* files written by the tests */
+
+/* NAME in tmp_dir; written with TEXT unless TEXT is NULL. */
+static char *
+tmp_file (const char *name, const char *text)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+
+  if (text != NULL)
+    ck_assert_msg (g_file_set_contents (path, text, -1, NULL), "cannot write %s", path);
+  return path;
+}
+
+static char *
+read_all (const char *path)
+{
+  char *text = NULL;
+
+  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s", path);
+  return text;
+}
+
+/* --- ranges ------------------------------------------------------------------ */
+
+static const struct {
+  const char *text;
+  const char *want;    /* the values joined by ',', or NULL: an error */
+  const char *part;    /* with an error: part of its message; NULL: not a range */
+} ranges[] = {
+  { "1..8", "1,2,3,4,5,6,7,8", NULL },
+  { "1..8+2", "1,3,5,7", NULL },
+  { "0..64+16", "0,16,32,48,64", NULL },
+  { "64..4096x2", "64,128,256,512,1024,2048,4096", NULL },
+  { "3..100x3", "3,9,27,81", NULL },
+  { "5..5", "5", NULL },
+  { "-2..2", "-2,-1,0,1,2", NULL },
+  { "8..1", NULL, "the range 8..1 is empty: its end is below its start (write 1..8)" },
+  { "1..8x1", NULL, "a factor of at least 2" },
+  { "0..8x2", NULL, "a start of at least 1" },
+  { "1..8+0", NULL, "a step of at least 1" },
+  { "1..a", NULL, "'1..a' is not a range" },
+  { "1..8y2", NULL, "is not a range" },
+  { "1..8x", NULL, "is not a range" },
+  { "1..100", NULL, "has 100 values, more than --max-points 50" },
+  { "gpt3-175b", NULL, NULL },
+  { "../models/x.yaml", NULL, NULL },
+  { "1.5", NULL, NULL },
+};
+
+START_TEST (test_ranges)
+{
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) got = g_string_new (NULL);
+  gboolean ok = sweep_expand_range (ranges[_i].text, 50, values, &error);
+
+  for (guint i = 0; i < values->len; i++)
+    g_string_append_printf (got, "%s%" G_GINT64_FORMAT, i ? "," : "",
+                            g_array_index (values, gint64, i));
+  if (ranges[_i].want != NULL)
+    {
+      ck_assert_msg (ok, "%s: %s", ranges[_i].text, error ? error->message : "not a range");
+      ck_assert_str_eq (got->str, ranges[_i].want);
+    }
+  else if (ranges[_i].part == NULL)
+    ck_assert_msg (!ok && error == NULL && values->len == 0,
+                   "%s should not be a range", ranges[_i].text);
+  else
+    {
+      ck_assert_msg (!ok && error != NULL, "%s should fail", ranges[_i].text);
+      ck_assert_msg (strstr (error->message, ranges[_i].part) != NULL,
+                     "%s: message should contain '%s': %s", ranges[_i].text,
+                     ranges[_i].part, error->message);
+    }
+}
+END_TEST
+
+/* --- axis keys -------------------------------------------------------------- */
+
+static const struct {
+  const char *key;
+  const char *part;    /* NULL: valid */
+} keys[] = {
+  { "parallel.micro_batch", NULL },
+  { "gpus", NULL },
+  { "model", NULL },
+  { "model.layers", NULL },
+  { "topology.inter_node.nics_per_node", NULL },
+  { "topology.gpu.peak.bf16", NULL },
+  { "zero.stage", NULL },
+  { "parallel.micro_bach", "unknown key 'micro_bach' in parallel (did you mean 'micro_batch'?)" },
+  { "paralel.tp", "unknown key 'paralel' in the experiment (did you mean 'parallel'?)" },
+  { "parallel.tp.x", "parallel.tp is a single value" },
+  { "sweep", "unknown key 'sweep'" },
+  { "parallel..tp", "is not a dotted key" },
+};
+
+START_TEST (test_keys)
+{
+  g_autoptr (GError) error = NULL;
+  YMark mark = { g_intern_string ("--sweep x"), 0, 0 };
+  gboolean ok = config_check_key (keys[_i].key, mark, &error);
+
+  if (keys[_i].part == NULL)
+    ck_assert_msg (ok, "%s: %s", keys[_i].key, error ? error->message : "");
+  else
+    {
+      ck_assert_msg (!ok, "%s should be refused", keys[_i].key);
+      ck_assert_msg (g_str_has_prefix (error->message, "--sweep x: ")
+                     && strstr (error->message, keys[_i].part) != NULL,
+                     "%s: message should be '--sweep x: ...%s...': %s", keys[_i].key,
+                     keys[_i].part, error->message);
+    }
+}
+END_TEST
+
+/* --- runs ------------------------------------------------------------------- */
+
+/* 3 x 3 x 4 points on the fixtures' tiny model and cluster: tp 3 never
+ * divides the heads, so some points are infeasible. */
+static const char experiment[] =
+  "model: tiny\n"
+  "topology: tinycluster\n"
+  "gpus: 4\n"
+  "parallel: {tp: 1, pp: 1, micro_batch: 1, global_batch: 32}\n"
+  "sweep:\n"
+  "  gpus: [2, 4, 8]\n"
+  "  parallel.tp: [1, 2, 3]\n";
+
+static Sweep *
+new_sweep (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  Sweep *sweep = sweep_new (path, NULL, 1000, &error);
+
+  ck_assert_msg (sweep != NULL, "sweep_new: %s", error ? error->message : "");
+  ck_assert_msg (sweep_add_axis (sweep, "parallel.micro_batch=1..4", &error),
+                 "sweep_add_axis: %s", error ? error->message : "");
+  ck_assert_msg (sweep_check (sweep, &error), "sweep_check: %s", error ? error->message : "");
+  ck_assert_uint_eq (sweep_n_points (sweep), 36);
+  return sweep;
+}
+
+/* Runs SWEEP into OUT and returns the output. */
+static char *
+run_into (const Sweep *sweep, const char *out, guint threads, SweepFormat format,
+          guint k, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  SweepOptions o = { threads, format, FALSE, k, n, out, FALSE, FALSE };
+
+  ck_assert_msg (sweep_run (sweep, &o, &error), "sweep_run: %s", error ? error->message : "");
+  return read_all (out);
+}
+
+START_TEST (test_rows_in_point_order)
+{
+  g_autofree char *exp = tmp_file ("exp.yaml", experiment);
+  g_autofree char *out = tmp_file ("one.csv", NULL);
+  g_autoptr (Sweep) sweep = new_sweep (exp);
+  g_autofree char *csv = run_into (sweep, out, 1, SWEEP_CSV, 1, 1);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+
+  ck_assert_uint_eq (g_strv_length (lines), 38);   /* header, 36 rows, "" */
+  ck_assert_msg (g_str_has_prefix (lines[0], "gpus,parallel.tp,parallel.micro_batch,"
+                                   "status,reason,iteration_time_s,"), "%s", lines[0]);
+  /* The last axis varies fastest. */
+  ck_assert_msg (g_str_has_prefix (lines[1], "2,1,1,ok,,"), "%s", lines[1]);
+  ck_assert_msg (g_str_has_prefix (lines[2], "2,1,2,ok,,"), "%s", lines[2]);
+  ck_assert_msg (g_str_has_prefix (lines[5], "2,2,1,"), "%s", lines[5]);
+  ck_assert_msg (g_str_has_prefix (lines[9], "2,3,1,infeasible,this plan cannot run: "),
+                 "%s", lines[9]);
+  ck_assert_msg (g_str_has_prefix (lines[36], "8,3,4,infeasible,"), "%s", lines[36]);
+  ck_assert_str_eq (lines[37], "");
+}
+END_TEST
+
+START_TEST (test_threads_give_the_same_bytes)
+{
+  g_autofree char *exp = tmp_file ("exp.yaml", experiment);
+  g_autofree char *a = tmp_file ("a.out", NULL), *b = tmp_file ("b.out", NULL);
+  g_autoptr (Sweep) sweep = new_sweep (exp);
+  SweepFormat format = _i ? SWEEP_JSONL : SWEEP_CSV;
+  g_autofree char *one = run_into (sweep, a, 1, format, 1, 1);
+  g_autofree char *many = run_into (sweep, b, 7, format, 1, 1);
+
+  ck_assert_str_eq (one, many);
+  if (format == SWEEP_JSONL)
+    ck_assert_msg (g_str_has_prefix (one, "{\"gpus\": 2, \"parallel.tp\": 1, "
+                                     "\"parallel.micro_batch\": 1, \"status\": \"ok\", "
+                                     "\"reason\": null, \"iteration_time_s\": "), "%s", one);
+}
+END_TEST
+
+START_TEST (test_shards_merge_back)
+{
+  g_autofree char *exp = tmp_file ("exp.yaml", experiment);
+  g_autofree char *whole = tmp_file ("whole.out", NULL), *merged = tmp_file ("merged.out", NULL);
+  g_autoptr (Sweep) sweep = new_sweep (exp);
+  SweepFormat format = _i ? SWEEP_JSONL : SWEEP_CSV;
+  g_autofree char *want = run_into (sweep, whole, 2, format, 1, 1);
+  g_autoptr (GPtrArray) shards = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *got = NULL;
+
+  /* 5 does not divide 36: the last shards are one row short. */
+  for (guint k = 1; k <= 5; k++)
+    {
+      char name[32];
+
+      g_snprintf (name, sizeof name, "shard%u.out", k);
+      g_ptr_array_add (shards, tmp_file (name, NULL));
+      g_free (run_into (sweep, g_ptr_array_index (shards, k - 1), 2, format, k, 5));
+    }
+  ck_assert_msg (sweep_merge (merged, (const char *const *) shards->pdata, 5, TRUE, &error),
+                 "sweep_merge: %s", error ? error->message : "");
+  got = read_all (merged);
+  ck_assert_str_eq (got, want);
+}
+END_TEST
+
+/* --- merge's refusals --------------------------------------------------------- */
+
+static const struct {
+  const char *shards[3];
+  const char *part;
+} bad_merges[] = {
+  { { "a,b\n1,2\n", "a,c\n3,4\n", NULL }, "its header is not" },
+  { { "a,b\n1,2\n", "a,b\n3,4", NULL }, "ends in a partial row" },
+  { { "a,b\n1,2\n", "a,b\n3,4\n5,6\n", NULL }, "has more rows than" },
+  { { "a,b\n1,2\n3,4\n5,6\n", "a,b\n3,4\n", NULL }, "has more rows than" },
+  { { "a,b\n1,2\n", "a,b\n", "a,b\n5,6\n" }, "has more rows than" },
+  { { "{\"a\": 1}\n", "a,b\n", NULL }, "is not JSON lines" },
+};
+
+START_TEST (test_merge_refuses)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *out = tmp_file ("bad-merge.out", NULL);
+  g_autoptr (GError) error = NULL;
+
+  for (guint k = 0; k < 3 && bad_merges[_i].shards[k] != NULL; k++)
+    {
+      char name[32];
+
+      g_snprintf (name, sizeof name, "bad%u.out", k);
+      g_ptr_array_add (paths, tmp_file (name, bad_merges[_i].shards[k]));
+    }
+  ck_assert_msg (!sweep_merge (out, (const char *const *) paths->pdata, paths->len, TRUE,
+                               &error), "merge %d should fail", _i);
+  ck_assert_msg (error->domain == TS_ERROR && error->code == TS_ERROR_INPUT
+                 && strstr (error->message, bad_merges[_i].part) != NULL,
+                 "message should contain '%s': %s", bad_merges[_i].part, error->message);
+  ck_assert_msg (!g_file_test (out, G_FILE_TEST_EXISTS), "a failed merge left %s", out);
+}
+END_TEST
+
+START_TEST (test_merge_keeps_a_shard_named_first)
+{
+  g_autofree char *one = tmp_file ("keep1.out", "a,b\n1,2\n");
+  g_autofree char *two = tmp_file ("keep2.out", "a,b\n3,4\n");
+  const char *inputs[] = { two };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *after = NULL;
+
+  /* "trainsim merge keep1 keep2": keep1 is taken for the output. */
+  ck_assert (!sweep_merge (one, inputs, 1, FALSE, &error));
+  ck_assert_msg (strstr (error->message, "looks like a shard") != NULL, "%s", error->message);
+  after = read_all (one);
+  ck_assert_str_eq (after, "a,b\n1,2\n");
+  g_clear_error (&error);
+  inputs[0] = one;
+  ck_assert (!sweep_merge (one, inputs, 1, TRUE, &error));
+  ck_assert_msg (strstr (error->message, "is also a shard") != NULL, "%s", error->message);
+}
+END_TEST
+
+static Suite *
+sweep_suite (void)
+{
+  Suite *s = suite_create ("sweep");
+  TCase *tc = tcase_create ("axes");
+
+  tcase_add_loop_test (tc, test_ranges, 0, G_N_ELEMENTS (ranges));
+  tcase_add_loop_test (tc, test_keys, 0, G_N_ELEMENTS (keys));
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("runs");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_rows_in_point_order);
+  tcase_add_loop_test (tc, test_threads_give_the_same_bytes, 0, 2);
+  tcase_add_loop_test (tc, test_shards_merge_back, 0, 2);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("merge");
+  tcase_add_loop_test (tc, test_merge_refuses, 0, G_N_ELEMENTS (bad_merges));
+  tcase_add_test (tc, test_merge_keeps_a_shard_named_first);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+/* Removes DIR and the files in it. */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (void)
+{
+  const char *srcdir = g_getenv ("srcdir");
+  SRunner *runner;
+  int failed;
+
+  data_dir = g_build_filename (srcdir ? srcdir : ".", "tests", "data", NULL);
+  g_setenv ("TRAINSIM_DATA_PATH", data_dir, TRUE);
+  tmp_dir = g_dir_make_tmp ("test-sweep-XXXXXX", NULL);
+  g_assert (tmp_dir != NULL);
+  runner = srunner_create (sweep_suite ());
+  srunner_run_all (runner, CK_NORMAL);
+  failed = srunner_ntests_failed (runner);
+  srunner_free (runner);
+  remove_dir (tmp_dir);
+  g_free (tmp_dir);
+  g_free (data_dir);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
