@@ -63,3 +63,17 @@ if [ "$status" -eq 1 ]; then
   note=" (some files above their tolerance)"
 fi
 echo "validate: $(elapsed "$start" "$end") s wall, $cases cases$note"
+
+# The sweep benchmark: 12,096 plans of GPT-3 175B on 1,024-4,096 GPUs with
+# two workers (issue 5's bar: 1,000 plans per second on 2 cores).
+start=$(now)
+if ! "$trainsim" sweep "$srcdir/bench/sweep-175b.yaml" -j 2 -o "$tmp"; then
+  echo "sweep: trainsim sweep failed" >&2
+  exit 1
+fi
+end=$(now)
+points=$(($(wc -l <"$tmp") - 1))
+simulated=$(grep -c -e ',ok,' -e ',oom,' "$tmp" || true)
+awk -v p="$points" -v s="$simulated" -v a="$start" -v b="$end" 'BEGIN {
+  printf "sweep-175b -j 2: %d plans (%d simulated, the rest infeasible) in %.2f s = %.0f plans/s\n",
+    p, s, b - a, p / (b - a) }'

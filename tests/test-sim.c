@@ -489,6 +489,15 @@ START_TEST (test_trace_spans)
       end = MAX (end, s->end);
     }
   ck_assert_double_eq_tol (sim_time_to_s (end), r.iteration_time_s, 1e-12);
+  /* Without a trace, TP collectives are fused into the compute around
+   * them: the same step, the same breakdown, fewer events. */
+  SimResult fused = run (&e, FALSE);
+  ck_assert_double_eq (fused.iteration_time_s, r.iteration_time_s);
+  ck_assert_double_eq_tol (fused.breakdown_s.tp_comm, r.breakdown_s.tp_comm,
+                           1e-12);
+  ck_assert_double_eq_tol (fused.breakdown_s.compute, r.breakdown_s.compute,
+                           1e-12);
+  ck_assert_uint_lt (fused.events, r.events);
 }
 END_TEST
 

@@ -55,6 +55,7 @@ typedef struct {
   uint32_t released_by; /* the dependency that finished last */
   int32_t mb;
   uint8_t kind;
+  SimTime tp_part;      /* of dur: TP collectives fused into a compute op */
 } Op;
 
 typedef struct {
@@ -100,6 +101,11 @@ typedef struct {
   double layer_params, emb_params, head_params;
   SimTime pp_send_dur[2]; /* [0]: inside a node, [1]: across nodes */
   double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
+  /* In symmetric mode a TP collective waits for no other simulated rank:
+   * it can join the compute op around it, which cuts the events of a
+   * tp > 1 plan several-fold. Kept apart for a trace, which shows them,
+   * and in full mode, where peers synchronize on them. */
+  gboolean fuse_tp;
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
   uint32_t *first_op, *send_op;
@@ -228,6 +234,7 @@ typedef struct {
   int rank;               /* simulated rank index */
   int stage, replica, tp_rank;
   SimTime pending;        /* fused compute not yet emitted */
+  SimTime pending_tp;     /* of pending: fused TP collectives */
   const char *pending_name;
   gboolean has_pending;
   uint32_t last;          /* last op on the compute stream */
@@ -243,10 +250,11 @@ flush (Builder *b)
     return;
   b->last = add_op (b->sim, b->rank, SIM_STREAM_COMPUTE, OPK_COMPUTE,
                     b->pending, b->pending_name, b->mb);
+  op_at (b->sim, b->last)->tp_part = b->pending_tp;
   if (b->first_of_chunk == NONE)
     b->first_of_chunk = b->last;
   b->has_pending = FALSE;
-  b->pending = 0;
+  b->pending = b->pending_tp = 0;
 }
 
 static void
@@ -256,11 +264,13 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
   for (guint i = 0; i < pieces->len; i++)
     {
       const Piece *p = &g_array_index (pieces, Piece, i);
-      if (p->kind == OPK_COMPUTE)
+      if (p->kind == OPK_COMPUTE || sim->fuse_tp)
         {
           if (!b->has_pending)
             b->pending_name = phase;
           b->pending += p->dur;
+          if (p->kind == OPK_TP)
+            b->pending_tp += p->dur;
           b->has_pending = TRUE;
           continue;
         }
@@ -448,8 +458,9 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
 {
   const Plan *plan = sim->plan;
   const ExperimentSpec *e = plan->spec;
-  Builder b = { sim, rank, stage, replica, tp_rank, 0, NULL, FALSE, NONE,
-                NONE, -1, 0, 0 };
+  Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
+                .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
+                .mb = -1 };
   g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
   schedule_items (plan, stage, items);
 
@@ -594,6 +605,9 @@ account (Sim *sim, const Op *op, Stream *st)
     case OPK_PP: bd->pp_comm += busy; break;
     case OPK_OPTIMIZER: bd->optimizer += busy; break;
     case OPK_COMPUTE:
+      bd->tp_comm += sim_time_to_s (op->tp_part);
+      bd->compute += busy - sim_time_to_s (op->tp_part);
+      break;
     case OPK_DP:
     case OPK_N:
     default: bd->compute += busy; break;
@@ -766,6 +780,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.pp_send_dur[1] = sim.net.has_network
     ? ticks (&sim, net_send_time (&sim.net, act, 0, gpn) + gather) : 0;
 
+  sim.fuse_tp = !options->full && options->trace == NULL;
   sim.ranks = options->full ? plan->gpus : plan->pp;
   sim.ops = g_array_new (FALSE, FALSE, sizeof (Op));
   sim.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
