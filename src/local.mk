@@ -18,14 +18,19 @@ libtrainsim_la_SOURCES = \
 	src/config/config.h src/config/config.c \
 	src/output/report.h src/output/report.c \
 	src/output/trace.h src/output/trace.c \
-	src/sweep/sweep.h src/sweep/sweep.c \
+	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
 	src/output/plot.h src/output/plot-private.h src/output/plot-table.c \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
 	src/cli/cmd-search.c
 libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
+# Built with --with-mpi only: the default build has no MPI code at all.
+if WITH_MPI
+libtrainsim_la_SOURCES += src/sweep/sweep-mpi.h src/sweep/sweep-mpi.c
+libtrainsim_la_LIBADD += $(MPI_LIBS)
+endif
 
 bin_PROGRAMS += trainsim
 trainsim_SOURCES = src/main.c
-trainsim_LDADD = libtrainsim.la $(GLIB_LIBS) $(YAML_LIBS) -lm
+trainsim_LDADD = libtrainsim.la $(GLIB_LIBS) $(YAML_LIBS) $(MPI_LIBS) -lm

@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = \
 	TRAINSIM_DATA_PATH= \
 	srcdir=$(abs_top_srcdir) top_srcdir=$(abs_top_srcdir);
 
-TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) -lm
+TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) $(MPI_LIBS) -lm
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-engine tests/test-config tests/test-output \
@@ -30,6 +30,6 @@ tests_test_sweep_LDADD = $(TEST_LIBS)
 
 TESTS += tests/test-engine tests/test-config tests/test-output \
 	tests/test-sim tests/test-sweep tests/cli.sh tests/validate.sh \
-	tests/sweep.sh tests/plot.sh
+	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
 EXTRA_DIST += tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
-	tests/data
+	tests/mpi.sh tests/figures.sh tests/data

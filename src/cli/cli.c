@@ -73,7 +73,11 @@ cli_main (int argc, char **argv)
     }
   if (strcmp (cmd, "--version") == 0)
     {
+#ifdef HAVE_MPI
+      printf ("%s (with MPI)\n", PACKAGE_STRING);
+#else
       printf ("%s\n", PACKAGE_STRING);
+#endif
       return 0;
     }
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)

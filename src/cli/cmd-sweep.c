@@ -1,7 +1,13 @@
 /* cmd-sweep.c: `trainsim sweep`: every point of a design space, a row
- * each, written in point order as the points finish. */
+ * each, written in point order as the points finish; on threads, or, in a
+ * build with MPI run under mpirun, on the ranks of the job. */
+#include "config.h"
 #include "cli/cli.h"
+#include "base/errors.h"
 #include "sweep/sweep.h"
+#ifdef HAVE_MPI
+#include "sweep/sweep-mpi.h"
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,12 +28,56 @@ parse_shard (const char *text, guint *k, guint *n)
   return TRUE;
 }
 
+/* QUIET: a rank of an MPI job other than 0, which comes to the same
+ * verdict on the same command line: rank 0 alone says it. */
 static int
-usage_error (const char *message)
+usage_error (gboolean quiet, const char *message)
 {
-  fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
+  if (!quiet)
+    fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
   return 2;
 }
+
+/* The sweep of the experiment PATH with SETS (--set) and AXES (--sweep),
+ * checked and ready to run. */
+static Sweep *
+load_sweep (const char *path, char **sets, char **axes, gint64 max_points,
+            GError **error)
+{
+  g_autoptr (Sweep) sweep = sweep_new (path, (const char *const *) sets,
+                                       (guint64) max_points, error);
+
+  if (sweep == NULL)
+    return NULL;
+  for (int i = 0; axes != NULL && axes[i] != NULL; i++)
+    if (!sweep_add_axis (sweep, axes[i], error))
+      return NULL;
+  if (!sweep_check (sweep, error))
+    return NULL;
+  return g_steal_pointer (&sweep);
+}
+
+#ifdef HAVE_MPI
+/* Under mpirun: every rank loads the sweep (the same files, the same
+ * verdict) and takes its part in the run; an error, wherever it arose,
+ * is reported by rank 0 and every rank exits with its status. */
+static int
+sweep_on_ranks (const char *path, char **sets, char **axes, gint64 max_points,
+                const SweepOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Sweep) sweep = NULL;
+  int rank = sweep_mpi_start (), status = 0;
+
+  sweep = load_sweep (path, sets, axes, max_points, &error);
+  if (sweep_mpi_agree (&error))
+    sweep_mpi_run (sweep, options, &error);
+  if (error != NULL)
+    status = rank == 0 ? cli_fail (error) : ts_error_exit_status (error);
+  sweep_mpi_finish ();
+  return status;
+}
+#endif
 
 int
 cli_sweep (int argc, char **argv)
@@ -37,6 +87,7 @@ cli_sweep (int argc, char **argv)
   gboolean resume = FALSE, feasible_only = FALSE;
   gint jobs = 0;
   gint64 max_points = 1000000;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
     { "sweep", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &axes,
       "Add an axis (repeatable), replacing the file's axis of the same key: "
@@ -79,17 +130,30 @@ cli_sweep (int argc, char **argv)
     "Shards: run --shard 1/N ... N/N with -o each (a job array), then\n"
     "'trainsim merge OUT SHARD1 ... SHARDN', shards in K order: OUT is the\n"
     "unsharded output, byte for byte.\n\n"
+#ifdef HAVE_MPI
+    "MPI: under 'mpirun -n N' (N >= 2), rank 0 hands the points out to\n"
+    "ranks 1..N-1, one at a time each, and writes their rows: the same bytes\n"
+    "as on threads; -j is not used.\n\n"
+#else
+    "MPI: not built in (./configure --with-mpi).\n\n"
+#endif
     "Exit status: 0 success (whatever the points' statuses); 1 an output\n"
     "could not be written; 2 bad usage or bad input (an empty axis, an\n"
     "unknown key, an empty range, too many points, an error in the file).");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+#ifdef HAVE_MPI
+  int rank = 0;
+  gboolean on_ranks = sweep_mpi_launched (&rank);
+  quiet = on_ranks && rank > 0;
+#endif
+  if (quiet ? !g_option_context_parse (context, &argc, &argv, NULL)
+            : !cli_parse (context, &argc, &argv))
     return 2;
   if (argc != 2)
     {
-      fprintf (stderr, "trainsim sweep: expected one experiment file, got %d\n"
-                       "Try 'trainsim sweep --help'.\n", argc - 1);
-      return 2;
+      g_autofree char *m = g_strdup_printf ("expected one experiment file, got %d",
+                                            argc - 1);
+      return usage_error (quiet, m);
     }
 
   SweepOptions options = { 0 };
@@ -101,39 +165,37 @@ cli_sweep (int argc, char **argv)
   options.resume = resume;
   options.progress = isatty (STDERR_FILENO);
   if (jobs < 0 || jobs > 4096)
-    return usage_error ("-j must be between 1 and 4096");
+    return usage_error (quiet, "-j must be between 1 and 4096");
   if (max_points < 1)
-    return usage_error ("--max-points must be at least 1");
+    return usage_error (quiet, "--max-points must be at least 1");
   if (format_name != NULL && strcmp (format_name, "jsonl") == 0)
     options.format = SWEEP_JSONL;
   else if (format_name != NULL && strcmp (format_name, "csv") != 0)
     {
       g_autofree char *m = g_strdup_printf ("unknown format '%s' (valid: csv or jsonl)",
                                             format_name);
-      return usage_error (m);
+      return usage_error (quiet, m);
     }
   if (shard != NULL && !parse_shard (shard, &options.shard_k, &options.shard_n))
     {
       g_autofree char *m = g_strdup_printf ("--shard %s: expected K/N with 1 <= K <= N, "
                                             "such as --shard 1/4", shard);
-      return usage_error (m);
+      return usage_error (quiet, m);
     }
   if (resume && options.output == NULL)
-    return usage_error ("--resume needs the file to resume, given with -o FILE");
+    return usage_error (quiet, "--resume needs the file to resume, given with -o FILE");
   /* Rows then stand for points: dropping some would break both. */
   if (feasible_only && (resume || options.shard_n > 1))
-    return usage_error ("--feasible-only cannot be combined with --resume or --shard "
-                        "(rows must map to points); filter the rows afterwards");
+    return usage_error (quiet, "--feasible-only cannot be combined with --resume or "
+                        "--shard (rows must map to points); filter the rows afterwards");
 
+#ifdef HAVE_MPI
+  if (on_ranks)
+    return sweep_on_ranks (argv[1], sets, axes, max_points, &options);
+#endif
   g_autoptr (GError) error = NULL;
-  g_autoptr (Sweep) sweep = sweep_new (argv[1], (const char *const *) sets,
-                                       (guint64) max_points, &error);
-  if (sweep == NULL)
-    return cli_fail (error);
-  for (int i = 0; axes != NULL && axes[i] != NULL; i++)
-    if (!sweep_add_axis (sweep, axes[i], &error))
-      return cli_fail (error);
-  if (!sweep_check (sweep, &error) || !sweep_run (sweep, &options, &error))
+  g_autoptr (Sweep) sweep = load_sweep (argv[1], sets, axes, max_points, &error);
+  if (sweep == NULL || !sweep_run (sweep, &options, &error))
     return cli_fail (error);
   return 0;
 }

@@ -13,10 +13,15 @@
  * The main thread queues slot s only once s < next + WINDOW, so a slot is
  * never reused before its row is written, memory stays bounded by WINDOW
  * rows whatever the size of the sweep, and a slow point holds back at most
- * WINDOW finished ones. */
+ * WINDOW finished ones.
+ *
+ * Built with MPI, sweep-mpi.c runs the points on the ranks of an MPI job
+ * instead of threads: it makes the same rows (sweep_point_row) and writes
+ * them through the same output (sweep_output_*, sweep-private.h). */
 #define _POSIX_C_SOURCE 200809L  /* fileno, ftruncate, getline, fdopen */
 
 #include "sweep/sweep.h"
+#include "sweep/sweep-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +49,8 @@ struct Sweep {
   GPtrArray *axes;      /* Axis *; owned */
   guint64 max_points;
   guint64 n_points;     /* set by sweep_check */
+  int csv_columns;      /* report's CSV columns (an infeasible row's empty
+                         * cells); set by sweep_check */
   char **skip;          /* top-level axis keys: JSON members not repeated; owned */
 };
 
@@ -396,7 +403,7 @@ sweep_n_points (const Sweep *sweep)
 gboolean
 sweep_check (Sweep *sweep, GError **error)
 {
-  g_autoptr (GString) sizes = g_string_new (NULL);
+  g_autoptr (GString) sizes = g_string_new (NULL), columns = g_string_new (NULL);
   g_autoptr (GPtrArray) skip = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
   g_autoptr (YNode) tree = NULL;
@@ -427,6 +434,10 @@ sweep_check (Sweep *sweep, GError **error)
       return FALSE;
     }
   sweep->n_points = n;
+  report_append_csv_header (columns);
+  sweep->csv_columns = 1;
+  for (const char *p = columns->str; *p; p++)
+    sweep->csv_columns += *p == ',';
   g_ptr_array_add (skip, NULL);
   g_strfreev (sweep->skip);
   sweep->skip = (char **) g_ptr_array_steal (skip, NULL);
@@ -596,12 +607,9 @@ jsonl_prefix (const Sweep *sweep)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* Runs POINT and appends its row to ROW (nothing, for an infeasible point
- * under FEASIBLE_ONLY). Fails only on what is no fault of the point: a
- * file that cannot be read. */
-static gboolean
-point_row (const Sweep *sweep, guint64 point, SweepFormat format,
-           gboolean feasible_only, int csv_columns, GString *row, GError **error)
+gboolean
+sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GString *row,
+                 GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (YNode) tree = point_tree (sweep, point, &local);
@@ -623,7 +631,7 @@ point_row (const Sweep *sweep, guint64 point, SweepFormat format,
       return FALSE;
     }
   status = !ok ? STATUS_INFEASIBLE : result.fits_memory ? STATUS_OK : STATUS_OOM;
-  if (status == STATUS_INFEASIBLE && feasible_only)
+  if (status == STATUS_INFEASIBLE && o->feasible_only)
     return TRUE;
   if (status == STATUS_INFEASIBLE)
     reason = reason_line (local->message, sweep->path);
@@ -636,7 +644,7 @@ point_row (const Sweep *sweep, guint64 point, SweepFormat format,
       reason = g_strdup_printf ("needs %s GiB per GPU, more than the GPU's %s GiB", need, have);
     }
 
-  if (format == SWEEP_CSV)
+  if (o->format == SWEEP_CSV)
     {
       for (guint a = 0; a < sweep->axes->len; a++)
         {
@@ -649,7 +657,7 @@ point_row (const Sweep *sweep, guint64 point, SweepFormat format,
       if (status == STATUS_INFEASIBLE)
         {
           /* The empty cells of a result there is not. */
-          for (int i = 1; i < csv_columns; i++)
+          for (int i = 1; i < sweep->csv_columns; i++)
             g_string_append_c (row, ',');
           g_string_append_c (row, '\n');
         }
@@ -755,51 +763,7 @@ io_error:
   return FALSE;
 }
 
-/* ------------------------------------------------------------------ run */
-
-typedef struct {
-  const Sweep *sweep;
-  const SweepOptions *options;
-  int csv_columns;
-  guint window;           /* ring slots */
-  GMutex lock;            /* guards the fields below */
-  GCond finished;         /* a point's row is in the ring, or it failed */
-  GString **ring;         /* slot % window -> finished row; owned */
-  GError *fatal;          /* the failure of the lowest failed slot; owned */
-  guint64 fatal_slot;
-} Run;
-
-/* GThreadPool's function: DATA is the slot plus one (a task is never NULL). */
-static void
-run_slot (gpointer data, gpointer user_data)
-{
-  Run *run = user_data;
-  const SweepOptions *o = run->options;
-  guint64 slot = GPOINTER_TO_SIZE (data) - 1;
-  guint64 point = slot * o->shard_n + (o->shard_k - 1);
-  GString *row = g_string_new (NULL);
-  GError *error = NULL;
-  gboolean ok = point_row (run->sweep, point, o->format, o->feasible_only,
-                           run->csv_columns, row, &error);
-
-  g_mutex_lock (&run->lock);
-  if (ok)
-    run->ring[slot % run->window] = row;
-  else
-    {
-      g_string_free (row, TRUE);
-      if (run->fatal == NULL || slot < run->fatal_slot)
-        {
-          g_clear_error (&run->fatal);
-          run->fatal = error;
-          run->fatal_slot = slot;
-        }
-      else
-        g_error_free (error);
-    }
-  g_cond_signal (&run->finished);
-  g_mutex_unlock (&run->lock);
-}
+/* --------------------------------------------------------------- output */
 
 /* "[#####.....] 512/1024 points, 85.3/s, 6 s left" over the line before;
  * the rate counts the points run now, not those resumed. */
@@ -844,76 +808,156 @@ write_out (FILE *out, const char *name, const GString *text, GError **error)
 }
 
 gboolean
-sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
+sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *o,
+                   GError **error)
 {
   g_autoptr (GString) header = g_string_new (NULL);
-  g_autoptr (GString) batch = g_string_new (NULL);
   g_autofree char *prefix = jsonl_prefix (sweep);
-  const char *name = o->output ? o->output : "standard output";
-  guint64 end, next = 0, queued, resumed = 0;
-  gboolean empty = TRUE, ok = TRUE, stopping = FALSE;
-  gint64 start_us = g_get_monotonic_time (), redraw_at = 0;
-  GThreadPool *pool;
-  FILE *out = stdout;
-  Run run = { sweep, o };
+  gboolean empty = TRUE;
 
-  g_return_val_if_fail (o->threads >= 1 && o->shard_k >= 1 && o->shard_k <= o->shard_n,
-                        FALSE);
+  g_return_val_if_fail (o->shard_k >= 1 && o->shard_k <= o->shard_n, FALSE);
+  *output = (SweepOutput) { stdout, o->output ? o->output : "standard output" };
+  output->progress = o->progress;
+  output->start_us = g_get_monotonic_time ();
   /* Shard K's points are K-1, K-1+N, ...: END of them. */
-  end = sweep->n_points > o->shard_k - 1
-        ? (sweep->n_points - o->shard_k) / o->shard_n + 1 : 0;
-  report_append_csv_header (header);
-  for (const char *p = header->str; *p; p++)
-    run.csv_columns += *p == ',';
-  run.csv_columns++;
-  g_string_truncate (header, 0);
+  output->end = sweep->n_points > o->shard_k - 1
+                ? (sweep->n_points - o->shard_k) / o->shard_n + 1 : 0;
   append_csv_header (sweep, header);
 
   if (o->resume && o->output != NULL
       && !resume_prepare (o->output, o->format == SWEEP_CSV ? header->str : NULL, prefix,
-                          &resumed, &empty, error))
+                          &output->resumed, &empty, error))
     return FALSE;
-  if (resumed > end)
+  if (output->resumed > output->end)
     {
       g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has %" G_GUINT64_FORMAT " rows, "
                    "more than the %" G_GUINT64_FORMAT " points of this sweep%s: it is not "
-                   "this sweep's output", o->output, resumed, end,
+                   "this sweep's output", o->output, output->resumed, output->end,
                    o->shard_n > 1 ? " shard" : "");
       return FALSE;
     }
-  if (o->output != NULL && !(out = fopen (o->output, o->resume ? "ab" : "wb")))
+  if (o->output != NULL && !(output->out = fopen (o->output, o->resume ? "ab" : "wb")))
     {
       g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", o->output,
                    g_strerror (errno));
       return FALSE;
     }
-  if (empty && o->format == SWEEP_CSV && !write_out (out, name, header, error))
+  if (empty && o->format == SWEEP_CSV && !write_out (output->out, output->name, header, error))
     {
-      if (out != stdout)
-        fclose (out);
+      if (output->out != stdout)
+        fclose (output->out);
+      output->out = NULL;
       return FALSE;
     }
+  return TRUE;
+}
 
-  next = queued = resumed;
-  run.window = MAX (64, 32 * o->threads);
+gboolean
+sweep_output_write (SweepOutput *output, const GString *rows, guint64 next,
+                    GError **error)
+{
+  gboolean ok = write_out (output->out, output->name, rows, error);
+
+  if (output->progress && g_get_monotonic_time () >= output->redraw_at)
+    {
+      draw_progress (next, output->end, output->resumed, output->start_us);
+      output->redraw_at = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 5;
+    }
+  return ok;
+}
+
+gboolean
+sweep_output_close (SweepOutput *output, gboolean ok, GError **error)
+{
+  if (output->progress)
+    fprintf (stderr, "\r%-80s\r", "");
+  if (output->out != stdout && fclose (output->out) != 0 && ok)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", output->name,
+                   g_strerror (errno));
+      ok = FALSE;
+    }
+  output->out = NULL;
+  return ok;
+}
+
+/* ------------------------------------------------------------------ run */
+
+typedef struct {
+  const Sweep *sweep;
+  const SweepOptions *options;
+  guint window;           /* ring slots */
+  GMutex lock;            /* guards the fields below */
+  GCond finished;         /* a point's row is in the ring, or it failed */
+  GString **ring;         /* slot % window -> finished row; owned */
+  GError *fatal;          /* the failure of the lowest failed slot; owned */
+  guint64 fatal_slot;
+} Run;
+
+/* GThreadPool's function: DATA is the slot plus one (a task is never NULL). */
+static void
+run_slot (gpointer data, gpointer user_data)
+{
+  Run *run = user_data;
+  guint64 slot = GPOINTER_TO_SIZE (data) - 1;
+  GString *row = g_string_new (NULL);
+  GError *error = NULL;
+  gboolean ok = sweep_point_row (run->sweep, sweep_slot_point (run->options, slot),
+                                 run->options, row, &error);
+
+  g_mutex_lock (&run->lock);
+  if (ok)
+    run->ring[slot % run->window] = row;
+  else
+    {
+      g_string_free (row, TRUE);
+      if (run->fatal == NULL || slot < run->fatal_slot)
+        {
+          g_clear_error (&run->fatal);
+          run->fatal = error;
+          run->fatal_slot = slot;
+        }
+      else
+        g_error_free (error);
+    }
+  g_cond_signal (&run->finished);
+  g_mutex_unlock (&run->lock);
+}
+
+gboolean
+sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
+{
+  g_autoptr (GString) batch = g_string_new (NULL);
+  guint64 next, queued;
+  gboolean ok = TRUE, stopping = FALSE;
+  SweepOutput output;
+  GThreadPool *pool;
+  Run run = { sweep, o };
+
+  g_return_val_if_fail (o->threads >= 1, FALSE);
+  if (!sweep_output_open (&output, sweep, o, error))
+    return FALSE;
+
+  next = queued = output.resumed;
+  run.window = sweep_window (o->threads);
   run.ring = g_new0 (GString *, run.window);
   g_mutex_init (&run.lock);
   g_cond_init (&run.finished);
   pool = g_thread_pool_new (run_slot, &run, (gint) o->threads, TRUE, NULL);
-  while (ok && next < end)
+  while (ok && next < output.end)
     {
       gboolean fatal_here;
 
-      for (; !stopping && queued < end && queued < next + run.window; queued++)
+      for (; !stopping && queued < output.end && queued < next + run.window; queued++)
         g_thread_pool_push (pool, GSIZE_TO_POINTER (queued + 1), NULL);
       g_mutex_lock (&run.lock);
       while (run.ring[next % run.window] == NULL
              && !(run.fatal != NULL && run.fatal_slot == next))
         if (!o->progress)
           g_cond_wait (&run.finished, &run.lock);
-        else if (!g_cond_wait_until (&run.finished, &run.lock, redraw_at))
+        else if (!g_cond_wait_until (&run.finished, &run.lock, output.redraw_at))
           break;
-      for (; next < end && run.ring[next % run.window] != NULL; next++)
+      for (; next < output.end && run.ring[next % run.window] != NULL; next++)
         {
           GString *row = g_steal_pointer (&run.ring[next % run.window]);
           g_string_append_len (batch, row->str, (gssize) row->len);
@@ -923,13 +967,8 @@ sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
       stopping = run.fatal != NULL;
       g_mutex_unlock (&run.lock);
 
-      ok = write_out (out, name, batch, error);
+      ok = sweep_output_write (&output, batch, next, error);
       g_string_truncate (batch, 0);
-      if (o->progress && g_get_monotonic_time () >= redraw_at)
-        {
-          draw_progress (next, end, resumed, start_us);
-          redraw_at = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 5;
-        }
       if (ok && fatal_here)
         {
           g_propagate_error (error, g_steal_pointer (&run.fatal));
@@ -945,15 +984,7 @@ sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
   g_clear_error (&run.fatal);
   g_cond_clear (&run.finished);
   g_mutex_clear (&run.lock);
-  if (o->progress)
-    fprintf (stderr, "\r%-80s\r", "");
-  if (out != stdout && fclose (out) != 0 && ok)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", name,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return ok;
+  return sweep_output_close (&output, ok, error);
 }
 
 /* ----------------------------------------------------------------- merge */

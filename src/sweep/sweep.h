@@ -6,7 +6,8 @@
  * values. Points are numbered through the product with the last axis
  * varying fastest. Shard K of N runs the points i with i % N == K - 1, so
  * row j of its output is point j * N + K - 1: that is all merge needs to
- * restore the order, byte for byte. */
+ * restore the order, byte for byte. A build with MPI also runs a sweep
+ * across the ranks of an MPI job (sweep-mpi.h), writing the same bytes. */
 #pragma once
 
 #include <glib.h>

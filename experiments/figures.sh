@@ -1,0 +1,178 @@
+#!/bin/sh
+# figures.sh: one command per figure of the A100 scaling study (after an HPE
+# study of Megatron-DeepSpeed on A100 clusters): it runs the experiment's sweep
+# and draws the figure with `trainsim plot`.
+#
+#   experiments/figures.sh NAME [OUTDIR]
+#
+# NAME is one of
+#   aggregate      aggregate PFLOP/s against GPUs, GPT 13B-175B, with ideal scaling
+#                  (aggregate-pflops.yaml)
+#   megatron       TFLOP/s per GPU, trainsim against Megatron-LM's published numbers
+#                  (validation/narayanan2021-table1.yaml)
+#   weak-scaling   TFLOP/s per GPU of the 39.1B model, batch growing with the GPUs,
+#                  1 to 8 NICs per node (weak-scaling-39b.yaml)
+#   ib-interfaces  TFLOP/s per GPU with 1 to 4 HDR interfaces per node, 39.1B and
+#                  18.4B (ib-interfaces-18b-39b.yaml)
+#   slingshot      Slingshot-11 against HDR InfiniBand (slingshot-vs-ib.yaml)
+#   all            every one of them
+# OUTDIR (default figures/) receives NAME.csv, the rows the figure was drawn from,
+# and NAME.pdf with NAME.gp (the gnuplot script, to restyle) and NAME.dat beside
+# it; the paths are printed. FIGURES_FORMAT=png or svg draws that instead of PDF.
+# Without gnuplot the .csv, .gp and .dat are still written, and the script says so.
+#
+# trainsim is $TRAINSIM, else ./trainsim, else the one on PATH; the experiments
+# are found beside this script. Exit status: 0 success, 1 a command failed, 2 bad
+# usage.
+
+set -eu
+
+usage () {
+  echo "usage: $0 aggregate|megatron|weak-scaling|ib-interfaces|slingshot|all [OUTDIR]" >&2
+  exit 2
+}
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  usage
+fi
+name=$1
+out=${2:-figures}
+case $name in
+  aggregate|megatron|weak-scaling|ib-interfaces|slingshot|all) ;;
+  *) usage ;;
+esac
+ext=${FIGURES_FORMAT:-pdf}
+case $ext in
+  pdf|png|svg) ;;
+  *) echo "$0: FIGURES_FORMAT is '$ext'; use pdf, png or svg" >&2; exit 2 ;;
+esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${TRAINSIM:-}" ]; then
+  ts=$TRAINSIM
+elif [ -x ./trainsim ]; then
+  ts=$(pwd)/trainsim
+elif command -v trainsim >/dev/null 2>&1; then
+  ts=trainsim
+else
+  echo "$0: no trainsim: set TRAINSIM, run from the build directory, or put it on PATH" >&2
+  exit 1
+fi
+
+have_gnuplot=yes
+command -v gnuplot >/dev/null 2>&1 || have_gnuplot=no
+[ "$have_gnuplot" = yes ] ||
+  echo "$0: gnuplot is not installed: writing the .gp and .dat files only (apt-get install gnuplot-nox)" >&2
+
+mkdir -p "$out"
+
+# sweep CSV FILE [ARG...]: the rows of experiments/FILE in CSV.
+sweep () {
+  sweep_csv=$1
+  sweep_file=$here/$2
+  shift 2
+  "$ts" sweep "$sweep_file" -j 2 -o "$sweep_csv" "$@"
+}
+
+# plot FIG CSV [ARG...]: OUTDIR/FIG.EXT from CSV; prints what it wrote. A
+# missing gnuplot is not an error here (plot has written FIG.gp and FIG.dat).
+plot () {
+  fig=$out/$1
+  plot_csv=$2
+  shift 2
+  plot_status=0
+  "$ts" plot "$plot_csv" -o "$fig.$ext" "$@" || plot_status=$?
+  if [ "$plot_status" -eq 0 ]; then
+    echo "$fig.$ext"
+  elif [ "$plot_status" -eq 1 ] && [ "$have_gnuplot" = no ]; then
+    echo "$fig.gp $fig.dat"
+  else
+    echo "$0: trainsim plot failed for $fig.$ext" >&2
+    exit 1
+  fi
+}
+
+aggregate () {
+  sweep "$out/aggregate.csv" aggregate-pflops.yaml
+  plot aggregate "$out/aggregate.csv" --x gpus --y aggregate_pflops --by model \
+    --logx --ideal
+}
+
+# Narayanan et al. 2021, Table 1, as bars: the TFLOP/s per GPU Megatron-LM
+# measured, and trainsim's. `validate --format csv` gives both iteration times;
+# the measured TFLOP/s come from the validation file, and the predicted ones
+# follow from them (the same FLOPs over the predicted time:
+# measured x measured_s / predicted_s).
+megatron () {
+  table=$here/validation/narayanan2021-table1.yaml
+  raw=$out/megatron-validate.csv
+  status=0
+  "$ts" validate --format csv "$table" >"$raw" || status=$?
+  if [ "$status" -gt 1 ]; then
+    exit 1
+  elif [ "$status" -eq 1 ]; then
+    echo "$0: $table is above its tolerance (see trainsim validate)" >&2
+  fi
+  sed -n 's/.*{id: *\([^,]*\),.*tflops_per_gpu: *\([0-9.]*\).*/\1,\2/p' "$table" |
+    awk -F, '
+      NR == FNR { measured[$1] = $2; next }
+      FNR == 1 { print "model,source,megatron_tflops_per_gpu"; next }
+      ($2 in measured) && $4 > 0 {
+        label = toupper($2); sub(/^GPT-/, "", label)
+        printf "%s,measured,%s\n", label, measured[$2]
+        printf "%s,trainsim,%.1f\n", label, measured[$2] * $3 / $4
+      }' - "$raw" >"$out/megatron.csv"
+  plot megatron "$out/megatron.csv" --kind bars --x model --by source \
+    --y megatron_tflops_per_gpu --xlabel "GPT model, Narayanan et al. 2021, Table 1"
+}
+
+# Weak scaling needs the global batch to follow the GPU count, which one
+# cartesian sweep cannot do: a sweep per size, 48 sequences per replica
+# (global batch 3 x GPUs with tp 8 x pp 2), the rows joined under one header.
+weak_scaling () {
+  weak=$out/weak-scaling.csv
+  part=$out/weak-scaling.part.csv
+  rm -f "$weak.tmp"
+  for gpus in 64 128 256 512 1024 2048 4096; do
+    sweep "$part" weak-scaling-39b.yaml --sweep "gpus=$gpus" \
+      --set "parallel.global_batch=$((3 * gpus))"
+    if [ -f "$weak.tmp" ]; then
+      sed 1d "$part" >>"$weak.tmp"
+    else
+      cat "$part" >"$weak.tmp"
+    fi
+  done
+  rm -f "$part"
+  mv "$weak.tmp" "$weak"
+  plot weak-scaling "$weak" --x gpus --y megatron_tflops_per_gpu --by nics_per_node \
+    --logx
+}
+
+ib_interfaces () {
+  sweep "$out/ib-interfaces.csv" ib-interfaces-18b-39b.yaml
+  plot ib-interfaces "$out/ib-interfaces.csv" --kind bars --x gpus \
+    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-39.1b
+  plot ib-interfaces-18.4b "$out/ib-interfaces.csv" --kind bars --x gpus \
+    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-18.4b
+}
+
+slingshot () {
+  sweep "$out/slingshot.csv" slingshot-vs-ib.yaml
+  plot slingshot "$out/slingshot.csv" --kind bars --x gpus \
+    --y megatron_tflops_per_gpu --by link
+}
+
+case $name in
+  aggregate) aggregate ;;
+  megatron) megatron ;;
+  weak-scaling) weak_scaling ;;
+  ib-interfaces) ib_interfaces ;;
+  slingshot) slingshot ;;
+  all)
+    aggregate
+    megatron
+    weak_scaling
+    ib_interfaces
+    slingshot
+    ;;
+esac

@@ -1,0 +1,188 @@
+#!/bin/sh
+# tests/figures.sh: experiments/figures.sh (issue 5 item 4, issue 4 item 6):
+# `figures.sh all` makes every figure, each with its rows, gnuplot script and
+# data; the rows say what the experiments claim (1 to 4 NICs never slow the
+# 39.1B model on 64 GPUs; the weak-scaling batch follows the GPU count; the
+# Megatron bars pair each published number with a prediction); without
+# gnuplot the script still writes the .gp and .dat files; bad usage exits 2.
+#
+# Run by automake with TRAINSIM (the binary) and srcdir in the environment;
+# by hand, from the top build directory:
+#   TRAINSIM=./trainsim srcdir=. sh tests/figures.sh
+# Prints 'ok N - what' or 'not ok N - what' per case, then 'P passed, F failed',
+# and exits 1 when a case failed.
+
+set -u
+
+: "${TRAINSIM:=$(pwd)/trainsim}"
+: "${srcdir:=.}"
+case $TRAINSIM in
+  /*) ;;
+  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
+esac
+if [ ! -x "$TRAINSIM" ]; then
+  echo "figures.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
+  exit 99
+fi
+export TRAINSIM
+figures=$srcdir/experiments/figures.sh
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-figures.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+have_gnuplot=no
+command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
+n=0
+passed=0
+failed=0
+why=
+
+ok () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1"
+}
+notok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -n "$why" ] && echo "#   $why"
+  if [ -s "$tmp/err" ]; then
+    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
+  fi
+}
+skip () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - # SKIP $1"
+}
+verdict () {
+  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
+  why=
+}
+fail_because () {
+  why="${why:+$why; }$1"
+}
+
+# column CSV NAME...: the rows of CSV whose status is ok, as the named
+# columns (the first of that name, or of that last part as in
+# nics_per_node), space-separated. The rows of the experiments used here
+# have no quoted fields.
+column () {
+  csv=$1
+  shift
+  awk -F, -v want="$*" '
+    NR == 1 {
+      k = split(want, names, " ")
+      for (i = NF; i >= 1; i--) {
+        short = $i
+        sub(/.*[.]/, "", short)
+        by_short[short] = i
+        at[$i] = i
+      }
+      for (j = 1; j <= k; j++) {
+        if (!(names[j] in at) && names[j] in by_short) at[names[j]] = by_short[names[j]]
+        if (!(names[j] in at)) { print "no column " names[j] | "cat 1>&2"; exit 1 }
+      }
+      next
+    }
+    "status" in at && $at["status"] != "ok" { next }
+    {
+      line = ""
+      for (j = 1; j <= k; j++) line = line (j > 1 ? " " : "") $at[names[j]]
+      print line
+    }' "$csv"
+}
+
+figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot"
+
+# --- all figures -----------------------------------------------------------------
+
+out=$tmp/figs
+sh "$figures" all "$out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+for f in $figs; do
+  [ -s "$out/$f.gp" ] || fail_because "no $f.gp"
+  [ -s "$out/$f.dat" ] || fail_because "no $f.dat"
+done
+for c in aggregate megatron weak-scaling ib-interfaces slingshot; do
+  [ -s "$out/$c.csv" ] || fail_because "no $c.csv"
+done
+verdict "figures.sh all writes each figure's rows, gnuplot script and data"
+
+if [ "$have_gnuplot" = yes ]; then
+  for f in $figs; do
+    [ "$(head -n 1 "$out/$f.pdf" 2>/dev/null | cut -c 1-4)" = "%PDF" ] ||
+      fail_because "$f.pdf is not a PDF"
+    grep -qx "$out/$f.pdf" "$tmp/out" || fail_because "$f.pdf is not printed"
+  done
+  verdict "figures.sh all draws each figure as a PDF and prints its path"
+else
+  skip "figures.sh all draws each figure as a PDF (gnuplot is not installed)"
+fi
+
+# --- what the rows say -----------------------------------------------------------
+
+# The 39.1B model on 64 GPUs, 1 to 4 NICs: TFLOP/s per GPU never drops.
+column "$out/ib-interfaces.csv" model gpus nics_per_node megatron_tflops_per_gpu \
+  >"$tmp/nics" 2>"$tmp/err"
+awk '$1 == "gpt-39.1b" && $2 == 64 { print $3, $4 }' "$tmp/nics" | sort -n >"$tmp/nics-39b"
+[ "$(cut -d' ' -f1 "$tmp/nics-39b" | tr '\n' ' ')" = "1 2 3 4 " ] ||
+  fail_because "39.1B 64-GPU rows for NICs: $(cut -d' ' -f1 "$tmp/nics-39b" | tr '\n' ' ')"
+drop=$(awk 'NR > 1 && $2 < prev { print "NICs " $1 ": " $2 " < " prev } { prev = $2 }' \
+  "$tmp/nics-39b")
+[ -z "$drop" ] || fail_because "TFLOP/s drop with more NICs: $drop"
+verdict "ib-interfaces: the 39.1B model on 64 GPUs is never slower with more NICs (1 to 4)"
+
+# Weak scaling: every size with each NIC count, global batch 3 x GPUs.
+column "$out/weak-scaling.csv" gpus global_batch nics_per_node >"$tmp/weak" 2>"$tmp/err"
+[ "$(wc -l <"$tmp/weak")" -eq 28 ] || fail_because "$(wc -l <"$tmp/weak") ok rows, expected 7 sizes x 4 NICs"
+bad=$(awk '$2 != 3 * $1' "$tmp/weak" | head -n 1)
+[ -z "$bad" ] || fail_because "global batch is not 3 x GPUs: $bad"
+[ "$(cut -d' ' -f1 "$tmp/weak" | uniq | tr '\n' ' ')" = "64 128 256 512 1024 2048 4096 " ] ||
+  fail_because "sizes: $(cut -d' ' -f1 "$tmp/weak" | uniq | tr '\n' ' ')"
+verdict "weak-scaling: one header, 28 rows, the global batch growing with the GPUs"
+
+# Megatron: a measured and a predicted bar per Table 1 row, in its order.
+column "$out/megatron.csv" model source megatron_tflops_per_gpu >"$tmp/megatron" 2>"$tmp/err"
+[ "$(grep -c ' measured ' "$tmp/megatron")" -eq 10 ] || fail_because "not 10 measured bars"
+[ "$(grep -c ' trainsim ' "$tmp/megatron")" -eq 10 ] || fail_because "not 10 trainsim bars"
+[ "$(head -n 1 "$tmp/megatron")" = "1.7B measured 137" ] ||
+  fail_because "first bar: $(head -n 1 "$tmp/megatron")"
+[ "$(tail -n 1 "$tmp/megatron" | cut -d' ' -f1,2)" = "1008B trainsim" ] ||
+  fail_because "last bar: $(tail -n 1 "$tmp/megatron")"
+far=$(awk '$2 == "measured" { m = $3 } $2 == "trainsim" && ($3 < 0.8 * m || $3 > 1.2 * m)' \
+  "$tmp/megatron")
+[ -z "$far" ] || fail_because "a prediction more than 20 % from its measurement: $far"
+verdict "megatron: 10 measured and 10 predicted bars, each prediction within 20 %"
+
+# --- without gnuplot, and bad usage ----------------------------------------------
+
+# A PATH with only the tools figures.sh needs, so that plot finds no gnuplot.
+mkdir -p "$tmp/bin"
+for tool in sh dirname mkdir sed awk cat rm mv; do
+  path=$(command -v "$tool") && ln -s "$path" "$tmp/bin/$tool"
+done
+PATH=$tmp/bin sh "$figures" slingshot "$tmp/nognuplot" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q 'gnuplot is not installed' "$tmp/err" || fail_because "no note that gnuplot is missing"
+[ -s "$tmp/nognuplot/slingshot.gp" ] || fail_because "no .gp"
+[ -s "$tmp/nognuplot/slingshot.dat" ] || fail_because "no .dat"
+[ -e "$tmp/nognuplot/slingshot.pdf" ] && fail_because "a PDF was written"
+verdict "without gnuplot: exit 0, a note, the .gp and .dat written"
+: >"$tmp/err"
+
+for args in "" "pie" "all $tmp/a $tmp/b"; do
+  # shellcheck disable=SC2086 # the words of args are the arguments
+  sh "$figures" $args >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail_because "'$args': exit status $rc, expected 2"
+  grep -q '^usage: ' "$tmp/err" || fail_because "'$args': no usage line"
+done
+verdict "bad usage (no NAME, an unknown NAME, three arguments) exits 2 with the usage"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
