@@ -29,46 +29,9 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
 
 selene=$srcdir/experiments/gpt3-175b-selene.yaml
-n=0
-passed=0
-failed=0
-why=
 
-# ok DESC / notok DESC: records a case; notok prints the reason ($why) and
-# what trainsim wrote on stderr as '# ' lines.
-ok () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1"
-}
-notok () {
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "$why" ] && echo "#   $why"
-  if [ -s "$tmp/err" ]; then
-    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
-  fi
-}
-skip () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1 # SKIP $2"
-}
-# verdict DESC: ok when $why is empty, else not ok.
-verdict () {
-  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
-  why=
-}
-fail_because () {
-  why="${why:+$why; }$1"
-}
+. "$srcdir/tests/testlib.sh"
 
-# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
-ts () {
-  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-}
 
 # expect_rc DESC WANT ARG...: runs trainsim and checks only its exit status.
 expect_rc () {
@@ -491,5 +454,4 @@ ts search
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "search without a file exits 2"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -33,37 +33,8 @@ trap 'exit 130' INT TERM HUP PIPE
 
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
-n=0
-passed=0
-failed=0
-why=
 
-ok () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1"
-}
-notok () {
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "$why" ] && echo "#   $why"
-  if [ -s "$tmp/err" ]; then
-    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
-  fi
-}
-skip () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - # SKIP $1"
-}
-verdict () {
-  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
-  why=
-}
-fail_because () {
-  why="${why:+$why; }$1"
-}
+. "$srcdir/tests/testlib.sh"
 
 # column CSV NAME...: the rows of CSV whose status is ok, as the named
 # columns (the first of that name, or of that last part as in
@@ -184,5 +155,4 @@ for args in "" "pie" "all $tmp/a $tmp/b"; do
 done
 verdict "bad usage (no NAME, an unknown NAME, three arguments) exits 2 with the usage"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -57,44 +57,9 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
 limit=
 command -v timeout >/dev/null 2>&1 && limit="timeout 300"
 
-n=0
-passed=0
-failed=0
-why=
 
-ok () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1"
-}
-notok () {
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "$why" ] && echo "#   $why"
-  if [ -s "$tmp/err" ]; then
-    sed 's/^/#   stderr: /' "$tmp/err" | head -n 12
-  fi
-}
-skip () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1 # SKIP $2"
-}
-# verdict DESC: ok when $why is empty, else not ok.
-verdict () {
-  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
-  why=
-}
-fail_because () {
-  why="${why:+$why; }$1"
-}
+. "$srcdir/tests/testlib.sh"
 
-# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
-ts () {
-  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-}
 # mpi N ARG...: runs trainsim on N ranks, the same way.
 mpi () {
   ranks=$1
@@ -245,5 +210,4 @@ else
     "no /proc/self/mem"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -18,6 +18,7 @@
 
 set -u
 
+: "${srcdir:=.}"
 : "${TRAINSIM:=$(pwd)/trainsim}"
 case $TRAINSIM in
   /*) ;;
@@ -34,37 +35,8 @@ trap 'exit 130' INT TERM HUP PIPE
 
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
-n=0
-passed=0
-failed=0
-why=
 
-ok () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1"
-}
-notok () {
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "$why" ] && echo "#   $why"
-  if [ -s "$tmp/err" ]; then
-    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
-  fi
-}
-skip () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - # SKIP $1"
-}
-verdict () {
-  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
-  why=
-}
-fail_because () {
-  why="${why:+$why; }$1"
-}
+. "$srcdir/tests/testlib.sh"
 
 # plot ARG...: runs trainsim plot; stderr in $tmp/err, status in $rc.
 plot () {
@@ -343,5 +315,4 @@ grep -q 'Exit status' "$tmp/out" || fail_because "no exit statuses in --help"
 grep -q 'heatmap' "$tmp/out" || fail_because "no kinds in --help"
 verdict "plot --help exits 0 and describes the kinds and exit statuses"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -15,6 +15,7 @@ for log in tests/*.log; do
     echo "$log: no summary line (crashed?)"
     continue
   fi
+  # shellcheck disable=SC2086 # split the counts into $1 $2 $3 $4
   set -- $counts
   if [ "${4:-}" = shell ]; then
     passed=$((passed + $1))

@@ -41,44 +41,9 @@ trap 'exit 130' INT TERM HUP PIPE
 TRAINSIM_DATA_PATH=$srcdir
 export TRAINSIM_DATA_PATH
 
-n=0
-passed=0
-failed=0
-why=
 
-ok () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1"
-}
-notok () {
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "$why" ] && echo "#   $why"
-  if [ -s "$tmp/err" ]; then
-    sed 's/^/#   stderr: /' "$tmp/err" | head -n 8
-  fi
-}
-skip () {
-  n=$((n + 1))
-  passed=$((passed + 1))
-  echo "ok $n - $1 # SKIP $2"
-}
-# verdict DESC: ok when $why is empty, else not ok.
-verdict () {
-  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
-  why=
-}
-fail_because () {
-  why="${why:+$why; }$1"
-}
+. "$srcdir/tests/testlib.sh"
 
-# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
-ts () {
-  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-}
 
 # lines FILE: its number of lines.
 lines () {
@@ -301,5 +266,4 @@ ts sweep "$exp" -o "$tmp/no/such/dir/rows.csv"
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (an I/O failure)"
 verdict "sweep -o into a missing directory exits 1"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

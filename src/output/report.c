@@ -33,6 +33,33 @@ report_format_names (void)
   return "table, json or csv";
 }
 
+/* A JSON string literal. Invalid UTF-8 (a name built from user input)
+ * is repaired first: one bad byte makes a viewer reject the whole file. */
+void
+report_append_json_string (GString *out, const char *s)
+{
+  g_autofree char *valid = NULL;
+
+  if (!g_utf8_validate (s, -1, NULL))
+    s = valid = g_utf8_make_valid (s, -1);
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++)
+    switch (*p)
+      {
+      case '"':  g_string_append (out, "\\\""); break;
+      case '\\': g_string_append (out, "\\\\"); break;
+      case '\n': g_string_append (out, "\\n"); break;
+      case '\r': g_string_append (out, "\\r"); break;
+      case '\t': g_string_append (out, "\\t"); break;
+      default:
+        if (*p < 0x20)
+          g_string_append_printf (out, "\\u%04x", *p);
+        else
+          g_string_append_c (out, (char) *p);
+      }
+  g_string_append_c (out, '"');
+}
+
 /* ----------------------------------------------------------------- fields */
 
 #define GIB 1073741824.0  /* 2^30 bytes */

@@ -46,6 +46,10 @@ void report_append_csv_row (GString *out, const SimResult *r);
 void report_append_json_members (GString *out, const SimResult *r,
                                  const char *const *skip);
 
+/* Appends @s as a JSON string literal, escaped; invalid UTF-8 is repaired
+ * first (one bad byte makes a reader reject the whole document). */
+void report_append_json_string (GString *out, const char *s);
+
 /* Writes @contents to @path atomically (a temporary file renamed over it),
  * or to stdout when @path is NULL or "-". Fails with a G_FILE_ERROR. */
 gboolean report_write (const char *path, const GString *contents,

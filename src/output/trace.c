@@ -7,37 +7,11 @@
  * floating-point formatting or the locale. One event per line keeps a
  * trace diffable. */
 #include "output/trace.h"
+#include "output/report.h"
 
 #include <string.h>
 
 #define PS_PER_US G_GINT64_CONSTANT (1000000)
-
-/* A JSON string literal. Invalid UTF-8 (an op name built from user input)
- * is repaired first: one bad byte makes a viewer reject the whole file. */
-static void
-append_json_string (GString *out, const char *s)
-{
-  g_autofree char *valid = NULL;
-
-  if (!g_utf8_validate (s, -1, NULL))
-    s = valid = g_utf8_make_valid (s, -1);
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++)
-    switch (*p)
-      {
-      case '"':  g_string_append (out, "\\\""); break;
-      case '\\': g_string_append (out, "\\\\"); break;
-      case '\n': g_string_append (out, "\\n"); break;
-      case '\r': g_string_append (out, "\\r"); break;
-      case '\t': g_string_append (out, "\\t"); break;
-      default:
-        if (*p < 0x20)
-          g_string_append_printf (out, "\\u%04x", *p);
-        else
-          g_string_append_c (out, (char) *p);
-      }
-  g_string_append_c (out, '"');
-}
 
 /* @ps picoseconds as microseconds, exactly: "12", "1.5", "0.000001". */
 static void
@@ -63,7 +37,7 @@ append_stream_name (GString *out, int stream, const char *const *stream_names,
                     int n_streams)
 {
   if (stream < n_streams && stream_names[stream] != NULL)
-    append_json_string (out, stream_names[stream]);
+    report_append_json_string (out, stream_names[stream]);
   else
     g_string_append_printf (out, "\"stream %d\"", stream);
 }
@@ -128,11 +102,11 @@ static void
 append_span (GString *out, const TraceSpan *s)
 {
   g_string_append (out, "{\"name\": ");
-  append_json_string (out, s->name);
+  report_append_json_string (out, s->name);
   if (s->cat != NULL)
     {
       g_string_append (out, ", \"cat\": ");
-      append_json_string (out, s->cat);
+      report_append_json_string (out, s->cat);
     }
   g_string_append (out, ", \"ph\": \"X\", \"ts\": ");
   append_us (out, s->start);

@@ -496,21 +496,6 @@ append_csv_cell (GString *out, const char *text)
   g_string_append_c (out, '"');
 }
 
-static void
-append_json_string (GString *out, const char *text)
-{
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf (out, "\\%c", *p);
-    else if (*p == '\n')
-      g_string_append (out, "\\n");
-    else if (*p < 0x20)
-      g_string_append_printf (out, "\\u%04x", *p);
-    else
-      g_string_append_c (out, (char) *p);
-  g_string_append_c (out, '"');
-}
 
 /* TEXT is a number as JSON writes them (RFC 8259 section 6). */
 static gboolean
@@ -554,7 +539,7 @@ append_json_value (GString *out, const YNode *v)
   else if (ytree_is_null (v))
     g_string_append (out, "null");
   else
-    append_json_string (out, v->text);
+    report_append_json_string (out, v->text);
 }
 
 /* An error message as one line: without the experiment's path in front
@@ -600,7 +585,7 @@ jsonl_prefix (const Sweep *sweep)
 {
   g_autoptr (GString) out = g_string_new ("{");
 
-  append_json_string (out, sweep->axes->len
+  report_append_json_string (out, sweep->axes->len
                       ? ((const Axis *) g_ptr_array_index (sweep->axes, 0))->key
                       : "status");
   g_string_append (out, ": ");
@@ -669,14 +654,14 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
   g_string_append_c (row, '{');
   for (guint a = 0; a < sweep->axes->len; a++)
     {
-      append_json_string (row, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
+      report_append_json_string (row, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
       g_string_append (row, ": ");
       append_json_value (row, point_value (sweep, a, point));
       g_string_append (row, ", ");
     }
   g_string_append_printf (row, "\"status\": \"%s\", \"reason\": ", status_names[status]);
   if (reason)
-    append_json_string (row, reason);
+    report_append_json_string (row, reason);
   else
     g_string_append (row, "null");
   if (status != STATUS_INFEASIBLE)

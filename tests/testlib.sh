@@ -1,0 +1,54 @@
+# testlib.sh: the case bookkeeping of the shell tests, sourced by each
+# (tests/cli.sh, sweep.sh, plot.sh, figures.sh, mpi.sh). A script sets
+# $tmp (its temporary directory) first, records each case with ok, notok,
+# skip or verdict, and closes with finish, which prints the line
+# "N passed, N failed" that CI reads and exits 1 if any case failed.
+# $tmp comes from the sourcing script; $rc is read by it.
+# shellcheck disable=SC2154,SC2034
+n=0
+passed=0
+failed=0
+why=
+
+# ok DESC / notok DESC: records a case; notok prints the reason ($why) and
+# what the program wrote on stderr ($tmp/err) as '# ' lines.
+ok () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1"
+}
+notok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -n "$why" ] && echo "#   $why"
+  if [ -s "$tmp/err" ]; then
+    sed 's/^/#   stderr: /' "$tmp/err" | head -n 12
+  fi
+}
+# skip DESC [WHY]: a case that cannot run here counts as passed.
+skip () {
+  n=$((n + 1))
+  passed=$((passed + 1))
+  echo "ok $n - $1 # SKIP ${2:-}"
+}
+# verdict DESC: ok when $why is empty, else not ok.
+verdict () {
+  if [ -z "$why" ]; then ok "$1"; else notok "$1"; fi
+  why=
+}
+fail_because () {
+  why="${why:+$why; }$1"
+}
+
+# ts ARG...: runs trainsim; stdout in $tmp/out, stderr in $tmp/err, status
+# in $rc.
+ts () {
+  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+finish () {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
