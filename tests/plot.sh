@@ -276,6 +276,14 @@ printf 'gpus,status,megatron_tflops_per_gpu\n64,oom,\n' >"$tmp/allfailed.csv"
 o=$tmp/bad/fig.pdf
 bad "a missing CSV" "no-such.csv" "$tmp/no-such.csv" --x gpus --y mfu -o "$o"
 bad "an empty CSV" "header" "$tmp/empty.csv" --x gpus --y mfu -o "$o"
+mkdir -p "$tmp/self"
+printf 'gpus,megatron_tflops_per_gpu\n64,100\n128,99\n' >"$tmp/self/fig.dat"
+plot "$tmp/self/fig.dat" --x gpus --y megatron_tflops_per_gpu -o "$tmp/self/fig.pdf"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'would be written over the CSV' "$tmp/err" ||
+  fail_because "stderr lacks 'would be written over the CSV'"
+grep -q '^64,100$' "$tmp/self/fig.dat" || fail_because "the CSV was overwritten"
+verdict "a figure whose .dat is the CSV itself exits 2 and keeps the CSV"
 bad "an unknown --y column (the columns are listed)" \
   "has no column 'tflops'.*megatron_tflops_per_gpu" \
   "$scaling" --x gpus --y tflops -o "$o"

@@ -240,6 +240,8 @@ verdict "merge of shards with different headers exits 2 and writes nothing"
 sed 's/  parallel.tp: \[3, 8\]/  parallel.tp: []/' "$exp" >"$tmp/empty-axis.yaml"
 expect_error "an empty axis in the file exits 2 with its file:line:col" \
   'empty-axis\.yaml:8:[0-9]+: sweep\.parallel\.tp: the axis is empty' sweep "$tmp/empty-axis.yaml"
+expect_error "a swept value with a line break exits 2 (a row is a line)" \
+  'a swept value cannot hold a line break' sweep "$exp" --sweep 'description=["a\nb",c]'
 expect_error "an empty --sweep axis exits 2" \
   '--sweep parallel\.pp: the axis is empty' sweep "$exp" --sweep parallel.pp=
 expect_error "an unknown --sweep key exits 2 with a did-you-mean" \

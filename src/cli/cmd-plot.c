@@ -1,6 +1,7 @@
 /* cmd-plot.c: `trainsim plot`: a sweep's CSV as a paper figure, through a
  * gnuplot script and data file that stay beside it to be restyled. */
 #include "cli/cli.h"
+#include "output/report.h"
 #include "base/errors.h"
 #include "output/plot.h"
 #include <stdio.h>
@@ -134,6 +135,14 @@ cli_plot (int argc, char **argv)
 
   g_autofree char *gp_path = plot_sibling_path (output, ".gp");
   g_autofree char *dat_path = plot_sibling_path (output, ".dat");
+  const char *written[] = { output, gp_path, dat_path };
+  for (guint i = 0; i < G_N_ELEMENTS (written); i++)
+    if (report_same_file (written[i], argv[1]))
+      {
+        fprintf (stderr, "trainsim plot: %s would be written over the CSV "
+                         "it plots: name the figure otherwise\n", written[i]);
+        return 2;
+      }
   /* Atomically (a temporary file renamed), as the figure will be. */
   if (!g_file_set_contents (dat_path, dat->str, (gssize) dat->len, &error)
       || !g_file_set_contents (gp_path, gp->str, (gssize) gp->len, &error)

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "parallel/plan.h"
 #include "parallel/sim.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -285,7 +286,12 @@ cli_search (int argc, char **argv)
           if (i + 1 < n_ok)
             append_why (out, c, &g_array_index (cands, Candidate, i + 1));
         }
-      fputs (out->str, stdout);
+      if (fputs (out->str, stdout) == EOF || fflush (stdout) != 0)
+        {
+          fprintf (stderr, "trainsim search: cannot write the results: %s\n",
+                   g_strerror (errno));
+          status = 1;
+        }
     }
   experiment_spec_clear (&base);
   return status;

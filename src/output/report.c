@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------- formats */
 
@@ -521,6 +522,16 @@ report_append (GString *out, const SimResult *r, ReportFormat format,
     default:
       g_assert_not_reached ();
     }
+}
+
+gboolean
+report_same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  return strcmp (a, b) == 0
+         || (stat (a, &sa) == 0 && stat (b, &sb) == 0
+             && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
 gboolean

@@ -50,6 +50,10 @@ void report_append_json_members (GString *out, const SimResult *r,
  * first (one bad byte makes a reader reject the whole document). */
 void report_append_json_string (GString *out, const char *s);
 
+/* Whether @a and @b name the same file (by device and inode when both
+ * exist): an output must never be written over an input. */
+gboolean report_same_file (const char *a, const char *b);
+
 /* Writes @contents to @path atomically (a temporary file renamed over it),
  * or to stdout when @path is NULL or "-". Fails with a G_FILE_ERROR. */
 gboolean report_write (const char *path, const GString *contents,

@@ -31,6 +31,7 @@
 
 #include "base/errors.h"
 #include "sweep/sweep-private.h"
+#include "sweep/sweep.h"
 
 enum {
   TAG_ASK = 1,
@@ -292,7 +293,10 @@ sweep_mpi_run (const Sweep *sweep, const SweepOptions *options, GError **error)
 
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
-  g_return_val_if_fail (size >= 2, FALSE);
+  /* A launcher whose environment said "several ranks" but an MPI world
+   * of one (a launcher of another MPI): the sweep runs on threads. */
+  if (size < 2)
+    return sweep_run (sweep, options, error);
   return rank == 0 ? coordinate (sweep, options, size, error)
                    : work (sweep, options, error);
 }

@@ -168,7 +168,11 @@ sweep_expand_range (const char *text, guint64 max_values, GArray *out,
       return FALSE;
     }
   if (kind == '+')
-    count = ((guint64) end - (guint64) start) / (guint64) by + 1;
+    {
+      guint64 steps = ((guint64) end - (guint64) start) / (guint64) by;
+      /* The + 1 would wrap to 0 for a full 2^64 span. */
+      count = steps == G_MAXUINT64 ? G_MAXUINT64 : steps + 1;
+    }
   else
     for (gint64 v = start;; v *= by)
       {
@@ -206,6 +210,13 @@ axis_add_value (Axis *axis, const YNode *value, const char *what, guint64 max_po
     {
       ytree_set_error (error, value->mark, "%seach value must be a scalar such as 4, "
                        "true or gpt3-175b, got %s", what, ytree_kind_name (value->kind));
+      return FALSE;
+    }
+  /* A row is a line: --resume and merge count rows by line breaks. */
+  if (strpbrk (value->text, "\r\n") != NULL)
+    {
+      ytree_set_error (error, value->mark, "%sa swept value cannot hold a line break",
+                       what);
       return FALSE;
     }
   if (!value->plain || !sweep_expand_range (value->text, max_points, range, &local))
@@ -950,15 +961,19 @@ sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
         }
       fatal_here = run.fatal != NULL && run.fatal_slot == next;
       stopping = run.fatal != NULL;
+      /* Taken under the lock: workers still running read run.fatal. */
+      GError *fatal = fatal_here ? g_error_copy (run.fatal) : NULL;
       g_mutex_unlock (&run.lock);
 
       ok = sweep_output_write (&output, batch, next, error);
       g_string_truncate (batch, 0);
-      if (ok && fatal_here)
+      if (fatal != NULL && ok)
         {
-          g_propagate_error (error, g_steal_pointer (&run.fatal));
+          g_propagate_error (error, fatal);
           ok = FALSE;
         }
+      else if (fatal != NULL)
+        g_error_free (fatal);
     }
   /* Queued points are dropped; running ones finish into the ring. */
   g_thread_pool_free (pool, TRUE, TRUE);
@@ -1052,17 +1067,6 @@ merge_rows (Shard *shards, guint n, gboolean first_read, FILE *out, const char *
     }
 }
 
-/* The same file, by device and inode. */
-static gboolean
-same_file (const char *a, const char *b)
-{
-  struct stat sa, sb;
-
-  return strcmp (a, b) == 0
-         || (stat (a, &sa) == 0 && stat (b, &sb) == 0
-             && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
-}
-
 static gboolean
 write_failed (const char *name, GError **error)
 {
@@ -1143,6 +1147,7 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
 {
   g_autofree Shard *shards = g_new0 (Shard, n);
   g_autofree char *tmp = NULL;
+  g_autofree char *target = NULL;   /* where a symlinked output points */
   gboolean to_stdout = strcmp (output, "-") == 0, ok = FALSE, csv = FALSE;
   FILE *out = stdout;
 
@@ -1151,7 +1156,7 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
     {
       shards[k].path = inputs[k];
       shards[k].len = -1;
-      if (!to_stdout && same_file (output, inputs[k]))
+      if (!to_stdout && report_same_file (output, inputs[k]))
         {
           g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "the output %s is also a shard to "
                        "merge: name a new file first, as in trainsim merge OUT SHARD...",
@@ -1171,7 +1176,28 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
   if (!to_stdout)
     {
       int fd;
+      struct stat st;
 
+      /* A link is replaced through, not over; a device or FIFO is refused:
+       * renaming a temporary file onto it would replace it. */
+      if (g_file_test (output, G_FILE_TEST_IS_SYMLINK)
+          && (target = g_file_read_link (output, NULL)) != NULL)
+        {
+          if (!g_path_is_absolute (target))
+            {
+              g_autofree char *dir = g_path_get_dirname (output);
+              char *joined = g_build_filename (dir, target, NULL);
+              g_free (target);
+              target = joined;
+            }
+          output = target;
+        }
+      if (stat (output, &st) == 0 && !S_ISREG (st.st_mode))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s is not a regular file: "
+                       "merge writes a file (or standard output with -o -)", output);
+          goto done;
+        }
       /* Beside OUTPUT, so that the rename stays on one file system. */
       tmp = g_strconcat (output, ".XXXXXX", NULL);
       out = NULL;
