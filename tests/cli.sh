@@ -11,18 +11,8 @@
 
 set -u
 
-here=$(dirname "$0")
-: "${srcdir:=$here/..}"
-: "${TRAINSIM:=$(pwd)/trainsim}"
-srcdir=$(cd "$srcdir" && pwd) || exit 99
-case $TRAINSIM in
-  /*) ;;
-  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
-esac
-if [ ! -x "$TRAINSIM" ]; then
-  echo "cli.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
-  exit 99
-fi
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-cli.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -30,7 +20,6 @@ trap 'exit 130' INT TERM HUP PIPE
 
 selene=$srcdir/experiments/gpt3-175b-selene.yaml
 
-. "$srcdir/tests/testlib.sh"
 
 
 # expect_rc DESC WANT ARG...: runs trainsim and checks only its exit status.

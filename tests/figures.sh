@@ -14,16 +14,8 @@
 
 set -u
 
-: "${TRAINSIM:=$(pwd)/trainsim}"
-: "${srcdir:=.}"
-case $TRAINSIM in
-  /*) ;;
-  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
-esac
-if [ ! -x "$TRAINSIM" ]; then
-  echo "figures.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
-  exit 99
-fi
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
 export TRAINSIM
 figures=$srcdir/experiments/figures.sh
 
@@ -34,7 +26,6 @@ trap 'exit 130' INT TERM HUP PIPE
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
 
-. "$srcdir/tests/testlib.sh"
 
 # column CSV NAME...: the rows of CSV whose status is ok, as the named
 # columns (the first of that name, or of that last part as in

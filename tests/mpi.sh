@@ -15,18 +15,8 @@
 
 set -u
 
-here=$(dirname "$0")
-: "${srcdir:=$here/..}"
-: "${TRAINSIM:=$(pwd)/trainsim}"
-srcdir=$(cd "$srcdir" && pwd) || exit 99
-case $TRAINSIM in
-  /*) ;;
-  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
-esac
-if [ ! -x "$TRAINSIM" ]; then
-  echo "mpi.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
-  exit 99
-fi
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
 
 if ! "$TRAINSIM" --version | grep -q 'with MPI'; then
   echo "ok 1 - # SKIP not built with MPI"
@@ -58,7 +48,6 @@ limit=
 command -v timeout >/dev/null 2>&1 && limit="timeout 300"
 
 
-. "$srcdir/tests/testlib.sh"
 
 # mpi N ARG...: runs trainsim on N ranks, the same way.
 mpi () {

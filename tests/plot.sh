@@ -18,16 +18,8 @@
 
 set -u
 
-: "${srcdir:=.}"
-: "${TRAINSIM:=$(pwd)/trainsim}"
-case $TRAINSIM in
-  /*) ;;
-  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
-esac
-if [ ! -x "$TRAINSIM" ]; then
-  echo "plot.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
-  exit 99
-fi
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-plot.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -36,7 +28,6 @@ trap 'exit 130' INT TERM HUP PIPE
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
 
-. "$srcdir/tests/testlib.sh"
 
 # plot ARG...: runs trainsim plot; stderr in $tmp/err, status in $rc.
 plot () {

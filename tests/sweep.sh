@@ -14,18 +14,8 @@
 
 set -u
 
-here=$(dirname "$0")
-: "${srcdir:=$here/..}"
-: "${TRAINSIM:=$(pwd)/trainsim}"
-srcdir=$(cd "$srcdir" && pwd) || exit 99
-case $TRAINSIM in
-  /*) ;;
-  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
-esac
-if [ ! -x "$TRAINSIM" ]; then
-  echo "sweep.sh: $TRAINSIM is not an executable (set TRAINSIM)" >&2
-  exit 99
-fi
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-sweep.XXXXXX") || exit 99
 bg=
@@ -42,7 +32,6 @@ TRAINSIM_DATA_PATH=$srcdir
 export TRAINSIM_DATA_PATH
 
 
-. "$srcdir/tests/testlib.sh"
 
 
 # lines FILE: its number of lines.

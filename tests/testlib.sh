@@ -3,8 +3,22 @@
 # $tmp (its temporary directory) first, records each case with ok, notok,
 # skip or verdict, and closes with finish, which prints the line
 # "N passed, N failed" that CI reads and exits 1 if any case failed.
+# The script sets $srcdir (to find this file) before sourcing it; this
+# makes it absolute and resolves $TRAINSIM (default ./trainsim) to an
+# absolute path too, since cases run from other directories.
 # $tmp comes from the sourcing script; $rc is read by it.
 # shellcheck disable=SC2154,SC2034
+srcdir=$(cd "$srcdir" && pwd) || exit 99
+: "${TRAINSIM:=$(pwd)/trainsim}"
+case $TRAINSIM in
+  /*) ;;
+  *) TRAINSIM=$(pwd)/$TRAINSIM ;;
+esac
+if [ ! -x "$TRAINSIM" ]; then
+  echo "$(basename "$0"): $TRAINSIM is not an executable (set TRAINSIM)" >&2
+  exit 99
+fi
+
 n=0
 passed=0
 failed=0
