@@ -871,6 +871,12 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
   MemoryBreakdown best_mem = { 0 };
   SimResult best_result = { 0 };
   gboolean best_fits = FALSE;
+  /* With both values given there is one candidate: it is replayed once,
+   * with the trace if one is asked for. Otherwise candidates replay
+   * without it and the winner is replayed again to record it. */
+  gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
+  SimOptions candidate_options = { options->full,
+                                   explicit ? options->trace : NULL };
 
   for (int b = 1; b <= per_replica; b++)
     {
@@ -885,7 +891,6 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
             continue;
           Plan plan;
           g_autoptr (GError) local = NULL;
-          gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
           if (!plan_make (&plan, e, b, v, explicit ? error : &local))
             {
               if (explicit)
@@ -903,9 +908,8 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
                         || (!best_fits && !fits
                             && mem.total >= best_mem.total)))
             continue;
-          SimOptions quiet = { options->full, NULL };
           SimResult r;
-          if (!sim_run_plan (&plan, &quiet, &r, error))
+          if (!sim_run_plan (&plan, &candidate_options, &r, error))
             return FALSE;
           if (found && fits && best_fits
               && r.iteration_time_s >= best_result.iteration_time_s)
@@ -926,7 +930,7 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
                    per_replica, chunk_max);
       return FALSE;
     }
-  if (options->trace != NULL
+  if (options->trace != NULL && !explicit
       && !sim_run_plan (&best, options, &best_result, error))
     return FALSE;
   *result = best_result;
