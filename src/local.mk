@@ -9,6 +9,7 @@ libtrainsim_la_SOURCES = \
 	src/engine/engine.h src/engine/engine.c \
 	src/hw/device.h src/hw/device.c \
 	src/net/net.h src/net/net.c \
+	src/net/flow.h src/net/flow.c \
 	src/graph/transformer.h src/graph/transformer.c \
 	src/parallel/result.h \
 	src/parallel/plan.h src/parallel/plan.c \

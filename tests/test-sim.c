@@ -28,7 +28,8 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
   e.topology.intra_node = (IntraNodeSpec) { LINK_NVSWITCH, 300e9, SPEC_UNSET };
   e.topology.inter_node = (InterNodeSpec) { LINK_INFINIBAND_HDR, 8, 25e9,
                                             SPEC_UNSET,
-                                            { FABRIC_FAT_TREE, 1.0, 0 } };
+                                            { FABRIC_FAT_TREE, 1.0, 1, 0, 1.0 },
+                                            NIC_PATH_NVLINK, 0, { 0 } };
   e.topology.host = (HostSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.gpus = gpus;
   e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
@@ -58,18 +59,20 @@ START_TEST (test_ring_allreduce_4_ranks)
 {
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
   NetModel net;
-  net_model_init (&net, &e.topology);
-  /* 4 ranks in one node: 2 (p-1) = 6 steps of 2 us, and each rank moves
-   * 2 (p-1)/p = 1.5 x the buffer at 300 GB/s x 0.77. */
+  net_model_init (&net, &e.topology, ALGORITHM_AUTO);
+  /* 4 ranks in one node, Simple ring: NCCL's base latency of 8.4 us, 2 (p-1)
+   * = 6 steps of 2 us, and each rank moves 2 (p-1)/p = 1.5 x the buffer at
+   * 300 GB/s x 0.77. */
   double bytes = 1e9;
-  double expect = 6 * 2e-6 + 1.5 * bytes / (300e9 * 0.77);
+  double expect = 8.4e-6 + 6 * 2e-6 + 1.5 * bytes / (300e9 * 0.77);
   double got = net_collective_time (&net, COLL_ALL_REDUCE, bytes,
                                     (GroupShape) { 4, 4 });
   ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
                  expect);
-  /* 4 ranks on 4 nodes, one per node: 6 network steps of 5 us, each GPU
-   * with 1/8 of the node's 8 x 25 GB/s x 0.96. */
-  expect = 6 * 5e-6 + 1.5 * bytes / (25e9 * 0.96);
+  /* 4 ranks on 4 nodes, one per node: 6 network steps of 5 us, times 1.9
+   * for NCCL's plateau of a large multi-node ring, and each GPU with 1/8 of
+   * the node's 8 x 25 GB/s x 0.96. */
+  expect = (8.4e-6 + 6 * 5e-6) * 1.9 + 1.5 * bytes / (25e9 * 0.96);
   got = net_collective_time (&net, COLL_ALL_REDUCE, bytes,
                              (GroupShape) { 4, 1 });
   ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
@@ -77,7 +80,7 @@ START_TEST (test_ring_allreduce_4_ranks)
   /* Reduce-scatter moves half of what all-reduce does. */
   got = net_collective_time (&net, COLL_REDUCE_SCATTER, bytes,
                              (GroupShape) { 4, 4 });
-  expect = 3 * 2e-6 + 0.75 * bytes / (300e9 * 0.77);
+  expect = 8.4e-6 + 3 * 2e-6 + 0.75 * bytes / (300e9 * 0.77);
   ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
                  expect);
 }
@@ -186,7 +189,7 @@ START_TEST (test_group_shapes)
 {
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
   NetModel net;
-  net_model_init (&net, &e.topology);
+  net_model_init (&net, &e.topology, ALGORITHM_AUTO);
   static const struct { int first, count, stride, size, per_node; } cases[] = {
     { 0, 8, 1, 8, 8 },      /* a TP group filling a node */
     { 0, 4, 2, 4, 4 },      /* a DP group inside a node */

@@ -35,6 +35,7 @@ typedef enum {
   F_MAP,        /* a nested mapping of the fields in sub */
   F_REF,        /* arg: RefKind; a name, a path or a mapping of the fields in sub */
   F_SWEEP,      /* experiment.sweep: only its shape is checked here */
+  F_NIC_LIST,   /* InterNodeSpec.nic_of_gpu: a list of NIC indices, one per GPU */
   F_SKIP,       /* read by the caller (validation defaults and cases) */
 } FieldType;
 
@@ -101,7 +102,9 @@ static const Field intra_node_fields[] = {
 static const Field fabric_fields[] = {
   F ("kind", F_ENUM, FabricSpec, kind, .arg = SPEC_ENUM_FABRIC),
   F ("taper", F_FRACTION, FabricSpec, taper),
+  F ("nodes_per_group", F_INT, FabricSpec, nodes_per_group),
   F ("groups", F_INT, FabricSpec, groups),
+  F ("routing_efficiency", F_FRACTION, FabricSpec, routing_efficiency),
   END
 };
 
@@ -111,6 +114,8 @@ static const Field inter_node_fields[] = {
   F ("nic_bandwidth", F_UNIT, InterNodeSpec, nic_bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("latency", F_UNIT, InterNodeSpec, latency, .arg = UNIT_TIME),
   F ("fabric", F_MAP, InterNodeSpec, fabric, .sub = fabric_fields),
+  F ("nic_path", F_ENUM, InterNodeSpec, nic_path, .arg = SPEC_ENUM_NIC_PATH),
+  F ("nic_of_gpu", F_NIC_LIST, InterNodeSpec, nic_of_gpu_len),
   END
 };
 
@@ -133,6 +138,8 @@ static const Field topology_fields[] = {
 };
 
 static gboolean model_finish (const YNode *map, const char *path, void *base, GError **error);
+static gboolean topology_finish (const YNode *map, const char *path, void *base,
+                                 GError **error);
 
 static const Field model_fields[] = {
   FILE_KEYS,
@@ -189,19 +196,25 @@ static const Field cost_fields[] = {
   END
 };
 
+static const Field collectives_fields[] = {
+  F ("algorithm", F_ENUM, CollectivesSpec, algorithm, .arg = SPEC_ENUM_ALGORITHM),
+  END
+};
+
 static const Field experiment_fields[] = {
   FILE_KEYS,
   { .key = "name", .type = F_LABEL },
   F ("model", F_REF, ExperimentSpec, model, REQUIRED, .arg = REF_MODEL, .sub = model_fields,
      .finish = model_finish),
   F ("topology", F_REF, ExperimentSpec, topology, REQUIRED, .arg = REF_TOPOLOGY,
-     .sub = topology_fields),
+     .sub = topology_fields, .finish = topology_finish),
   F ("gpus", F_INT, ExperimentSpec, gpus, REQUIRED, MARK (gpus)),
   F ("parallel", F_MAP, ExperimentSpec, parallel, REQUIRED, .sub = parallel_fields),
   F ("zero", F_MAP, ExperimentSpec, zero, .sub = zero_fields),
   F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields),
   F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
+  F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
   { .key = "sweep", .type = F_SWEEP },
   END
 };
@@ -252,6 +265,8 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.inter_node.latency = SPEC_UNSET;
   e->topology.inter_node.fabric.kind = FABRIC_FAT_TREE;
   e->topology.inter_node.fabric.taper = 1.0;
+  e->topology.inter_node.fabric.nodes_per_group = 1;
+  e->topology.inter_node.fabric.routing_efficiency = 1.0;
   e->topology.host.pcie_bandwidth = SPEC_UNSET;
   e->topology.host.memory_bytes = SPEC_UNSET;
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
@@ -711,6 +726,33 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
       }
     case F_SWEEP:
       return check_sweep (v, path, error);
+    case F_NIC_LIST:
+      {
+        InterNodeSpec *in = (InterNodeSpec *) ((char *) slot
+                                               - offsetof (InterNodeSpec, nic_of_gpu_len));
+        if (v->kind != YNODE_SEQUENCE || v->items->len == 0
+            || v->items->len > SPEC_MAX_GPUS_PER_NODE)
+          {
+            ytree_set_error (error, v->mark, "%s must list the NIC of each GPU of the node "
+                             "(at most %d), such as [0, 0, 1, 1], got %s", path,
+                             SPEC_MAX_GPUS_PER_NODE, g);
+            return FALSE;
+          }
+        for (guint i = 0; i < v->items->len; i++)
+          {
+            const YNode *item = g_ptr_array_index (v->items, i);
+            if (!parse_int (item, &n) || n < 0 || n >= SPEC_MAX_GPUS_PER_NODE)
+              {
+                g_autofree char *gi = got (item);
+                ytree_set_error (error, item->mark, "%s[%u] must be a NIC index from 0, "
+                                 "got %s", path, i, gi);
+                return FALSE;
+              }
+            in->nic_of_gpu[i] = (int) n;
+          }
+        in->nic_of_gpu_len = (int) v->items->len;
+        return TRUE;
+      }
     }
   ytree_set_error (error, v->mark, "%s must be text, got %s", path, g);
   return FALSE;
@@ -839,6 +881,81 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
   return TRUE;
 }
 
+/* Checks across a topology's fields: the NICs divide among the GPUs (or
+ * nic_of_gpu says who shares which), and nic_path's default. */
+static gboolean
+topology_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  TopologySpec *t = base;
+  InterNodeSpec *in = &t->inter_node;
+  const YNode *inter = NULL, *list = NULL;
+  const YPair *kv = ytree_map_find (map, "inter_node");
+  int gpn = t->gpus_per_node, nics = in->nics_per_node;
+
+  if (gpn > SPEC_MAX_GPUS_PER_NODE)
+    {
+      const YPair *g = ytree_map_find (map, "gpus_per_node");
+      ytree_set_error (error, g->value->mark, "%s.gpus_per_node (%d) is more than the %d "
+                       "GPUs per node trainsim models", path, gpn, SPEC_MAX_GPUS_PER_NODE);
+      return FALSE;
+    }
+  if (kv)
+    {
+      inter = kv->value;
+      const YPair *l = ytree_map_find (inter, "nic_of_gpu");
+      list = l ? l->value : NULL;
+    }
+  if (!inter || !ytree_map_find (inter, "nic_path"))
+    in->nic_path = t->intra_node.link == LINK_NVSWITCH || t->intra_node.link == LINK_NVLINK
+                   ? NIC_PATH_NVLINK : NIC_PATH_PCIE;
+  if (nics == 0)
+    return TRUE;
+  if (list)
+    {
+      gboolean used[SPEC_MAX_GPUS_PER_NODE] = { FALSE };
+      if (in->nic_of_gpu_len != gpn)
+        {
+          ytree_set_error (error, list->mark, "%s.inter_node.nic_of_gpu lists %d GPUs; the "
+                           "node has gpus_per_node: %d", path, in->nic_of_gpu_len, gpn);
+          return FALSE;
+        }
+      for (int g = 0; g < gpn; g++)
+        {
+          if (in->nic_of_gpu[g] >= nics)
+            {
+              const YNode *item = g_ptr_array_index (list->items, g);
+              ytree_set_error (error, item->mark, "%s.inter_node.nic_of_gpu[%d] is NIC %d; "
+                               "the node has NICs 0 to %d (nics_per_node: %d)", path, g,
+                               in->nic_of_gpu[g], nics - 1, nics);
+              return FALSE;
+            }
+          used[in->nic_of_gpu[g]] = TRUE;
+        }
+      for (int n = 0; n < nics; n++)
+        if (!used[n])
+          {
+            ytree_set_error (error, list->mark, "%s.inter_node.nic_of_gpu puts no GPU next "
+                             "to NIC %d of %d; every NIC needs one", path, n, nics);
+            return FALSE;
+          }
+      return TRUE;
+    }
+  /* Over NVLink any GPU reaches any NIC, so an uneven count still
+   * spreads evenly; over PCIe each GPU is tied to one NIC and an uneven
+   * count must say which GPUs share which. */
+  if (in->nic_path == NIC_PATH_PCIE && gpn % nics != 0 && nics % gpn != 0)
+    {
+      const YPair *n = ytree_map_find (inter, "nics_per_node");
+      ytree_set_error (error, n->value->mark, "%s.inter_node.nics_per_node (%d) does not "
+                       "divide among %d GPUs per node behind PCIe (nic_path: pcie): use a "
+                       "count that divides %d or that %d divides, or say which GPUs share "
+                       "which NIC with nic_of_gpu, such as [0, 0, 0, 1, 1, 1, 2, 2]", path,
+                       nics, gpn, gpn, gpn);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* --- experiments ------------------------------------------------------------ */
 
 /* Applies one "dotted.key=value" to ROOT; the value's marks name the --set. */
@@ -947,6 +1064,43 @@ config_load_experiment (const char *path, const char *const *overrides, Experime
       return FALSE;
     }
   return config_experiment_from_tree (root, path, out, error);
+}
+
+gboolean
+config_load_topology (const char *ref, const char *const *overrides, TopologySpec *out,
+                      GError **error)
+{
+  static const Field fields[] = {
+    F ("topology", F_REF, ExperimentSpec, topology, REQUIRED, .arg = REF_TOPOLOGY,
+       .sub = topology_fields, .finish = topology_finish),
+    END
+  };
+  YMark mark = { g_intern_string ("the command line"), 0, 0 };
+  g_autoptr (YNode) root = ytree_parse_string ("{}", "the command line", FALSE, error);
+  /* Relative paths resolve from the current directory. */
+  Loader ld = { .root_file = "./topology", .doc_what = "the topology" };
+  ExperimentSpec e;
+
+  memset (out, 0, sizeof *out);
+  if (!root || !ytree_set_path (root, "topology", ytree_scalar_new (ref, mark), error))
+    return FALSE;
+  for (size_t i = 0; overrides && overrides[i]; i++)
+    {
+      g_autofree char *full = g_strconcat ("topology.", overrides[i], NULL);
+      if (!apply_set (root, full, error))
+        return FALSE;
+    }
+  memset (&e, 0, sizeof e);
+  experiment_defaults (&e);
+  if (!decode_map (&ld, root, "", fields, &e, error))
+    {
+      experiment_spec_clear (&e);
+      return FALSE;
+    }
+  *out = e.topology;
+  memset (&e.topology, 0, sizeof e.topology);
+  experiment_spec_clear (&e);
+  return TRUE;
 }
 
 /* --- validation files ----------------------------------------------------- */

@@ -14,6 +14,13 @@
 gboolean config_load_experiment (const char *path, const char *const *overrides,
                                  ExperimentSpec *out, GError **error);
 
+/* Loads a topology alone (for `trainsim collective`): REF is a name from
+ * topologies/ or a path; OVERRIDES are "dotted.key=value" strings on the
+ * topology's own keys (inter_node.nics_per_node=4). On success fills *OUT
+ * (which must own nothing; topology_spec_clear frees it). */
+gboolean config_load_topology (const char *ref, const char *const *overrides,
+                               TopologySpec *out, GError **error);
+
 /* Loads a validation file: each case is its `defaults` with the case
  * merged over them, loaded as an experiment written in PATH. */
 ValidationSpec *config_load_validation (const char *path, GError **error);

@@ -33,6 +33,13 @@ static const char *const fabric_names[FABRIC_N] = {
 static const char *const mlp_names[MLP_N] = {
   [MLP_GELU] = "gelu", [MLP_SWIGLU] = "swiglu",
 };
+static const char *const nic_path_names[NIC_PATH_N] = {
+  [NIC_PATH_NVLINK] = "nvlink", [NIC_PATH_PCIE] = "pcie",
+};
+static const char *const algorithm_names[ALGORITHM_N] = {
+  [ALGORITHM_AUTO] = "auto", [ALGORITHM_RING] = "ring", [ALGORITHM_TREE] = "tree",
+  [ALGORITHM_HIERARCHICAL] = "hierarchical",
+};
 
 static const struct {
   const char *const *names;
@@ -45,6 +52,8 @@ static const struct {
   [SPEC_ENUM_LINK] = { link_names, LINK_N },
   [SPEC_ENUM_FABRIC] = { fabric_names, FABRIC_N },
   [SPEC_ENUM_MLP] = { mlp_names, MLP_N },
+  [SPEC_ENUM_NIC_PATH] = { nic_path_names, NIC_PATH_N },
+  [SPEC_ENUM_ALGORITHM] = { algorithm_names, ALGORITHM_N },
 };
 
 const char *

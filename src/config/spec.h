@@ -66,6 +66,25 @@ typedef enum {
   FABRIC_N
 } FabricKind;
 
+/* How a GPU's collective traffic reaches the NICs: over NVLink to any NIC
+ * of the node (NCCL's PXN, and rings whose channels leave by every NIC), or
+ * over PCIe to its own NIC only. */
+typedef enum {
+  NIC_PATH_NVLINK,
+  NIC_PATH_PCIE,
+  NIC_PATH_N
+} NicPath;
+
+/* The collective algorithm: auto lets the NCCL-like tuner of net/ pick per
+ * message size and scale, as NCCL does unless NCCL_ALGO is set. */
+typedef enum {
+  ALGORITHM_AUTO,
+  ALGORITHM_RING,
+  ALGORITHM_TREE,
+  ALGORITHM_HIERARCHICAL,
+  ALGORITHM_N
+} AlgorithmChoice;
+
 /* Name tables: spec_enum_name (SPEC_ENUM_PRECISION, PRECISION_BF16) gives
  * "bf16"; spec_enum_parse gives -1 for an unknown name. The names are the
  * words users write in YAML. */
@@ -77,6 +96,8 @@ typedef enum {
   SPEC_ENUM_LINK,
   SPEC_ENUM_FABRIC,
   SPEC_ENUM_MLP,
+  SPEC_ENUM_NIC_PATH,
+  SPEC_ENUM_ALGORITHM,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -123,9 +144,21 @@ typedef struct {
 
 typedef struct {
   FabricKind kind;
-  double taper;       /* bisection bandwidth / injection bandwidth, default 1 */
-  int groups;         /* dragonfly groups; 0 = unset */
+  /* The bandwidth out of a leaf switch (fat tree) or a dragonfly group,
+   * over the bandwidth its nodes inject: 1 is full bisection. */
+  double taper;
+  int nodes_per_group;  /* nodes under one leaf switch / in one dragonfly
+                         * group; default 1: every node its own group, so
+                         * every byte between nodes crosses the taper */
+  int groups;           /* dragonfly groups; 0 = unset (no limit) */
+  /* Dragonfly: the fraction of its global links' bandwidth that adaptive
+   * routing keeps for traffic between groups under load (non-minimal
+   * paths cross two global links); default 1. */
+  double routing_efficiency;
 } FabricSpec;
+
+/* The largest node whose NIC placement can be written out. */
+#define SPEC_MAX_GPUS_PER_NODE 128
 
 typedef struct {
   LinkKind link;
@@ -133,6 +166,12 @@ typedef struct {
   double nic_bandwidth; /* bytes/s per NIC per direction */
   double latency;       /* seconds, one network traversal */
   FabricSpec fabric;
+  NicPath nic_path;     /* default: nvlink on NVLink/NVSwitch nodes, else pcie */
+  /* nic_of_gpu[g]: the NIC next to GPU g (on its PCIe switch), for the
+   * node's gpus_per_node GPUs; 0 entries given: GPUs split evenly over
+   * the NICs in order, which needs the one count to divide the other. */
+  int nic_of_gpu_len;
+  int nic_of_gpu[SPEC_MAX_GPUS_PER_NODE];
 } InterNodeSpec;
 
 typedef struct {
@@ -187,6 +226,10 @@ typedef struct {
   double gpu_hour_usd;     /* default 1.5 */
 } CostSpec;
 
+typedef struct {
+  AlgorithmChoice algorithm;   /* default auto */
+} CollectivesSpec;
+
 /* Where some values were written, "file:line:col" (owned, NULL when the
  * value was defaulted or derived): the plan checks in parallel/plan.c
  * cite them when sizes do not divide. */
@@ -206,6 +249,7 @@ typedef struct {
   TrainingSpec training;
   ComputeSpec compute;
   CostSpec cost;
+  CollectivesSpec collectives;
   SpecMarks marks;
 } ExperimentSpec;
 

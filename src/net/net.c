@@ -1,20 +1,24 @@
-/* net.c: link calibration and collective algorithms; see net.h. */
+/* net.c: link calibration, the collective algorithms and the tuner; see
+ * net.h. */
 #include "net/net.h"
+
+#include <math.h>
 
 /* ---- link calibration: one row per link kind ---------------------------
  * efficiency: the fraction of the line rate a large collective reaches.
- * latency: a default per ring step when the topology gives none.
- * Sources:
+ * latency: a default per step (Simple protocol) when the topology gives
+ * none. Sources:
  *  nvswitch/nvlink: 8 x A100 all-reduce bus bandwidth measured at 230-233
  *    GB/s by nccl-tests against 300 GB/s NVLink3 per direction (DESIGN.md
  *    section 4): 230 / 300 = 0.77; NCCL's tuning.cc NVLink hop latency is
- *    0.6 us (LL) to 3.4 us (Simple): 2 us is between.
+ *    0.5 us (LL) to 3.4 us (Simple): 2 us is between.
  *  pcie: Gen4 x16, 25 GB/s nominal, ~21 GB/s measured by bandwidthTest.
  *  infiniband-hdr/ndr: multi-node all-reduce bus bandwidth about 24 GB/s
  *    per 200 Gb/s NIC (DESIGN.md section 4): 24 / 25 = 0.96; a network
- *    step costs 2.7-14 us by protocol (NCCL tuning.cc): 5 us.
- *  slingshot-11: the same 200 Gb/s line rate; its differences are fabric,
- *    latency and contention (DESIGN.md section 4), so the same efficiency.
+ *    step costs 2.7-9.6 us by protocol (NCCL tuning.cc): 5 us.
+ *  slingshot-11: the same 200 Gb/s line rate and the same efficiency on
+ *    an unloaded link; it differs from HDR in latency (its topology files
+ *    give it) and in its dragonfly fabric (taper, routing efficiency).
  *  roce, omni-path: assumed equal to HDR until measured. */
 typedef struct {
   double efficiency;
@@ -32,27 +36,89 @@ static const LinkCalibration link_calibration[LINK_N] = {
   [LINK_OMNI_PATH]      = { 0.96, 5e-6 },
 };
 
+/* ---- NCCL's cost model (src/graph/tuning.cc of NCCL 2.8) -----------------
+ * Latencies in us per algorithm and protocol (LL, LL128, Simple): a base
+ * per collective, and one per step on NVLink or on the network. Here a
+ * topology's own latency is the Simple ring's step; the other algorithms
+ * and protocols keep NCCL's ratios to it. */
+static const double base_latency_us[NET_ALGO_N][NET_PROTO_N] = {
+  [NET_ALGO_RING]         = { 3.6, 10.0, 8.4 },
+  [NET_ALGO_TREE]         = { 4.4, 4.4, 0.0 },
+  [NET_ALGO_HIERARCHICAL] = { 3.6, 10.0, 8.4 },
+  [NET_ALGO_DIRECT]       = { 3.6, 10.0, 8.4 },
+};
+static const double step_latency_us[2][NET_ALGO_N][NET_PROTO_N] = {
+  { /* NVLink */
+    [NET_ALGO_RING]         = { 0.47, 1.9, 3.4 },
+    [NET_ALGO_TREE]         = { 0.52, 1.2, 28 },
+    [NET_ALGO_HIERARCHICAL] = { 0.47, 1.9, 3.4 },
+    [NET_ALGO_DIRECT]       = { 0.47, 1.9, 3.4 },
+  },
+  { /* network */
+    [NET_ALGO_RING]         = { 2.7, 4.0, 9.6 },
+    [NET_ALGO_TREE]         = { 5.0, 8.5, 50 },
+    [NET_ALGO_HIERARCHICAL] = { 2.7, 4.0, 9.6 },
+    [NET_ALGO_DIRECT]       = { 2.7, 4.0, 9.6 },
+  },
+};
+/* Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
+ * data and NCCL's model gives the ring 1/4 of the link (1/3.8 for the
+ * tree); LL128 keeps 120 of 128 bytes (0.92; 0.7 with one GPU per node,
+ * which sends and receives through the same NIC). */
+#define RING_LL_FRACTION (1.0 / 4.0)
+#define TREE_LL_FRACTION (1.0 / 3.8)
+#define LL128_FRACTION 0.92
+#define LL128_ONE_PER_NODE_FRACTION 0.7
+/* The tree keeps 0.9 of the links and at most 80 GB/s of bus bandwidth
+ * on more than two nodes, 110 GB/s otherwise (105 and 130 with LL128 on
+ * A100): NCCL's measured limits of its tree kernels. */
+#define TREE_FRACTION 0.9
+/* A multi-node ring all-reduce on a large buffer pays 1.9 x its latency
+ * ("plateau effect of ring") once bytes >= ranks / 16 x 64 KiB. */
+#define RING_PLATEAU 1.9
+
+static double
+tree_cap (int nodes, NetProto proto)
+{
+  if (nodes > 2)
+    return (proto == NET_PROTO_LL128 ? 105e9 : 80e9);
+  return (proto == NET_PROTO_LL128 ? 130e9 : 110e9);
+}
+
 void
-net_model_init (NetModel *net, const TopologySpec *t)
+net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
 {
   const LinkCalibration *intra = &link_calibration[t->intra_node.link];
+  *net = (NetModel) { 0 };
   net->gpus_per_node = t->gpus_per_node;
+  net->algorithm = algorithm;
+  net->ll128 = t->intra_node.link == LINK_NVSWITCH
+               || t->intra_node.link == LINK_NVLINK;
   net->intra_bandwidth = t->intra_node.bandwidth * intra->efficiency;
   net->intra_latency = t->intra_node.latency > 0 ? t->intra_node.latency
                                                  : intra->latency_s;
   net->has_network = t->inter_node.nics_per_node > 0;
-  if (net->has_network)
+  if (!net->has_network)
+    return;
+  const InterNodeSpec *in = &t->inter_node;
+  const LinkCalibration *inter = &link_calibration[in->link];
+  int gpn = t->gpus_per_node;
+  net->nics = in->nics_per_node;
+  net->nic_bandwidth = in->nic_bandwidth * inter->efficiency;
+  net->inter_latency = in->latency > 0 ? in->latency : inter->latency_s;
+  net->nic_path = in->nic_path;
+  /* The placement as written, or GPUs split evenly over the NICs in
+   * order; with more NICs than GPUs, GPU g's own NICs are the nics/gpn
+   * from g * nics / gpn (net_own_nics). */
+  for (int g = 0; g < gpn && g < SPEC_MAX_GPUS_PER_NODE; g++)
     {
-      const LinkCalibration *inter = &link_calibration[t->inter_node.link];
-      /* Every GPU of a node talks across nodes at once in the symmetric
-       * plans simulated here, so each gets an equal share of the NICs. A
-       * fabric taper scales what crosses the core. */
-      net->nic_share = t->inter_node.nics_per_node * t->inter_node.nic_bandwidth
-                       * inter->efficiency * t->inter_node.fabric.taper
-                       / t->gpus_per_node;
-      net->inter_latency = t->inter_node.latency > 0 ? t->inter_node.latency
-                                                     : inter->latency_s;
+      net->nic_of_gpu[g] = in->nic_of_gpu_len > 0 ? in->nic_of_gpu[g]
+                           : (int) ((int64_t) g * net->nics / gpn);
+      if (net->nic_of_gpu[g] < SPEC_MAX_GPUS_PER_NODE)
+        net->gpus_on_nic[net->nic_of_gpu[g]]++;
     }
+  net->nodes_per_group = in->fabric.nodes_per_group;
+  net->uplink_fraction = in->fabric.taper * in->fabric.routing_efficiency;
 }
 
 GroupShape
@@ -77,62 +143,238 @@ net_group_shape (const NetModel *net, int first, int count, int stride)
   return g;
 }
 
-/* A ring of p ranks over one kind of link: steps of latency, and the
- * fraction of the buffer each rank moves. */
+/* ---- the algorithms ------------------------------------------------------- */
+
+/* The fraction of link bandwidth protocol p keeps for algorithm a. */
 static double
-ring_time (CollKind kind, double bytes, int p, double bandwidth,
-           double latency)
+proto_fraction (NetAlgo a, NetProto p, int per_node)
 {
-  if (p <= 1)
-    return 0;
-  double frac = (double) (p - 1) / p;
-  switch (kind)
+  switch (p)
     {
-    case COLL_ALL_REDUCE:
-      return 2 * (p - 1) * latency + 2 * frac * bytes / bandwidth;
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_GATHER:
-      return (p - 1) * latency + frac * bytes / bandwidth;
-    case COLL_SEND:
-    case COLL_N:
+    case NET_PROTO_LL:
+      return a == NET_ALGO_TREE ? TREE_LL_FRACTION : RING_LL_FRACTION;
+    case NET_PROTO_LL128:
+      return per_node < 2 ? LL128_ONE_PER_NODE_FRACTION : LL128_FRACTION;
+    case NET_PROTO_SIMPLE:
+    case NET_PROTO_N:
+    default:
+      return 1.0;
+    }
+}
+
+/* Seconds of latency for steps inside nodes and steps between them. */
+static double
+steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
+               double inter_steps)
+{
+  double scale_intra = net->intra_latency
+                       / (step_latency_us[0][NET_ALGO_RING][NET_PROTO_SIMPLE] * 1e-6);
+  double scale_inter = net->has_network
+    ? net->inter_latency / (step_latency_us[1][NET_ALGO_RING][NET_PROTO_SIMPLE] * 1e-6)
+    : 0;
+  return base_latency_us[a][p] * 1e-6
+         + intra_steps * step_latency_us[0][a][p] * 1e-6 * scale_intra
+         + inter_steps * step_latency_us[1][a][p] * 1e-6 * scale_inter;
+}
+
+/* The share of a group's NIC bytes that leaves its leaf switch or
+ * dragonfly group: a ring (and the tree built over the same node order)
+ * crosses out of each fabric group once, so 1 / (its nodes there); an
+ * all-to-all sends every byte for a node outside the fabric group out. */
+static double
+uplink_share (const NetModel *net, CollKind kind, int nodes)
+{
+  int npg = MAX (net->nodes_per_group, 1);
+  if (nodes <= npg && npg > 1)
+    return 0;
+  if (kind == COLL_ALL_TO_ALL)
+    return nodes > 1 ? (double) (nodes - MIN (npg, nodes)) / (nodes - 1) : 0;
+  return 1.0 / MIN (npg, nodes);
+}
+
+/* The cost of algorithm a with protocol p; FALSE when a does not apply. */
+static gboolean
+algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
+           NetAlgo a, NetProto p, CollCost *c)
+{
+  int size = g.size, local = MIN (g.per_node, g.size);
+  int nodes = (size + local - 1) / local;
+  double f = proto_fraction (a, p, local);
+  /* All-reduce moves the buffer twice (reduce, then gather). */
+  double twice = kind == COLL_ALL_REDUCE ? 2 : 1;
+  double frac = (double) (size - 1) / size;
+
+  if (kind == COLL_ALL_TO_ALL ? a != NET_ALGO_DIRECT
+      : (a == NET_ALGO_DIRECT || (a == NET_ALGO_TREE && kind != COLL_ALL_REDUCE)))
+    return FALSE;
+  if (p == NET_PROTO_LL128 && !net->ll128)
+    return FALSE;
+  *c = (CollCost) { a, p, 0, 0, 0, 0, TRUE, FALSE, local };
+  if (nodes > 1)
+    c->uplink_share = uplink_share (net, kind, nodes);
+  switch (a)
+    {
+    case NET_ALGO_RING:
+      if (local > 1)
+        c->intra_s = twice * frac * bytes / (net->intra_bandwidth * f);
+      if (nodes > 1)
+        c->nic_bytes = twice * frac * bytes / local / f;
+      c->latency_s = steps_latency (net, a, p, twice * (size - nodes),
+                                    nodes > 1 ? twice * (nodes - 1) : 0);
+      if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
+          && bytes >= size / 16.0 * 65536)
+        c->latency_s *= RING_PLATEAU;
+      return TRUE;
+    case NET_ALGO_TREE:
+      {
+        /* algbw = busbw / 2: up the tree and down again. */
+        double link = local > 1 ? net->intra_bandwidth * TREE_FRACTION : INFINITY;
+        c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f);
+        if (nodes > 1)
+          c->nic_bytes = 2 * bytes / local / (TREE_FRACTION * f);
+        c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
+                                      2.0 * ceil (log2 (nodes)));
+        return TRUE;
+      }
+    case NET_ALGO_HIERARCHICAL:
+      {
+        double lfrac = (double) (local - 1) / local;
+        double nfrac = (double) (nodes - 1) / nodes;
+        /* All-reduce: reduce-scatter and all-gather inside the node
+         * around it; reduce-scatter or all-gather: one of the two. */
+        c->pipelined = FALSE;
+        c->intra_s = twice * lfrac * bytes / (net->intra_bandwidth * f);
+        c->nic_bytes = twice * nfrac * bytes / local / f;
+        c->latency_s = steps_latency (net, a, p, twice * (local - 1),
+                                      twice * (nodes - 1));
+        return TRUE;
+      }
+    case NET_ALGO_DIRECT:
+      /* Every rank sends bytes / size to every other rank at once. */
+      c->own_nic = TRUE;
+      c->intra_s = (double) (local - 1) / size * bytes / (net->intra_bandwidth * f);
+      c->nic_bytes = (double) (size - local) / size * bytes / f;
+      c->latency_s = steps_latency (net, a, p, local > 1 ? 1 : 0, nodes > 1 ? 1 : 0);
+      return TRUE;
+    case NET_ALGO_N:
     default:
       g_assert_not_reached ();
     }
 }
 
 double
-net_collective_time (const NetModel *net, CollKind kind, double bytes,
-                     GroupShape g)
+net_cost_time (const CollCost *c, double rate)
 {
-  g_assert (kind != COLL_SEND);
-  if (g.size <= 1 || bytes <= 0)
-    return 0;
-  int local = MIN (g.per_node, g.size);
-  int nodes = (g.size + local - 1) / local;
-  double t = 0;
-  if (local > 1)
-    /* Inside the node: all-reduce is reduce-scatter then all-gather; for
-     * reduce-scatter and all-gather alone, one of the two. */
-    t += ring_time (kind, bytes, local, net->intra_bandwidth,
-                    net->intra_latency);
-  if (nodes > 1)
-    {
-      g_assert (net->has_network);
-      t += ring_time (kind, bytes / local, nodes, net->nic_share,
-                      net->inter_latency);
-    }
-  return t;
+  double nic = c->nic_bytes > 0 ? c->nic_bytes / rate : 0;
+  return c->latency_s + (c->pipelined ? MAX (c->intra_s, nic) : c->intra_s + nic);
+}
+
+/* The NIC bandwidth a GPU reaches alone, by its own NIC(s). */
+static double
+own_nic_bandwidth (const NetModel *net)
+{
+  return net->nic_bandwidth * MAX (1, net->nics / net->gpus_per_node);
 }
 
 double
-net_send_time (const NetModel *net, double bytes, int rank_a, int rank_b)
+net_static_rate (const NetModel *net, const CollCost *c, int active)
 {
+  double node = net->nics * net->nic_bandwidth;
+  double rate = node / active;
+  if (c->own_nic || net->nic_path == NIC_PATH_PCIE)
+    {
+      /* The most shared NIC bounds a GPU that uses only its own. */
+      int most = 1;
+      for (int n = 0; n < net->nics && n < SPEC_MAX_GPUS_PER_NODE; n++)
+        most = MAX (most, net->gpus_on_nic[n]);
+      double worst = own_nic_bandwidth (net) / most;
+      rate = MIN (own_nic_bandwidth (net),
+                  worst * net->gpus_per_node / active);
+    }
+  if (c->uplink_share > 0)
+    rate = MIN (rate, net->uplink_fraction * node / (active * c->uplink_share));
+  return rate;
+}
+
+CollCost
+net_collective_cost (const NetModel *net, CollKind kind, double bytes,
+                     GroupShape g, int algo)
+{
+  g_assert (kind != COLL_SEND);
+  CollCost best = { NET_ALGO_RING, NET_PROTO_SIMPLE, 0, 0, 0, 0, TRUE, FALSE,
+                    g.per_node };
+  if (g.size <= 1 || bytes <= 0)
+    return best;
+  if (algo < 0)
+    switch (net->algorithm)
+      {
+      case ALGORITHM_RING: algo = NET_ALGO_RING; break;
+      case ALGORITHM_TREE: algo = NET_ALGO_TREE; break;
+      case ALGORITHM_HIERARCHICAL: algo = NET_ALGO_HIERARCHICAL; break;
+      case ALGORITHM_AUTO:
+      case ALGORITHM_N:
+      default: break;
+      }
+  /* The tuner: every applicable algorithm (or the forced one) and
+   * protocol, costed at the static NIC share; the fastest wins, ties to
+   * the earlier. The hierarchical one is NCCL's CollNet-like split, not
+   * in NCCL's default choice: it runs only when asked for. */
+  double best_t = INFINITY;
+  for (int a = 0; a < NET_ALGO_N; a++)
+    {
+      if (algo >= 0 ? a != algo && !(a == NET_ALGO_DIRECT && kind == COLL_ALL_TO_ALL)
+          : a == NET_ALGO_HIERARCHICAL)
+        continue;
+      for (int p = 0; p < NET_PROTO_N; p++)
+        {
+          CollCost c;
+          if (!algo_cost (net, kind, bytes, g, a, p, &c))
+            continue;
+          double t = net_cost_time (&c, c.nic_bytes > 0
+                                    ? net_static_rate (net, &c, net->gpus_per_node)
+                                    : 1);
+          if (t < best_t)
+            {
+              best_t = t;
+              best = c;
+            }
+        }
+    }
+  if (best_t == INFINITY)
+    /* A forced algorithm that does not apply (tree for reduce-scatter):
+     * NCCL runs its ring, and so does this. */
+    return net_collective_cost (net, kind, bytes, g, NET_ALGO_RING);
+  return best;
+}
+
+double
+net_collective_time (const NetModel *net, CollKind kind, double bytes,
+                     GroupShape group)
+{
+  CollCost c = net_collective_cost (net, kind, bytes, group, -1);
+  return net_cost_time (&c, c.nic_bytes > 0
+                        ? net_static_rate (net, &c, net->gpus_per_node) : 1);
+}
+
+CollCost
+net_send_cost (const NetModel *net, double bytes, int rank_a, int rank_b)
+{
+  CollCost c = { NET_ALGO_DIRECT, NET_PROTO_SIMPLE, 0, 0, 0, 0, TRUE, TRUE, 1 };
   if (bytes <= 0)
-    return 0;
-  if (rank_a / net->gpus_per_node == rank_b / net->gpus_per_node)
-    return net->intra_latency + bytes / net->intra_bandwidth;
+    return c;
+  int gpn = net->gpus_per_node;
+  if (rank_a / gpn == rank_b / gpn)
+    {
+      c.latency_s = net->intra_latency;
+      c.intra_s = bytes / net->intra_bandwidth;
+      return c;
+    }
   g_assert (net->has_network);
-  return net->inter_latency + bytes / net->nic_share;
+  int npg = MAX (net->nodes_per_group, 1);
+  c.latency_s = net->inter_latency;
+  c.nic_bytes = bytes;
+  c.uplink_share = rank_a / gpn / npg != rank_b / gpn / npg ? 1 : 0;
+  return c;
 }
 
 double
@@ -148,10 +390,27 @@ net_bus_bandwidth (CollKind kind, double bytes, int size, double seconds)
       return algbw * 2 * frac;
     case COLL_REDUCE_SCATTER:
     case COLL_ALL_GATHER:
+    case COLL_ALL_TO_ALL:
       return algbw * frac;
     case COLL_SEND:
     case COLL_N:
     default:
       return algbw;
     }
+}
+
+const char *
+net_algo_name (NetAlgo algo)
+{
+  static const char *const names[NET_ALGO_N] = {
+    "ring", "tree", "hierarchical", "direct",
+  };
+  return names[algo];
+}
+
+const char *
+net_proto_name (NetProto proto)
+{
+  static const char *const names[NET_PROTO_N] = { "LL", "LL128", "Simple" };
+  return names[proto];
 }

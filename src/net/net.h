@@ -1,12 +1,29 @@
-/* net.h: links and collective algorithms, alpha-beta style.
+/* net.h: links, collective algorithms and their tuner.
  *
- * A collective's time is latency per algorithm step plus bytes over the
- * bandwidth of the slowest link it crosses: NVSwitch inside a node, the
- * node's NICs between nodes. Inside a node a ring; across nodes
- * hierarchical, as NCCL does on multi-NIC nodes: reduce-scatter inside the
- * node, a ring across nodes on 1/p_local of the buffer (each GPU on its
- * share of the node's NICs), all-gather inside the node. That is why the
- * node's NIC count, not one NIC, sets multi-node all-reduce bandwidth. The
+ * A collective is costed as NCCL's own model costs it (src/graph/tuning.cc):
+ * a latency per algorithm step plus bytes over the bandwidth of the links
+ * it crosses. The registry has four algorithms:
+ *
+ *   ring          one ring through every rank; inside a node over NVLink,
+ *                 between nodes through the NICs, with the ring's channels
+ *                 spread over every NIC of the node. The two levels run
+ *                 pipelined, so the slower one sets the time: that is why
+ *                 8 x HDR reach 192 GB/s of bus bandwidth (DESIGN.md s. 4).
+ *   tree          NCCL's double binary tree between nodes, a chain inside:
+ *                 log-depth latency, the choice at scale for small buffers.
+ *   hierarchical  reduce-scatter inside the node, all-reduce of 1/local of
+ *                 the buffer between nodes, all-gather inside the node, one
+ *                 phase after the other.
+ *   direct        all-to-all: every rank sends to every other at once; a
+ *                 GPU's traffic leaves by its own NIC (no aggregation).
+ *
+ * The tuner picks the algorithm and protocol (LL, LL128, Simple) with the
+ * least predicted time for a size and a group, as NCCL does; a topology or
+ * experiment may force one algorithm, as NCCL_ALGO does.
+ *
+ * What crosses the NICs is returned apart (CollCost.nic_bytes) so that the
+ * executor can run it as a flow that shares the NICs with other flows
+ * (net/flow.h); net_cost_time gives the time at a given NIC rate. The
  * network knows nothing about transformers. */
 #pragma once
 
@@ -16,9 +33,25 @@ typedef enum {
   COLL_ALL_REDUCE,
   COLL_REDUCE_SCATTER,
   COLL_ALL_GATHER,
+  COLL_ALL_TO_ALL,
   COLL_SEND,          /* point-to-point, one rank to one rank */
   COLL_N
 } CollKind;
+
+typedef enum {
+  NET_ALGO_RING,
+  NET_ALGO_TREE,
+  NET_ALGO_HIERARCHICAL,
+  NET_ALGO_DIRECT,
+  NET_ALGO_N
+} NetAlgo;
+
+typedef enum {
+  NET_PROTO_LL,
+  NET_PROTO_LL128,
+  NET_PROTO_SIMPLE,
+  NET_PROTO_N
+} NetProto;
 
 /* A communicating group, as laid out on nodes: size ranks, per_node of
  * them in each node it touches. */
@@ -29,28 +62,70 @@ typedef struct {
 
 typedef struct {
   int gpus_per_node;
-  double intra_bandwidth;    /* effective bytes/s per GPU inside a node */
-  double intra_latency;      /* s per ring step inside a node */
-  double nic_share;          /* effective bytes/s of NIC per GPU when every
-                              * GPU of the node talks across nodes at once */
-  double inter_latency;      /* s per ring step across nodes */
   gboolean has_network;
+  gboolean ll128;            /* NCCL enables LL128 on NVLink nodes only */
+  double intra_bandwidth;    /* effective bytes/s per GPU inside a node */
+  double intra_latency;      /* s per step inside a node (Simple protocol) */
+  int nics;                  /* per node */
+  double nic_bandwidth;      /* effective bytes/s of one NIC, per direction */
+  double inter_latency;      /* s per step across nodes (Simple protocol) */
+  NicPath nic_path;
+  int nic_of_gpu[SPEC_MAX_GPUS_PER_NODE];  /* as the topology places them */
+  int gpus_on_nic[SPEC_MAX_GPUS_PER_NODE];
+  /* The fabric: traffic that leaves a group of nodes_per_group nodes (a
+   * leaf switch's, a dragonfly group's) crosses links of uplink_fraction
+   * of the bandwidth those nodes inject. */
+  int nodes_per_group;
+  double uplink_fraction;
+  AlgorithmChoice algorithm; /* auto, or the one the user forces */
 } NetModel;
 
-void net_model_init (NetModel *net, const TopologySpec *topology);
+/* A collective's cost, split into what the node's own links take and what
+ * crosses the NICs (per member GPU, per direction). */
+typedef struct {
+  NetAlgo algo;
+  NetProto proto;
+  double latency_s;      /* the steps' latencies */
+  double intra_s;        /* on NVLink/NVSwitch at full speed */
+  double nic_bytes;      /* through the NICs, per member GPU (protocol
+                          * overhead included) */
+  double uplink_share;   /* of nic_bytes, the share that leaves the leaf
+                          * switch or dragonfly group */
+  gboolean pipelined;    /* the two levels overlap (else they add) */
+  gboolean own_nic;      /* each GPU uses only its own NIC (no PXN) */
+  int per_node;          /* member GPUs in each node */
+} CollCost;
+
+void net_model_init (NetModel *net, const TopologySpec *topology,
+                     AlgorithmChoice algorithm);
 /* The shape of the group of count ranks first, first + stride, ...
  * (Megatron's rank order puts TP fastest, then DP, then PP). A group that
  * straddles nodes unevenly takes its fewest members in one node: that node
  * carries the most bytes per GPU across the network. */
 GroupShape net_group_shape (const NetModel *net, int first, int count,
                             int stride);
-/* Seconds for one collective on a buffer of bytes per rank (for a send,
- * the bytes sent; for all-gather, the gathered result's size). */
+/* The cost of one collective on a buffer of bytes per rank (for a send,
+ * the bytes sent; for all-gather, the gathered result's size; for
+ * all-to-all, what each rank sends in all), with the algorithm and
+ * protocol the tuner picks, or the given one (algo >= 0). A cost whose
+ * algorithm does not apply (tree for reduce-scatter) is the ring's. */
+CollCost net_collective_cost (const NetModel *net, CollKind kind, double bytes,
+                              GroupShape group, int algo);
+/* The NIC rate each member GPU gets when `active` GPUs of every node
+ * send at once, spread over the NICs as the cost says (NVLink path: every
+ * NIC; own NIC: the NIC's share), with the fabric's uplink bound. */
+double net_static_rate (const NetModel *net, const CollCost *cost, int active);
+/* Seconds for a cost whose NIC part runs at rate bytes/s per GPU. */
+double net_cost_time (const CollCost *cost, double rate);
+/* Seconds for one collective when every GPU of each node communicates at
+ * once (the static share): what TP collectives and the benchmark use. */
 double net_collective_time (const NetModel *net, CollKind kind, double bytes,
                             GroupShape group);
-/* Seconds for a point-to-point transfer between ranks a and b. */
-double net_send_time (const NetModel *net, double bytes, int rank_a,
-                      int rank_b);
+/* The cost of a point-to-point transfer between ranks a and b. */
+CollCost net_send_cost (const NetModel *net, double bytes, int rank_a,
+                        int rank_b);
 /* Bus bandwidth (nccl-tests' definition) of a collective, bytes/s. */
 double net_bus_bandwidth (CollKind kind, double bytes, int size,
                           double seconds);
+const char *net_algo_name (NetAlgo algo);
+const char *net_proto_name (NetProto proto);

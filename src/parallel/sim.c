@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
+#include "net/flow.h"
 #include "net/net.h"
 
 #define NONE UINT32_MAX
@@ -56,6 +57,7 @@ typedef struct {
   int32_t mb;
   uint8_t kind;
   SimTime tp_part;      /* of dur: TP collectives fused into a compute op */
+  uint32_t comm;        /* Comm whose NIC bytes run as a flow, or NONE */
 } Op;
 
 typedef struct {
@@ -73,6 +75,14 @@ typedef struct {
   uint32_t members;     /* offset of n op ids in Sim.members */
   uint32_t filled;
 } Coll;
+
+/* A communication op whose bytes cross NICs: its cost, and the resources
+ * its flow loads (uses[first .. first + n) in Sim.uses), for the GPUs it
+ * stands for. */
+typedef struct {
+  CollCost cost;
+  uint32_t first, n;
+} Comm;
 
 /* A step of a chunk's program: a stretch of kernels or a TP collective. */
 typedef struct {
@@ -99,7 +109,17 @@ typedef struct {
   GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
          *head_bwd;
   double layer_params, emb_params, head_params;
-  SimTime pp_send_dur[2]; /* [0]: inside a node, [1]: across nodes */
+  SimTime pp_gather;      /* TP all-gather of a received activation */
+  double pp_bytes;        /* sent by each GPU of a stage */
+  FlowNet *flows;         /* owned; NULL without a network */
+  int resources_per_node; /* NIC send and receive sides, uplink out, in */
+  GArray *comms;          /* Comm */
+  GArray *uses;           /* FlowUse */
+  GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
+  uint32_t *pp_comm;      /* per rank and direction: the send's Comm, or
+                           * NONE inside a node; pp_comm_built marks it */
+  gboolean *pp_comm_built;
+  SimTime *pp_dur;
   double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
   /* In symmetric mode a TP collective waits for no other simulated rank:
    * it can join the compute op around it, which cuts the events of a
@@ -153,7 +173,7 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
 {
   uint32_t id = sim->ops->len;
   Op op = { dur, 0, 0, 0, name, NONE, NONE, 0, NONE,
-            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, mb, kind };
+            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, mb, kind, 0, NONE };
   g_array_append_val (sim->ops, op);
   Stream *st = &sim->streams[op.stream];
   if (st->tail == NONE)
@@ -195,6 +215,102 @@ join_coll (Sim *sim, uint32_t op, GArray **groups, int group, int size,
   Coll *c = &g_array_index (sim->colls, Coll, cid);
   g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
   op_at (sim, op)->coll = cid;
+}
+
+/* ---- communication over the NICs -------------------------------------------- */
+
+/* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
+ * resource keeps the flows short). */
+static void
+add_use (GArray *uses, guint first, uint32_t resource, double coef)
+{
+  for (guint i = first; i < uses->len; i++)
+    {
+      FlowUse *u = &g_array_index (uses, FlowUse, i);
+      if (u->resource == resource)
+        {
+          u->coef += coef;
+          return;
+        }
+    }
+  FlowUse u = { resource, coef };
+  g_array_append_val (uses, u);
+}
+
+/* What GPU `rank` loads when its NIC bytes of cost c leave (out) or
+ * arrive (!out): its node's NICs, all of them evenly over NVLink or its
+ * own over PCIe (and always its own for point-to-point and all-to-all),
+ * and the node's uplink for the share that leaves its fabric group. */
+static void
+add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
+              gboolean out)
+{
+  const NetModel *net = &sim->net;
+  int gpn = net->gpus_per_node, nics = net->nics;
+  uint32_t base = (uint32_t) (rank / gpn) * (uint32_t) sim->resources_per_node;
+  uint32_t side = out ? 0 : (uint32_t) nics;
+  if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
+    for (int n = 0; n < nics; n++)
+      add_use (uses, first, base + side + (uint32_t) n, 1.0 / nics);
+  else if (nics >= gpn)
+    {
+      /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
+      int own = nics / gpn, g = rank % gpn;
+      for (int n = 0; n < own; n++)
+        add_use (uses, first, base + side + (uint32_t) (g * own + n), 1.0 / own);
+    }
+  else
+    add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[rank % gpn], 1);
+  if (c->uplink_share > 0)
+    add_use (uses, first, base + 2 * (uint32_t) nics + (out ? 0 : 1),
+             c->uplink_share);
+}
+
+/* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving,
+ * for a collective) and, for a send, peers[0..n) receiving; NONE when
+ * nothing crosses a NIC. */
+static uint32_t
+make_comm (Sim *sim, const CollCost *c, const int *ranks, const int *peers,
+           int n)
+{
+  if (sim->flows == NULL || c->nic_bytes <= 0)
+    return NONE;
+  Comm comm = { *c, sim->uses->len, 0 };
+  for (int i = 0; i < n; i++)
+    {
+      add_gpu_uses (sim, sim->uses, comm.first, ranks[i], c, TRUE);
+      add_gpu_uses (sim, sim->uses, comm.first, peers ? peers[i] : ranks[i], c,
+                    FALSE);
+    }
+  comm.n = sim->uses->len - comm.first;
+  g_array_append_val (sim->comms, comm);
+  return sim->comms->len - 1;
+}
+
+/* The ranks a representative of STAGE stands for in its first node (in
+ * full mode, the rank itself); returns how many, written to out. */
+static int
+stage_ranks_in_node (const Sim *sim, int rank, int stage, int *out)
+{
+  const Plan *p = sim->plan;
+  if (sim->options->full)
+    {
+      out[0] = rank;
+      return 1;
+    }
+  int per_stage = p->dp * p->tp, gpn = sim->net.gpus_per_node;
+  int first = stage * per_stage, n = 0;
+  for (int r = first; r < first + per_stage && r / gpn == first / gpn; r++)
+    out[n++] = r;
+  return n;
+}
+
+/* The global rank of simulated rank `rank` (stage, replica, tp_rank). */
+static int
+global_rank (const Sim *sim, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  return (stage * p->dp + replica) * p->tp + tp_rank;
 }
 
 /* ---- pieces ---------------------------------------------------------------- */
@@ -285,6 +401,25 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
     }
 }
 
+/* A data-parallel collective op on the rank's DP stream: its duration
+ * at the static NIC share, and a Comm when its bytes cross NICs. */
+static uint32_t
+add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
+{
+  Sim *sim = b->sim;
+  CollCost c = net_collective_cost (&sim->net, kind, bytes,
+                                    dp_shape (sim, b->stage), -1);
+  double rate = c.nic_bytes > 0
+    ? net_static_rate (&sim->net, &c, sim->net.gpus_per_node) : 1;
+  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
+                        ticks (sim, net_cost_time (&c, rate)), name, -1);
+  int ranks[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, n);
+  return id;
+}
+
 /* A data-parallel collective of the gradients of `params` parameters,
  * after the compute op `after`; NONE without data parallelism. */
 static uint32_t
@@ -297,15 +432,49 @@ emit_dp (Builder *b, double params, uint32_t after)
   double bytes = params * sim->cm.bytes_per_element;
   CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
                                               : COLL_ALL_REDUCE;
-  SimTime dur = ticks (sim, net_collective_time (&sim->net, kind, bytes,
-                                                 dp_shape (sim, b->stage)));
-  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP, dur,
-                        kind == COLL_ALL_REDUCE ? "dp_allreduce"
-                                                : "dp_reduce_scatter", -1);
+  uint32_t id = add_dp_op (b, kind, bytes, kind == COLL_ALL_REDUCE
+                                           ? "dp_allreduce" : "dp_reduce_scatter");
   add_edge (sim, after, id);
   join_coll (sim, id, sim->dp_colls, b->stage * plan->tp + b->tp_rank,
              plan->dp, &b->dp_count);
   return id;
+}
+
+/* The cost of this rank's pipeline sends in direction dir (0: forward to
+ * the next stage, 1: backward to the previous), once per rank. The stage
+ * is as slow as its slowest sender: across nodes if any of its ranks'
+ * peers is in another node. Megatron's scatter/gather sends 1/t of the
+ * activation from each TP rank and all-gathers it over NVLink on arrival. */
+static void
+build_pp_comm (Builder *b, int dir)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  size_t k = (size_t) b->rank * 2 + dir;
+  if (sim->pp_comm_built[k])
+    return;
+  sim->pp_comm_built[k] = TRUE;
+  int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
+                            : (b->stage + plan->pp - 1) % plan->pp;
+  int stride = plan->dp * plan->tp, gpn = sim->net.gpus_per_node;
+  int across = -1;
+  for (int r = 0; r < stride && across < 0; r++)
+    if ((b->stage * stride + r) / gpn != (peer_stage * stride + r) / gpn)
+      across = r;
+  CollCost c = net_send_cost (&sim->net, sim->pp_bytes, b->stage * stride
+                              + MAX (across, 0), peer_stage * stride
+                              + MAX (across, 0));
+  double rate = c.nic_bytes > 0
+    ? net_static_rate (&sim->net, &c, sim->net.gpus_per_node) : 1;
+  c.intra_s += sim_time_to_s (sim->pp_gather);
+  c.pipelined = FALSE;
+  sim->pp_dur[k] = ticks (sim, net_cost_time (&c, rate));
+  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  for (int i = 0; i < n; i++)
+    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
+  sim->pp_comm[k] = make_comm (sim, &c, ranks, peers, n);
 }
 
 /* Index of (direction, micro-batch, chunk) in first_op / send_op. */
@@ -384,21 +553,15 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   gboolean sends = dir == 0 ? !last : !first;
   if (sends)
     {
-      int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
-                                : (b->stage + plan->pp - 1) % plan->pp;
-      int stride = plan->dp * plan->tp, gpn = sim->net.gpus_per_node;
-      /* The stage is as slow as its slowest sender: across nodes if any
-       * of its ranks' peers is in another node. */
-      gboolean across = FALSE;
-      for (int r = 0; r < stride && !across; r++)
-        across = (b->stage * stride + r) / gpn
-                 != (peer_stage * stride + r) / gpn;
       /* Megatron's p2p_communication waits for its isend/irecv requests
        * (and synchronizes the device) before the next compute: a send
        * blocks the sender's compute stream. */
+      build_pp_comm (b, dir);
+      size_t k = (size_t) b->rank * 2 + dir;
       b->last = add_op (sim, b->rank, SIM_STREAM_COMPUTE, OPK_PP,
-                        sim->pp_send_dur[across],
+                        sim->pp_dur[k],
                         dir == 0 ? "send_activations" : "send_gradients", mb);
+      op_at (sim, b->last)->comm = sim->pp_comm[k];
       sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
     }
 }
@@ -507,11 +670,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   if (e->zero.stage >= 1 && plan->dp > 1)
     {
       double bytes = stage_params * sim->cm.bytes_per_element;
-      uint32_t id = add_op (sim, rank, SIM_STREAM_DP, OPK_DP,
-                            ticks (sim, net_collective_time (
-                              &sim->net, COLL_ALL_GATHER, bytes,
-                              dp_shape (sim, stage))),
-                            "dp_allgather_params", -1);
+      uint32_t id = add_dp_op (&b, COLL_ALL_GATHER, bytes, "dp_allgather_params");
       add_edge (sim, opt, id);
       join_coll (sim, id, sim->dp_colls, stage * plan->tp + tp_rank,
                  plan->dp, &b.dp_count);
@@ -545,6 +704,66 @@ link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
 
 static void on_op_done (SimEngine *engine, void *ctx, uint64_t arg);
 
+/* The NIC bytes of an op (or of collective instance, COLL_FLAG | id) are
+ * through: the op ends once its part on the node's links is done too
+ * (they overlap in a pipelined algorithm, and follow otherwise) and the
+ * steps' latencies are paid. */
+static void
+on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  Sim *sim = ctx;
+  uint32_t id = arg & COLL_FLAG
+    ? g_array_index (sim->members, uint32_t,
+                     g_array_index (sim->colls, Coll, (uint32_t) arg).members)
+    : (uint32_t) arg;
+  const Op *op = op_at (sim, id);
+  const CollCost *c = &g_array_index (sim->comms, Comm, op->comm).cost;
+  SimTime now = sim_engine_now (engine);
+  SimTime intra = sim_time_from_s (c->intra_s);
+  SimTime end = c->pipelined ? MAX (now, op->start + intra) : now + intra;
+  sim_engine_schedule (engine, end + sim_time_from_s (c->latency_s),
+                       on_op_done, sim, arg);
+}
+
+/* Starts op id (or the collective instance in arg) at now: as a flow when
+ * its bytes cross NICs, else for its fixed duration. */
+static void
+launch (Sim *sim, uint32_t id, uint64_t arg)
+{
+  Op *op = op_at (sim, id);
+  SimTime now = sim_engine_now (sim->engine);
+  if (op->comm == NONE)
+    {
+      sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim, arg);
+      return;
+    }
+  const Comm *comm = &g_array_index (sim->comms, Comm, op->comm);
+  const FlowUse *uses = &g_array_index (sim->uses, FlowUse, comm->first);
+  guint n = comm->n;
+  if (arg & COLL_FLAG)
+    {
+      /* One flow for the whole instance: every member's GPUs. */
+      const Coll *c = &g_array_index (sim->colls, Coll, (uint32_t) arg);
+      g_array_set_size (sim->coll_uses, 0);
+      for (uint32_t i = 0; i < c->n; i++)
+        {
+          const Op *m = op_at (sim, g_array_index (sim->members, uint32_t,
+                                                   c->members + i));
+          const Comm *mc = &g_array_index (sim->comms, Comm, m->comm);
+          for (uint32_t u = 0; u < mc->n; u++)
+            {
+              const FlowUse *use = &g_array_index (sim->uses, FlowUse,
+                                                   mc->first + u);
+              add_use (sim->coll_uses, 0, use->resource, use->coef);
+            }
+        }
+      uses = (const FlowUse *) (void *) sim->coll_uses->data;
+      n = sim->coll_uses->len;
+    }
+  flow_start (sim->flows, comm->cost.nic_bytes, uses, n, on_flow_done, sim,
+              arg);
+}
+
 static void
 try_start (Sim *sim, uint32_t stream)
 {
@@ -561,7 +780,7 @@ try_start (Sim *sim, uint32_t stream)
   if (op->coll == NONE)
     {
       op->start = now;
-      sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim, id);
+      launch (sim, id, id);
       return;
     }
   Coll *c = &g_array_index (sim->colls, Coll, op->coll);
@@ -570,8 +789,7 @@ try_start (Sim *sim, uint32_t stream)
   for (uint32_t i = 0; i < c->n; i++)
     op_at (sim, g_array_index (sim->members, uint32_t, c->members + i))->start
       = now;
-  sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim,
-                       COLL_FLAG | op->coll);
+  launch (sim, id, COLL_FLAG | op->coll);
 }
 
 /* Charges a finished compute-stream op to the rank's breakdown: its own
@@ -747,7 +965,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.engine = sim_engine_new ();
   compute_model_init (&sim.cm, &e->topology.gpu, &e->compute,
                       e->training.precision);
-  net_model_init (&sim.net, &e->topology);
+  net_model_init (&sim.net, &e->topology, e->collectives.algorithm);
   transformer_layer_shape (&sim.ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
                            e->training.flash_attention, &sim.cm);
@@ -768,17 +986,12 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
    * of the activations from each TP rank and all-gathers them over
    * NVLink on arrival (with sequence parallelism they are split already). */
-  double act = sim.cm.bytes_per_element * plan->micro_batch
-               * (double) e->model.seq_len * e->model.hidden / plan->tp;
-  double gather = 0;
+  sim.pp_bytes = sim.cm.bytes_per_element * plan->micro_batch
+                 * (double) e->model.seq_len * e->model.hidden / plan->tp;
   if (plan->tp > 1 && !sim.ls.sequence_parallel)
-    gather = net_collective_time (&sim.net, COLL_ALL_GATHER, act * plan->tp,
-                                  net_group_shape (&sim.net, 0, plan->tp, 1));
-  int gpn = sim.net.gpus_per_node;
-  sim.pp_send_dur[0] = ticks (&sim, net_send_time (&sim.net, act, 0, 0)
-                                   + gather);
-  sim.pp_send_dur[1] = sim.net.has_network
-    ? ticks (&sim, net_send_time (&sim.net, act, 0, gpn) + gather) : 0;
+    sim.pp_gather = ticks (&sim, net_collective_time (
+      &sim.net, COLL_ALL_GATHER, sim.pp_bytes * plan->tp,
+      net_group_shape (&sim.net, 0, plan->tp, 1)));
 
   sim.fuse_tp = !options->full && options->trace == NULL;
   sim.ranks = options->full ? plan->gpus : plan->pp;
@@ -786,6 +999,27 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
   sim.colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim.members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  sim.comms = g_array_new (FALSE, FALSE, sizeof (Comm));
+  sim.uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim.coll_uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim.pp_comm = g_new (uint32_t, (gsize) sim.ranks * 2);
+  sim.pp_comm_built = g_new0 (gboolean, (gsize) sim.ranks * 2);
+  sim.pp_dur = g_new0 (SimTime, (gsize) sim.ranks * 2);
+  if (sim.net.has_network)
+    {
+      /* Per node: each NIC's send and receive sides, then the uplinks
+       * into the fabric, out and in. */
+      int nodes = (plan->gpus + sim.net.gpus_per_node - 1)
+                  / sim.net.gpus_per_node;
+      sim.resources_per_node = 2 * sim.net.nics + 2;
+      guint n = (guint) nodes * (guint) sim.resources_per_node;
+      g_autofree double *capacity = g_new (double, n);
+      for (guint i = 0; i < n; i++)
+        capacity[i] = (int) (i % (guint) sim.resources_per_node) < 2 * sim.net.nics
+          ? sim.net.nic_bandwidth
+          : sim.net.uplink_fraction * sim.net.nics * sim.net.nic_bandwidth;
+      sim.flows = flow_net_new (sim.engine, n, capacity);
+    }
   sim.streams = g_new (Stream, (gsize) sim.ranks * SIM_N_STREAMS);
   for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
     sim.streams[i] = (Stream) { NONE, NONE, FALSE, 0 };
@@ -842,9 +1076,14 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   g_free (sim.dp_colls);
   g_free (sim.first_op);
   g_free (sim.send_op);
+  g_free (sim.pp_comm);
+  g_free (sim.pp_comm_built);
+  g_free (sim.pp_dur);
+  flow_net_free (sim.flows);
   g_free (sim.streams);
   g_free (sim.breakdown);
   GArray *arrays[] = { sim.ops, sim.edges, sim.colls, sim.members,
+                       sim.comms, sim.uses, sim.coll_uses,
                        sim.layer_fwd, sim.layer_bwd, sim.attn_fwd, sim.emb_fwd,
                        sim.emb_bwd, sim.head_fwd, sim.head_bwd };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
