@@ -24,7 +24,7 @@ libtrainsim_la_SOURCES = \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
-	src/cli/cmd-search.c
+	src/cli/cmd-search.c src/cli/cmd-collective.c
 libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
 # Built with --with-mpi only: the default build has no MPI code at all.
 if WITH_MPI

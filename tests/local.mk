@@ -11,7 +11,10 @@ TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) $(MPI_LIBS) -
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim tests/test-sweep
+	tests/test-sim tests/test-sweep tests/test-net
+tests_test_net_SOURCES = tests/test-net.c
+tests_test_net_CFLAGS = $(TEST_CFLAGS)
+tests_test_net_LDADD = $(TEST_LIBS)
 tests_test_engine_SOURCES = tests/test-engine.c
 tests_test_engine_CFLAGS = $(TEST_CFLAGS)
 tests_test_engine_LDADD = $(TEST_LIBS)
@@ -29,7 +32,7 @@ tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
 tests_test_sweep_LDADD = $(TEST_LIBS)
 
 TESTS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim tests/test-sweep tests/cli.sh tests/validate.sh \
+	tests/test-sim tests/test-sweep tests/test-net tests/cli.sh tests/validate.sh \
 	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
 EXTRA_DIST += tests/testlib.sh tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
 	tests/mpi.sh tests/figures.sh tests/data

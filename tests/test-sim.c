@@ -504,6 +504,58 @@ START_TEST (test_trace_spans)
 }
 END_TEST
 
+START_TEST (test_contention)
+{
+  /* 4 nodes with one HDR NIC each; tp 8, pp 2, dp 2: every DP ring and
+   * every pipeline send crosses nodes through the one NIC. Gradient
+   * buckets of the last stage reduce while it still sends gradients back,
+   * so some sends share the NIC with a bucket and last longer than the
+   * send alone; without bucketing (every bucket after the last backward)
+   * no send overlaps one and all take the same time. Full mode sees the
+   * same contention as symmetric mode. */
+  ExperimentSpec e = base_spec (32, 8, 2, 1, 64);
+  e.topology.inter_node.nics_per_node = 1;
+  e.parallel.micro_batch = 1;
+  for (int bucketing = 1; bucketing >= 0; bucketing--)
+    {
+      e.parallel.gradient_bucketing = bucketing;
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+      SimOptions o = { FALSE, spans };
+      SimResult r;
+      ck_assert (sim_run (&e, &o, &r, NULL));
+      SimTime shortest = INT64_MAX, longest = 0;
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const TraceSpan *t = &g_array_index (spans, TraceSpan, i);
+          if (strcmp (t->name, "send_gradients") != 0)
+            continue;
+          shortest = MIN (shortest, t->end - t->start);
+          longest = MAX (longest, t->end - t->start);
+        }
+      ck_assert (shortest < INT64_MAX);
+      if (bucketing)
+        ck_assert_msg (longest > shortest * 1.2, "sends %g to %g s: no contention",
+                       sim_time_to_s (shortest), sim_time_to_s (longest));
+      else
+        ck_assert_msg (longest == shortest, "sends %g to %g s without overlap",
+                       sim_time_to_s (shortest), sim_time_to_s (longest));
+      SimResult full = run (&e, TRUE);
+      ck_assert_msg (fabs (full.iteration_time_s / r.iteration_time_s - 1) < 1e-3,
+                     "full %g s, symmetric %g s", full.iteration_time_s,
+                     r.iteration_time_s);
+    }
+  /* More NICs never slow this communication-bound plan down. */
+  double prev = INFINITY;
+  for (int nics = 1; nics <= 8; nics *= 2)
+    {
+      e.topology.inter_node.nics_per_node = nics;
+      double t = run (&e, FALSE).iteration_time_s;
+      ck_assert_msg (t <= prev, "%d NICs: %g s, fewer: %g s", nics, t, prev);
+      prev = t;
+    }
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -521,6 +573,7 @@ sim_suite (void)
   tcase_set_timeout (exec, 120);
   tcase_add_test (exec, test_bubble_1f1b);
   tcase_add_test (exec, test_bubble_interleaved);
+  tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_full_equals_symmetric);
   tcase_add_test (exec, test_breakdown_adds_up);
   tcase_add_test (exec, test_deterministic);

@@ -1,0 +1,212 @@
+/* cmd-collective.c: `trainsim collective`: one collective over a range of
+ * message sizes on a topology, printed as nccl-tests prints its runs, so
+ * that a user can hold the model against their own all_reduce_perf. */
+#include "cli/cli.h"
+#include "base/errors.h"
+#include "base/units.h"
+#include "config/config.h"
+#include "net/net.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* nccl-tests' names for the operations (all_reduce_perf, ...). */
+static const struct {
+  const char *name;
+  CollKind kind;
+  const char *redop;
+} ops[] = {
+  { "all_reduce", COLL_ALL_REDUCE, "sum" },
+  { "reduce_scatter", COLL_REDUCE_SCATTER, "sum" },
+  { "all_gather", COLL_ALL_GATHER, "none" },
+  { "alltoall", COLL_ALL_TO_ALL, "none" },
+  { "sendrecv", COLL_SEND, "none" },
+};
+
+/* A size as nccl-tests writes it (8, 128M, 1G: K, M and G are powers of
+ * 1024), or with the units of an input file (256MiB, 1GB). */
+static gboolean
+parse_size (const char *text, double *out)
+{
+  char *end;
+  double x = g_ascii_strtod (text, &end);
+  g_autofree char *why = NULL;
+  if (end != text && x >= 1)
+    {
+      if (*end == '\0')
+        return *out = floor (x), TRUE;
+      const char *suffix = "KMG";
+      const char *at = end[0] != '\0' && end[1] == '\0' ? strchr (suffix, end[0]) : NULL;
+      if (at != NULL)
+        return *out = floor (x * pow (1024, (double) (at - suffix + 1))), TRUE;
+    }
+  return units_parse (text, UNIT_BYTES, out, &why) && *out >= 1;
+}
+
+static const char *
+op_names (void)
+{
+  return "all_reduce, reduce_scatter, all_gather, alltoall or sendrecv";
+}
+
+int
+cli_collective (int argc, char **argv)
+{
+  g_auto (GStrv) sets = NULL;
+  g_autofree char *op_name = NULL, *min_text = NULL, *max_text = NULL,
+                  *algo_name = NULL;
+  int gpus = 0, per_node = 0;
+  double factor = 2;
+  GOptionEntry entries[] = {
+    { "op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
+      "all_reduce (default), reduce_scatter, all_gather, alltoall or sendrecv",
+      "OP" },
+    { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &min_text,
+      "Smallest size (default 8; K, M, G as in nccl-tests)", "SIZE" },
+    { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &max_text,
+      "Largest size (default 1G)", "SIZE" },
+    { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor,
+      "Multiply the size by this from one row to the next (default 2)", "F" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus,
+      "Ranks in all (default: one node's GPUs)", "N" },
+    { "per-node", 'p', 0, G_OPTION_ARG_INT, &per_node,
+      "Ranks per node (default: every GPU of a node)", "N" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
+      "auto (the tuner, default), ring, tree or hierarchical, as NCCL_ALGO",
+      "ALGO" },
+    { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
+      "Override a value of the topology (repeatable), e.g. "
+      "inter_node.nics_per_node=4", "KEY=VALUE" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("TOPOLOGY");
+  g_option_context_set_summary (context,
+    "Prints the simulated time and bus bandwidth of one collective over a\n"
+    "range of message sizes on TOPOLOGY (a name from topologies/ or a file),\n"
+    "in the format of nccl-tests, with the algorithm and protocol that the\n"
+    "NCCL-like tuner picked for each size. Every GPU of a node communicates\n"
+    "at once, as in an nccl-tests run with one process per GPU.");
+  g_option_context_set_description (context,
+    "Example: trainsim collective selene --gpus 64 -b 1M -e 1G\n\n"
+    "Exit status: 0 success; 2 bad usage or bad input.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!cli_parse (context, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    {
+      fprintf (stderr, "trainsim collective: expected one topology, got %d\n"
+                       "Try 'trainsim collective --help'.\n", argc - 1);
+      return 2;
+    }
+  guint op = 0;
+  if (op_name != NULL)
+    {
+      for (op = 0; op < G_N_ELEMENTS (ops); op++)
+        if (strcmp (op_name, ops[op].name) == 0)
+          break;
+      if (op == G_N_ELEMENTS (ops))
+        {
+          fprintf (stderr, "trainsim collective: unknown --op '%s' (valid: %s)\n",
+                   op_name, op_names ());
+          return 2;
+        }
+    }
+  int algorithm = algo_name ? spec_enum_parse (SPEC_ENUM_ALGORITHM, algo_name)
+                            : ALGORITHM_AUTO;
+  if (algorithm < 0)
+    {
+      g_autofree char *valid = spec_enum_list (SPEC_ENUM_ALGORITHM);
+      fprintf (stderr, "trainsim collective: unknown --algo '%s' (valid: %s)\n",
+               algo_name, valid);
+      return 2;
+    }
+  double lo = 8, hi = 1 << 30;
+  if ((min_text && !parse_size (min_text, &lo))
+      || (max_text && !parse_size (max_text, &hi)) || lo > hi)
+    {
+      fprintf (stderr, "trainsim collective: -b and -e take sizes of at least 1 "
+                       "byte, such as 8, 128M or 1G, with -b no larger than -e\n");
+      return 2;
+    }
+  if (!(factor > 1))
+    {
+      fprintf (stderr, "trainsim collective: --stepfactor must be above 1, got %g\n",
+               factor);
+      return 2;
+    }
+
+  g_autoptr (GError) error = NULL;
+  TopologySpec t;
+  if (!config_load_topology (argv[1], (const char *const *) sets, &t, &error))
+    return cli_fail (error);
+  int gpn = t.gpus_per_node;
+  if (per_node == 0)
+    per_node = gpus > 0 ? MIN (gpus, gpn) : gpn;
+  if (gpus == 0)
+    gpus = per_node;
+  const char *problem = NULL;
+  if (per_node < 1 || per_node > gpn)
+    problem = "--per-node must be from 1 to the node's GPUs";
+  else if (gpus < 2 || gpus % per_node != 0)
+    problem = "--gpus must be at least 2 and a multiple of --per-node";
+  else if (gpus > per_node && t.inter_node.nics_per_node == 0)
+    problem = "the topology has no inter_node network, so --gpus must fit in one node";
+  if (problem != NULL)
+    {
+      fprintf (stderr, "trainsim collective: %s (node of %d GPUs, --gpus %d, "
+                       "--per-node %d)\n", problem, gpn, gpus, per_node);
+      topology_spec_clear (&t);
+      return 2;
+    }
+
+  NetModel net;
+  net_model_init (&net, &t, (AlgorithmChoice) algorithm);
+  GroupShape group = { gpus, per_node };
+  int nodes = gpus / per_node;
+  printf ("# trainsim collective: %s_perf on %s, %d ranks (%d nodes x %d)\n",
+          ops[op].name, t.name ? t.name : argv[1], gpus, nodes, per_node);
+  printf ("#\n");
+  printf ("# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %12s  %6s\n", "size",
+          "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm",
+          "proto");
+  printf ("# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %12s  %6s\n", "(B)",
+          "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "");
+  double sum_busbw = 0;
+  int rows = 0;
+  for (double size = lo; size <= hi; size = floor (size * factor))
+    {
+      /* nccl-tests counts float elements: the size rounds down to 4 bytes,
+       * and to a multiple of the ranks for the split collectives. */
+      double count = floor (size / 4);
+      if (ops[op].kind != COLL_ALL_REDUCE && ops[op].kind != COLL_SEND)
+        count = floor (count / gpus) * gpus;
+      if (count < 1)
+        continue;
+      double bytes = count * 4;
+      CollCost c;
+      int active = per_node;
+      if (ops[op].kind == COLL_SEND)
+        {
+          /* Each rank sends to the next: across nodes, one GPU per node
+           * crosses (the last of each node to the first of the next). */
+          c = net_send_cost (&net, bytes, per_node - 1,
+                             nodes > 1 ? gpn : 0);
+          active = 1;
+        }
+      else
+        c = net_collective_cost (&net, ops[op].kind, bytes, group, -1);
+      double seconds = net_cost_time (&c, c.nic_bytes > 0
+                                      ? net_static_rate (&net, &c, active) : 1);
+      double busbw = net_bus_bandwidth (ops[op].kind, bytes, gpus, seconds);
+      printf ("  %10.0f  %12.0f  %8s  %6s  %6d  %9.2f  %7.2f  %7.2f  %12s  %6s\n",
+              bytes, count, "float", ops[op].redop, -1, seconds * 1e6,
+              bytes / seconds / 1e9, busbw / 1e9, net_algo_name (c.algo),
+              net_proto_name (c.proto));
+      sum_busbw += busbw;
+      rows++;
+    }
+  printf ("# Avg bus bandwidth    : %g\n", rows ? sum_busbw / rows / 1e9 : 0.0);
+  printf ("#\n");
+  topology_spec_clear (&t);
+  return 0;
+}
