@@ -159,7 +159,7 @@ ib_interfaces () {
 slingshot () {
   sweep "$out/slingshot.csv" slingshot-vs-ib.yaml
   plot slingshot "$out/slingshot.csv" --kind bars --x gpus \
-    --y megatron_tflops_per_gpu --by link
+    --y megatron_tflops_per_gpu --by topology
 }
 
 case $name in

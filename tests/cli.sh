@@ -419,6 +419,114 @@ grep -Eq 'MAPE [0-9.]+% max [0-9.]+% over 2 cases' "$tmp/out" ||
   fail_because "no 'MAPE x% max y% over 2 cases' line"
 verdict "validate above the tolerance exits 1"
 
+# --- interconnect input and `trainsim collective` -------------------------------
+
+put nics3 <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology:
+  gpus_per_node: 8
+  gpu: a100-sxm4-80gb
+  intra_node: {link: pcie, bandwidth: 25GB/s}
+  inter_node: {link: infiniband-hdr, nics_per_node: 3, nic_bandwidth: 200Gb/s}
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+bad "3 NICs on 8 GPUs behind PCIe, with no placement, exit 2" nics3 \
+  'nics_per_node \(3\) does not divide among 8 GPUs.*nic_of_gpu'
+
+put placement <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: {name: selene, inter_node: {nic_of_gpu: [0, 1, 2, 3, 4, 5, 6, 9]}}
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+bad "a GPU placed at a NIC the node lacks exits 2" placement \
+  'nic_of_gpu\[7\] is NIC 9; the node has NICs 0 to 7'
+
+put nobw <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology:
+  gpus_per_node: 8
+  gpu: a100-sxm4-80gb
+  intra_node: {link: nvswitch, bandwidth: 300GB/s}
+  inter_node: {link: infiniband-hdr, nics_per_node: 8}
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+bad "a link without a bandwidth exits 2" nobw 'missing required key: nic_bandwidth'
+
+put fabric <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: {name: selene, inter_node: {fabric: {kind: torus}}}
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+bad "an unknown fabric exits 2 and names the known ones" fabric 'fat-tree or dragonfly'
+
+put algo <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+collectives: {algorithm: butterfly}
+EOF
+bad "an unknown collective algorithm exits 2 and names the known ones" algo \
+  'auto, ring, tree or hierarchical'
+
+ts run "$selene" -f json --set collectives.algorithm=hierarchical
+hier=$(sed -n 's/.*"iteration_time_s": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+ts run "$selene" -f json --set collectives.algorithm=ring
+ring=$(sed -n 's/.*"iteration_time_s": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+[ -n "$hier" ] && [ -n "$ring" ] || fail_because "no iteration_time_s"
+awk -v h="$hier" -v r="$ring" 'BEGIN { exit !(h >= r) }' ||
+  fail_because "hierarchical ($hier s) faster than the pipelined ring ($ring s)"
+verdict "collectives.algorithm is obeyed: phases one after another are never faster"
+
+expect_rc "collective --help exits 0" 0 collective --help
+ts collective selene -b 1G -e 1G
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+busbw=$(awk '!/^#/ && NF >= 10 { print $8 }' "$tmp/out")
+awk -v b="$busbw" 'BEGIN { exit !(b >= 207 && b <= 253) }' ||
+  fail_because "8 x A100 all-reduce at 1 GiB: busbw '$busbw', expected 230 +- 10 %"
+grep -q '^# Avg bus bandwidth' "$tmp/out" || fail_because "no '# Avg bus bandwidth' line"
+verdict "collective selene: nccl-tests rows, 1 GiB all-reduce at about 230 GB/s"
+
+ts collective apollo-a100-1ib --gpus 16 -b 8 -e 1G
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -vc '^#' "$tmp/out")" -eq 28 ] || fail_because "expected 28 sizes, 8 B to 1 GiB"
+last=$(awk '!/^#/ { b = $8 } END { print b }' "$tmp/out")
+awk -v b="$last" 'BEGIN { exit !(b >= 21.6 && b <= 26.4) }' ||
+  fail_because "1 HDR NIC per node: busbw '$last', expected 24 +- 10 %"
+verdict "collective across nodes with one HDR NIC: 8 B to 1 GiB, 24 GB/s at the end"
+
+ts collective selene --op alltoall --gpus 16 -b 1M -e 4M
+[ "$rc" -eq 0 ] && grep -q 'direct' "$tmp/out" ||
+  fail_because "exit status $rc, or no direct algorithm"
+verdict "collective --op alltoall runs the direct algorithm"
+
+ts collective selene --op broadcast
+[ "$rc" -eq 2 ] && grep -q 'all_reduce, reduce_scatter' "$tmp/err" ||
+  fail_because "exit status $rc, expected 2 naming the operations"
+verdict "collective with an unknown --op exits 2 and names the known ones"
+
+ts collective selene --algo butterfly
+[ "$rc" -eq 2 ] && grep -q 'auto, ring, tree or hierarchical' "$tmp/err" ||
+  fail_because "exit status $rc, expected 2 naming the algorithms"
+verdict "collective with an unknown --algo exits 2 and names the known ones"
+
+ts collective selene --gpus 12
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+verdict "collective with ranks that do not fill whole nodes exits 2"
+
+ts collective no-such-topology
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+verdict "collective on an unknown topology exits 2"
+
 # --- search -------------------------------------------------------------------
 
 ts search "$selene" --top 3 -j 2

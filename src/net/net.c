@@ -247,6 +247,10 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         c->nic_bytes = twice * nfrac * bytes / local / f;
         c->latency_s = steps_latency (net, a, p, twice * (local - 1),
                                       twice * (nodes - 1));
+        /* Its middle phase is a multi-node ring, with the ring's plateau. */
+        if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
+            && bytes / local >= nodes / 16.0 * 65536)
+          c->latency_s *= RING_PLATEAU;
         return TRUE;
       }
     case NET_ALGO_DIRECT:
