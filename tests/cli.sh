@@ -487,6 +487,14 @@ awk -v h="$hier" -v r="$ring" 'BEGIN { exit !(h >= r) }' ||
   fail_because "hierarchical ($hier s) faster than the pipelined ring ($ring s)"
 verdict "collectives.algorithm is obeyed: phases one after another are never faster"
 
+ts sweep "$srcdir/experiments/ib-interfaces-18b-39b.yaml" -j 2
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+curve=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "megatron_tflops_per_gpu") c = i; next }
+  $1 == "gpt-39.1b" && $2 == 64 { printf "%s ", $c }' "$tmp/out")
+echo "$curve" | awk '{ if (NF != 4) exit 1; for (i = 2; i <= NF; i++) if ($i < $(i - 1)) exit 1 }' ||
+  fail_because "39.1B on 64 GPUs with 1-4 NICs: '$curve' is not four rising values"
+verdict "the 1-4 NIC curve of the 39.1B model on 64 GPUs is monotone"
+
 expect_rc "collective --help exits 0" 0 collective --help
 ts collective selene -b 1G -e 1G
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"

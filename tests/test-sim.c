@@ -544,6 +544,35 @@ START_TEST (test_contention)
                      "full %g s, symmetric %g s", full.iteration_time_s,
                      r.iteration_time_s);
     }
+  /* Two TP groups behind one NIC: tp 4 x dp 2 fills a node of stage 0,
+   * and every GPU sends its 1/4 of the activations to stage 1 in the
+   * other node at once. Behind one NIC the eight sends split it; with a
+   * NIC per TP group (over PCIe, GPUs 0-3 on NIC 0 and 4-7 on NIC 1) each
+   * NIC carries four, so a send takes about half as long. */
+  SimTime send[2];
+  for (int nics = 1; nics <= 2; nics++)
+    {
+      ExperimentSpec two = base_spec (16, 4, 2, 1, 16);
+      two.topology.inter_node.nics_per_node = nics;
+      two.topology.inter_node.nic_path = NIC_PATH_PCIE;
+      two.topology.inter_node.nic_of_gpu_len = 8;
+      for (int g = 0; g < 8; g++)
+        two.topology.inter_node.nic_of_gpu[g] = nics == 1 ? 0 : g / 4;
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+      SimOptions o = { FALSE, spans };
+      SimResult r;
+      ck_assert (sim_run (&two, &o, &r, NULL));
+      send[nics - 1] = 0;
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const TraceSpan *t = &g_array_index (spans, TraceSpan, i);
+          if (strcmp (t->name, "send_activations") == 0)
+            send[nics - 1] = MAX (send[nics - 1], t->end - t->start);
+        }
+    }
+  ck_assert_msg (send[0] > 1.6 * send[1], "one NIC: %g s, a NIC per TP group: %g s",
+                 sim_time_to_s (send[0]), sim_time_to_s (send[1]));
+
   /* More NICs never slow this communication-bound plan down. */
   double prev = INFINITY;
   for (int nics = 1; nics <= 8; nics *= 2)
