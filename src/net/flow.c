@@ -6,6 +6,7 @@
 typedef struct {
   double remaining;     /* bytes */
   double rate;          /* bytes/s */
+  double old_rate;      /* before the last reshare */
   SimTime since;        /* when remaining was last brought up to date */
   FlowUse *uses;        /* owned; NULL for a free slot */
   guint n_uses;
@@ -152,20 +153,19 @@ reshare (FlowNet *net, uint32_t new_flow)
 {
   SimTime now = sim_engine_now (net->engine);
   guint n = net->active->len;
-  g_autofree double *old = g_new (double, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     {
       Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
       f->remaining = MAX (0, f->remaining - f->rate * sim_time_to_s (now - f->since));
       f->since = now;
-      old[i] = f->rate;
+      f->old_rate = f->rate;
     }
   share (net);
   for (guint i = 0; i < n; i++)
     {
       uint32_t id = g_array_index (net->active, uint32_t, i);
       Flow *f = flow_at (net, id);
-      if (id != new_flow && f->rate == old[i])
+      if (id != new_flow && f->rate == f->old_rate)
         continue;
       SimTime at = now + (SimTime) ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S);
       if (id == new_flow)
@@ -216,7 +216,7 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
   for (guint u = 0; u < n_uses; u++)
     g_assert (uses[u].resource < net->n_resources && uses[u].coef > 0);
   Flow *f = flow_at (net, id);
-  *f = (Flow) { bytes, 0, sim_engine_now (net->engine),
+  *f = (Flow) { bytes, 0, 0, sim_engine_now (net->engine),
                 g_memdup2 (uses, n_uses * sizeof *uses), n_uses, 0, fn, ctx,
                 arg, FALSE };
   g_array_append_val (net->active, id);
