@@ -517,6 +517,15 @@ ts collective selene --op alltoall --gpus 16 -b 1M -e 4M
   fail_because "exit status $rc, or no direct algorithm"
 verdict "collective --op alltoall runs the direct algorithm"
 
+ts collective selene --gpus 16 -b 8 -e 64 -f 1.1
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -vc '^#' "$tmp/out")" -gt 8 ] || fail_because "expected a row for each size from 8 to 64"
+verdict "collective with a step factor near 1 still ends (each size at least a byte more)"
+
+ts collective selene -e inf
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+verdict "collective with an infinite size exits 2"
+
 ts collective selene --op broadcast
 [ "$rc" -eq 2 ] && grep -q 'all_reduce, reduce_scatter' "$tmp/err" ||
   fail_because "exit status $rc, expected 2 naming the operations"

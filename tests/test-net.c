@@ -186,25 +186,25 @@ START_TEST (test_tuner_choices)
   load ("selene", NULL, &t);
   net_model_init (&net, &t, ALGORITHM_AUTO);
   CollCost c = net_collective_cost (&net, COLL_ALL_REDUCE, 4096,
-                                    (GroupShape) { 1024, 8 }, -1);
+                                    (GroupShape) { 1024, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_TREE);
   ck_assert_int_eq (c.proto, NET_PROTO_LL);
-  c = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30, (GroupShape) { 16, 8 }, -1);
+  c = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30, (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_RING);
   ck_assert_int_eq (c.proto, NET_PROTO_SIMPLE);
   net_model_init (&net, &t, ALGORITHM_HIERARCHICAL);
-  c = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30, (GroupShape) { 16, 8 }, -1);
+  c = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30, (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_HIERARCHICAL);
   ck_assert (!c.pipelined);
   net_model_init (&net, &t, ALGORITHM_TREE);
-  c = net_collective_cost (&net, COLL_REDUCE_SCATTER, 1 << 30, (GroupShape) { 16, 8 }, -1);
+  c = net_collective_cost (&net, COLL_REDUCE_SCATTER, 1 << 30, (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_RING);
   /* The pipelined ring is never slower than the phases one after another. */
   net_model_init (&net, &t, ALGORITHM_AUTO);
   CollCost ring = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30,
-                                       (GroupShape) { 64, 8 }, NET_ALGO_RING);
+                                       (GroupShape) { 64, 8 }, NET_ALGO_RING, 0);
   CollCost hier = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30,
-                                       (GroupShape) { 64, 8 }, NET_ALGO_HIERARCHICAL);
+                                       (GroupShape) { 64, 8 }, NET_ALGO_HIERARCHICAL, 0);
   double rate = net_static_rate (&net, &ring, 8);
   ck_assert (net_cost_time (&ring, rate) < net_cost_time (&hier, rate));
   topology_spec_clear (&t);
@@ -221,13 +221,13 @@ START_TEST (test_all_to_all_does_not_aggregate)
   load ("apollo-a100-4ib", NULL, &t);
   net_model_init (&net, &t, ALGORITHM_AUTO);
   CollCost a2a = net_collective_cost (&net, COLL_ALL_TO_ALL, 1 << 30,
-                                      (GroupShape) { 16, 8 }, -1);
+                                      (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_int_eq (a2a.algo, NET_ALGO_DIRECT);
   ck_assert (a2a.own_nic);
   /* 2 GPUs per NIC: a GPU alone reaches one NIC, not four. */
   ck_assert_double_eq_tol (net_static_rate (&net, &a2a, 1), 25e9 * 0.96, 1);
   CollCost ar = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30,
-                                     (GroupShape) { 16, 8 }, -1);
+                                     (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_double_eq_tol (net_static_rate (&net, &ar, 1), 4 * 25e9 * 0.96, 1);
   topology_spec_clear (&t);
 }
@@ -246,11 +246,11 @@ START_TEST (test_fabric_taper)
   t.inter_node.fabric.nodes_per_group = 4;
   net_model_init (&net, &t, ALGORITHM_RING);
   CollCost ring = net_collective_cost (&net, COLL_ALL_REDUCE, 1 << 30,
-                                       (GroupShape) { 64, 8 }, -1);
+                                       (GroupShape) { 64, 8 }, -1, 0);
   ck_assert_double_eq_tol (ring.uplink_share, 0.25, 1e-12);
   ck_assert_double_eq_tol (net_static_rate (&net, &ring, 8), 100e9 * 0.96 / 8, 1);
   CollCost a2a = net_collective_cost (&net, COLL_ALL_TO_ALL, 1 << 30,
-                                      (GroupShape) { 64, 8 }, -1);
+                                      (GroupShape) { 64, 8 }, -1, 0);
   ck_assert_double_eq_tol (a2a.uplink_share, 4.0 / 7, 1e-12);
   ck_assert_double_eq_tol (net_static_rate (&net, &a2a, 8),
                            0.5 * 100e9 * 0.96 / (8 * 4.0 / 7), 1);

@@ -31,7 +31,7 @@ parse_size (const char *text, double *out)
   char *end;
   double x = g_ascii_strtod (text, &end);
   g_autofree char *why = NULL;
-  if (end != text && x >= 1)
+  if (end != text && x >= 1 && isfinite (x))
     {
       if (*end == '\0')
         return *out = floor (x), TRUE;
@@ -40,7 +40,8 @@ parse_size (const char *text, double *out)
       if (at != NULL)
         return *out = floor (x * pow (1024, (double) (at - suffix + 1))), TRUE;
     }
-  return units_parse (text, UNIT_BYTES, out, &why) && *out >= 1;
+  return units_parse (text, UNIT_BYTES, out, &why) && *out >= 1
+         && isfinite (*out);
 }
 
 static const char *
@@ -173,7 +174,8 @@ cli_collective (int argc, char **argv)
           "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "");
   double sum_busbw = 0;
   int rows = 0;
-  for (double size = lo; size <= hi; size = floor (size * factor))
+  /* The next size is at least one byte more, so a factor near 1 ends. */
+  for (double size = lo; size <= hi; size = MAX (floor (size * factor), size + 1))
     {
       /* nccl-tests counts float elements: the size rounds down to 4 bytes,
        * and to a multiple of the ranks for the split collectives. */
@@ -194,7 +196,7 @@ cli_collective (int argc, char **argv)
           active = 1;
         }
       else
-        c = net_collective_cost (&net, ops[op].kind, bytes, group, -1);
+        c = net_collective_cost (&net, ops[op].kind, bytes, group, -1, per_node);
       double seconds = net_cost_time (&c, c.nic_bytes > 0
                                       ? net_static_rate (&net, &c, active) : 1);
       double busbw = net_bus_bandwidth (ops[op].kind, bytes, gpus, seconds);

@@ -910,6 +910,14 @@ topology_finish (const YNode *map, const char *path, void *base, GError **error)
                    ? NIC_PATH_NVLINK : NIC_PATH_PCIE;
   if (nics == 0)
     return TRUE;
+  if (nics > SPEC_MAX_GPUS_PER_NODE)
+    {
+      const YPair *n = ytree_map_find (inter, "nics_per_node");
+      ytree_set_error (error, n->value->mark, "%s.inter_node.nics_per_node (%d) is more "
+                       "than the %d NICs per node trainsim models", path, nics,
+                       SPEC_MAX_GPUS_PER_NODE);
+      return FALSE;
+    }
   if (list)
     {
       gboolean used[SPEC_MAX_GPUS_PER_NODE] = { FALSE };

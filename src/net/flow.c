@@ -167,7 +167,11 @@ reshare (FlowNet *net, uint32_t new_flow)
       Flow *f = flow_at (net, id);
       if (id != new_flow && f->rate == f->old_rate)
         continue;
-      SimTime at = now + (SimTime) ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S);
+      /* A flow starved to a crawl by absurd inputs ends at the far edge
+       * of simulated time rather than overflowing it. */
+      double ps = ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S);
+      SimTime at = ps < (double) ((SIM_TIME_MAX - now) / 2)
+                   ? now + (SimTime) ps : now + (SIM_TIME_MAX - now) / 2;
       if (id == new_flow)
         f->event = sim_engine_schedule (net->engine, at, on_flow_done, net, id);
       else

@@ -62,13 +62,17 @@ static const double step_latency_us[2][NET_ALGO_N][NET_PROTO_N] = {
   },
 };
 /* Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
- * data and NCCL's model gives the ring 1/4 of the link (1/3.8 for the
- * tree); LL128 keeps 120 of 128 bytes (0.92; 0.7 with one GPU per node,
- * which sends and receives through the same NIC). */
+ * data and NCCL's model gives the ring 1/4 of the link (1/3 inside one
+ * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
+ * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
+ * receives through the same NIC; tree 0.915, 7/9 inside one node). */
 #define RING_LL_FRACTION (1.0 / 4.0)
+#define RING_LL_ONE_NODE_FRACTION (1.0 / 3.0)
 #define TREE_LL_FRACTION (1.0 / 3.8)
-#define LL128_FRACTION 0.92
-#define LL128_ONE_PER_NODE_FRACTION 0.7
+#define RING_LL128_FRACTION 0.92
+#define RING_LL128_ONE_PER_NODE_FRACTION 0.7
+#define TREE_LL128_FRACTION 0.915
+#define TREE_LL128_ONE_NODE_FRACTION (7.0 / 9.0)
 /* The tree keeps 0.9 of the links and at most 80 GB/s of bus bandwidth
  * on more than two nodes, 110 GB/s otherwise (105 and 130 with LL128 on
  * A100): NCCL's measured limits of its tree kernels. */
@@ -147,14 +151,19 @@ net_group_shape (const NetModel *net, int first, int count, int stride)
 
 /* The fraction of link bandwidth protocol p keeps for algorithm a. */
 static double
-proto_fraction (NetAlgo a, NetProto p, int per_node)
+proto_fraction (NetAlgo a, NetProto p, CollKind kind, int per_node, int nodes)
 {
   switch (p)
     {
     case NET_PROTO_LL:
-      return a == NET_ALGO_TREE ? TREE_LL_FRACTION : RING_LL_FRACTION;
+      if (a == NET_ALGO_TREE)
+        return TREE_LL_FRACTION;
+      return nodes > 1 || kind == COLL_ALL_REDUCE ? RING_LL_FRACTION
+                                                  : RING_LL_ONE_NODE_FRACTION;
     case NET_PROTO_LL128:
-      return per_node < 2 ? LL128_ONE_PER_NODE_FRACTION : LL128_FRACTION;
+      if (a == NET_ALGO_TREE)
+        return nodes > 1 ? TREE_LL128_FRACTION : TREE_LL128_ONE_NODE_FRACTION;
+      return per_node < 2 ? RING_LL128_ONE_PER_NODE_FRACTION : RING_LL128_FRACTION;
     case NET_PROTO_SIMPLE:
     case NET_PROTO_N:
     default:
@@ -199,7 +208,7 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
 {
   int size = g.size, local = MIN (g.per_node, g.size);
   int nodes = (size + local - 1) / local;
-  double f = proto_fraction (a, p, local);
+  double f = proto_fraction (a, p, kind, local, nodes);
   /* All-reduce moves the buffer twice (reduce, then gather). */
   double twice = kind == COLL_ALL_REDUCE ? 2 : 1;
   double frac = (double) (size - 1) / size;
@@ -233,7 +242,7 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         if (nodes > 1)
           c->nic_bytes = 2 * bytes / local / (TREE_FRACTION * f);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
-                                      2.0 * ceil (log2 (nodes)));
+                                      2.0 * floor (log2 (nodes)));
         return TRUE;
       }
     case NET_ALGO_HIERARCHICAL:
@@ -302,7 +311,7 @@ net_static_rate (const NetModel *net, const CollCost *c, int active)
 
 CollCost
 net_collective_cost (const NetModel *net, CollKind kind, double bytes,
-                     GroupShape g, int algo)
+                     GroupShape g, int algo, int active)
 {
   g_assert (kind != COLL_SEND);
   CollCost best = { NET_ALGO_RING, NET_PROTO_SIMPLE, 0, 0, 0, 0, TRUE, FALSE,
@@ -324,6 +333,9 @@ net_collective_cost (const NetModel *net, CollKind kind, double bytes,
    * the earlier. The hierarchical one is NCCL's CollNet-like split, not
    * in NCCL's default choice: it runs only when asked for. */
   double best_t = INFINITY;
+  gboolean found = FALSE;
+  if (active <= 0)
+    active = net->gpus_per_node;
   for (int a = 0; a < NET_ALGO_N; a++)
     {
       if (algo >= 0 ? a != algo && !(a == NET_ALGO_DIRECT && kind == COLL_ALL_TO_ALL)
@@ -335,19 +347,19 @@ net_collective_cost (const NetModel *net, CollKind kind, double bytes,
           if (!algo_cost (net, kind, bytes, g, a, p, &c))
             continue;
           double t = net_cost_time (&c, c.nic_bytes > 0
-                                    ? net_static_rate (net, &c, net->gpus_per_node)
-                                    : 1);
-          if (t < best_t)
+                                    ? net_static_rate (net, &c, active) : 1);
+          if (!found || t < best_t)
             {
+              found = TRUE;
               best_t = t;
               best = c;
             }
         }
     }
-  if (best_t == INFINITY)
+  if (!found)
     /* A forced algorithm that does not apply (tree for reduce-scatter):
      * NCCL runs its ring, and so does this. */
-    return net_collective_cost (net, kind, bytes, g, NET_ALGO_RING);
+    return net_collective_cost (net, kind, bytes, g, NET_ALGO_RING, active);
   return best;
 }
 
@@ -355,7 +367,7 @@ double
 net_collective_time (const NetModel *net, CollKind kind, double bytes,
                      GroupShape group)
 {
-  CollCost c = net_collective_cost (net, kind, bytes, group, -1);
+  CollCost c = net_collective_cost (net, kind, bytes, group, -1, 0);
   return net_cost_time (&c, c.nic_bytes > 0
                         ? net_static_rate (net, &c, net->gpus_per_node) : 1);
 }

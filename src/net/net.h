@@ -107,10 +107,11 @@ GroupShape net_group_shape (const NetModel *net, int first, int count,
 /* The cost of one collective on a buffer of bytes per rank (for a send,
  * the bytes sent; for all-gather, the gathered result's size; for
  * all-to-all, what each rank sends in all), with the algorithm and
- * protocol the tuner picks, or the given one (algo >= 0). A cost whose
- * algorithm does not apply (tree for reduce-scatter) is the ring's. */
+ * protocol the tuner picks when `active` GPUs of each node communicate
+ * (0: all of them), or the given one (algo >= 0). A cost whose algorithm
+ * does not apply (tree for reduce-scatter) is the ring's. */
 CollCost net_collective_cost (const NetModel *net, CollKind kind, double bytes,
-                              GroupShape group, int algo);
+                              GroupShape group, int algo, int active);
 /* The NIC rate each member GPU gets when `active` GPUs of every node
  * send at once, spread over the NICs as the cost says (NVLink path: every
  * NIC; own NIC: the NIC's share), with the fabric's uplink bound. */

@@ -237,13 +237,14 @@ add_use (GArray *uses, guint first, uint32_t resource, double coef)
   g_array_append_val (uses, u);
 }
 
-/* What GPU `rank` loads when its NIC bytes of cost c leave (out) or
- * arrive (!out): its node's NICs, all of them evenly over NVLink or its
- * own over PCIe (and always its own for point-to-point and all-to-all),
- * and the node's uplink for the share that leaves its fabric group. */
+/* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
+ * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
+ * or its own over PCIe (and always its own for point-to-point and
+ * all-to-all), and the node's uplink for the share that leaves its
+ * fabric group. */
 static void
 add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
-              gboolean out)
+              gboolean out, double k)
 {
   const NetModel *net = &sim->net;
   int gpn = net->gpus_per_node, nics = net->nics;
@@ -251,38 +252,44 @@ add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
   uint32_t side = out ? 0 : (uint32_t) nics;
   if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
     for (int n = 0; n < nics; n++)
-      add_use (uses, first, base + side + (uint32_t) n, 1.0 / nics);
+      add_use (uses, first, base + side + (uint32_t) n, k / nics);
   else if (nics >= gpn)
     {
       /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
       int own = nics / gpn, g = rank % gpn;
       for (int n = 0; n < own; n++)
-        add_use (uses, first, base + side + (uint32_t) (g * own + n), 1.0 / own);
+        add_use (uses, first, base + side + (uint32_t) (g * own + n), k / own);
     }
   else
-    add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[rank % gpn], 1);
+    add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[rank % gpn], k);
   if (c->uplink_share > 0)
     add_use (uses, first, base + 2 * (uint32_t) nics + (out ? 0 : 1),
-             c->uplink_share);
+             k * c->uplink_share);
 }
 
 /* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving,
  * for a collective) and, for a send, peers[0..n) receiving; NONE when
- * nothing crosses a NIC. */
+ * nothing crosses a NIC. A send between GPUs of one node loads no NIC. */
 static uint32_t
 make_comm (Sim *sim, const CollCost *c, const int *ranks, const int *peers,
-           int n)
+           const double *scale, int n)
 {
   if (sim->flows == NULL || c->nic_bytes <= 0)
     return NONE;
+  int gpn = sim->net.gpus_per_node;
   Comm comm = { *c, sim->uses->len, 0 };
   for (int i = 0; i < n; i++)
     {
-      add_gpu_uses (sim, sim->uses, comm.first, ranks[i], c, TRUE);
+      if (peers && ranks[i] / gpn == peers[i] / gpn)
+        continue;
+      double k = scale ? scale[i] : 1;
+      add_gpu_uses (sim, sim->uses, comm.first, ranks[i], c, TRUE, k);
       add_gpu_uses (sim, sim->uses, comm.first, peers ? peers[i] : ranks[i], c,
-                    FALSE);
+                    FALSE, k);
     }
   comm.n = sim->uses->len - comm.first;
+  if (comm.n == 0)
+    return NONE;
   g_array_append_val (sim->comms, comm);
   return sim->comms->len - 1;
 }
@@ -401,6 +408,18 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
     }
 }
 
+/* How many of the count ranks first, first + stride, ... are in node. */
+static int
+group_members_in_node (const Sim *sim, int first, int count, int stride,
+                       int node)
+{
+  int64_t gpn = sim->net.gpus_per_node;
+  int64_t lo = node * gpn - first, hi = (node + 1) * gpn - 1 - first;
+  int64_t j_lo = lo <= 0 ? 0 : (lo + stride - 1) / stride;
+  int64_t j_hi = hi < 0 ? -1 : MIN (count - 1, hi / stride);
+  return (int) MAX (j_hi - j_lo + 1, 1);
+}
+
 /* A data-parallel collective op on the rank's DP stream: its duration
  * at the static NIC share, and a Comm when its bytes cross NICs. */
 static uint32_t
@@ -408,15 +427,25 @@ add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
 {
   Sim *sim = b->sim;
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
-                                    dp_shape (sim, b->stage), -1);
+                                    dp_shape (sim, b->stage), -1, 0);
   double rate = c.nic_bytes > 0
     ? net_static_rate (&sim->net, &c, sim->net.gpus_per_node) : 1;
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
                         ticks (sim, net_cost_time (&c, rate)), name, -1);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
+  double scale[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
                                                  b->tp_rank), b->stage, ranks);
-  op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, n);
+  /* nic_bytes is per member where the group has the fewest members in a
+   * node (c.per_node); a node with more members carries the same ring
+   * traffic, each of them a share of it. */
+  const Plan *p = sim->plan;
+  for (int i = 0; i < n; i++)
+    scale[i] = (double) c.per_node
+               / group_members_in_node (sim, b->stage * p->dp * p->tp
+                                        + ranks[i] % p->tp, p->dp, p->tp,
+                                        ranks[i] / sim->net.gpus_per_node);
+  op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, scale, n);
   return id;
 }
 
@@ -474,7 +503,7 @@ build_pp_comm (Builder *b, int dir)
                                                  b->tp_rank), b->stage, ranks);
   for (int i = 0; i < n; i++)
     peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
-  sim->pp_comm[k] = make_comm (sim, &c, ranks, peers, n);
+  sim->pp_comm[k] = make_comm (sim, &c, ranks, peers, NULL, n);
 }
 
 /* Index of (direction, micro-batch, chunk) in first_op / send_op. */
