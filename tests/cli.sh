@@ -419,6 +419,12 @@ grep -Eq 'MAPE [0-9.]+% max [0-9.]+% over 2 cases' "$tmp/out" ||
   fail_because "no 'MAPE x% max y% over 2 cases' line"
 verdict "validate above the tolerance exits 1"
 
+ts run "$selene" --set zero.stage=1 --set gpus=128 --set parallel.dp=1
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q 'zero.stage.*dp = 1 partitions nothing' "$tmp/err" ||
+  fail_because "stderr does not say that ZeRO with dp = 1 partitions nothing"
+verdict "a ZeRO stage with dp = 1 is allowed, and said"
+
 # --- interconnect input and `trainsim collective` -------------------------------
 
 put nics3 <<'EOF'

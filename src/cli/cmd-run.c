@@ -4,6 +4,7 @@
 #include "config/config.h"
 #include "output/report.h"
 #include "output/trace.h"
+#include "parallel/plan.h"
 #include "parallel/sim.h"
 #include <stdio.h>
 
@@ -59,6 +60,12 @@ cli_run (int argc, char **argv)
   if (!config_load_experiment (argv[1], (const char *const *) sets, &spec,
                                &error))
     return cli_fail (error);
+  /* Allowed, but worth saying: with one replica ZeRO has nothing to
+   * partition over, and the plan is plain data parallelism of one. */
+  if (spec.zero.stage > 0 && plan_dp (&spec) == 1)
+    fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
+                     "nothing; the plan runs as stage 0\n",
+             spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
   g_autoptr (GArray) spans = trace_path
     ? g_array_new (FALSE, FALSE, sizeof (TraceSpan)) : NULL;
   SimOptions options = { full, spans };
