@@ -197,8 +197,7 @@ cli_collective (int argc, char **argv)
         }
       else
         c = net_collective_cost (&net, ops[op].kind, bytes, group, -1, per_node);
-      double seconds = net_cost_time (&c, c.nic_bytes > 0
-                                      ? net_static_rate (&net, &c, active) : 1);
+      double seconds = net_static_time (&net, &c, active);
       double busbw = net_bus_bandwidth (ops[op].kind, bytes, gpus, seconds);
       printf ("  %10.0f  %12.0f  %8s  %6s  %6d  %9.2f  %7.2f  %7.2f  %12s  %6s\n",
               bytes, count, "float", ops[op].redop, -1, seconds * 1e6,

@@ -309,6 +309,15 @@ net_static_rate (const NetModel *net, const CollCost *c, int active)
   return rate;
 }
 
+double
+net_static_time (const NetModel *net, const CollCost *c, int active)
+{
+  if (active <= 0)
+    active = net->gpus_per_node;
+  return net_cost_time (c, c->nic_bytes > 0 ? net_static_rate (net, c, active)
+                                            : 1);
+}
+
 CollCost
 net_collective_cost (const NetModel *net, CollKind kind, double bytes,
                      GroupShape g, int algo, int active)
@@ -334,8 +343,6 @@ net_collective_cost (const NetModel *net, CollKind kind, double bytes,
    * in NCCL's default choice: it runs only when asked for. */
   double best_t = INFINITY;
   gboolean found = FALSE;
-  if (active <= 0)
-    active = net->gpus_per_node;
   for (int a = 0; a < NET_ALGO_N; a++)
     {
       if (algo >= 0 ? a != algo && !(a == NET_ALGO_DIRECT && kind == COLL_ALL_TO_ALL)
@@ -346,8 +353,7 @@ net_collective_cost (const NetModel *net, CollKind kind, double bytes,
           CollCost c;
           if (!algo_cost (net, kind, bytes, g, a, p, &c))
             continue;
-          double t = net_cost_time (&c, c.nic_bytes > 0
-                                    ? net_static_rate (net, &c, active) : 1);
+          double t = net_static_time (net, &c, active);
           if (!found || t < best_t)
             {
               found = TRUE;
@@ -368,8 +374,7 @@ net_collective_time (const NetModel *net, CollKind kind, double bytes,
                      GroupShape group)
 {
   CollCost c = net_collective_cost (net, kind, bytes, group, -1, 0);
-  return net_cost_time (&c, c.nic_bytes > 0
-                        ? net_static_rate (net, &c, net->gpus_per_node) : 1);
+  return net_static_time (net, &c, 0);
 }
 
 CollCost

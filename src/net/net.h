@@ -118,6 +118,9 @@ CollCost net_collective_cost (const NetModel *net, CollKind kind, double bytes,
 double net_static_rate (const NetModel *net, const CollCost *cost, int active);
 /* Seconds for a cost whose NIC part runs at rate bytes/s per GPU. */
 double net_cost_time (const CollCost *cost, double rate);
+/* Seconds for a cost when `active` GPUs of every node communicate at once
+ * (0: all of them): its NIC part at net_static_rate. */
+double net_static_time (const NetModel *net, const CollCost *cost, int active);
 /* Seconds for one collective when every GPU of each node communicates at
  * once (the static share): what TP collectives and the benchmark use. */
 double net_collective_time (const NetModel *net, CollKind kind, double bytes,

@@ -117,9 +117,9 @@ typedef struct {
   GArray *uses;           /* FlowUse */
   GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
   uint32_t *pp_comm;      /* per rank and direction: the send's Comm, or
-                           * NONE inside a node; pp_comm_built marks it */
-  gboolean *pp_comm_built;
-  SimTime *pp_dur;
+                           * NONE inside a node */
+  SimTime *pp_dur;        /* per rank and direction: the send's duration;
+                           * -1 until build_pp_comm has costed it */
   double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
   /* In symmetric mode a TP collective waits for no other simulated rank:
    * it can join the compute op around it, which cuts the events of a
@@ -428,10 +428,8 @@ add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
   Sim *sim = b->sim;
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
                                     dp_shape (sim, b->stage), -1, 0);
-  double rate = c.nic_bytes > 0
-    ? net_static_rate (&sim->net, &c, sim->net.gpus_per_node) : 1;
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
-                        ticks (sim, net_cost_time (&c, rate)), name, -1);
+                        ticks (sim, net_static_time (&sim->net, &c, 0)), name, -1);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
   double scale[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
@@ -480,9 +478,8 @@ build_pp_comm (Builder *b, int dir)
   Sim *sim = b->sim;
   const Plan *plan = sim->plan;
   size_t k = (size_t) b->rank * 2 + dir;
-  if (sim->pp_comm_built[k])
+  if (sim->pp_dur[k] >= 0)
     return;
-  sim->pp_comm_built[k] = TRUE;
   int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
                             : (b->stage + plan->pp - 1) % plan->pp;
   int stride = plan->dp * plan->tp, gpn = sim->net.gpus_per_node;
@@ -493,11 +490,9 @@ build_pp_comm (Builder *b, int dir)
   CollCost c = net_send_cost (&sim->net, sim->pp_bytes, b->stage * stride
                               + MAX (across, 0), peer_stage * stride
                               + MAX (across, 0));
-  double rate = c.nic_bytes > 0
-    ? net_static_rate (&sim->net, &c, sim->net.gpus_per_node) : 1;
   c.intra_s += sim_time_to_s (sim->pp_gather);
   c.pipelined = FALSE;
-  sim->pp_dur[k] = ticks (sim, net_cost_time (&c, rate));
+  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0));
   int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
                                                  b->tp_rank), b->stage, ranks);
@@ -1032,8 +1027,9 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
   sim.coll_uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
   sim.pp_comm = g_new (uint32_t, (gsize) sim.ranks * 2);
-  sim.pp_comm_built = g_new0 (gboolean, (gsize) sim.ranks * 2);
-  sim.pp_dur = g_new0 (SimTime, (gsize) sim.ranks * 2);
+  sim.pp_dur = g_new (SimTime, (gsize) sim.ranks * 2);
+  for (int i = 0; i < sim.ranks * 2; i++)
+    sim.pp_dur[i] = -1;
   if (sim.net.has_network)
     {
       /* Per node: each NIC's send and receive sides, then the uplinks
@@ -1106,7 +1102,6 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   g_free (sim.first_op);
   g_free (sim.send_op);
   g_free (sim.pp_comm);
-  g_free (sim.pp_comm_built);
   g_free (sim.pp_dur);
   flow_net_free (sim.flows);
   g_free (sim.streams);
