@@ -351,16 +351,34 @@ EOF
 bad "a global batch not divisible by micro_batch x dp exits 2" batch \
   "multiple"
 
-# ZeRO-3 is not simulated yet: the refusal must still point into the file.
-put zero3 <<'EOF'
+# ZeRO and offload: an unknown stage or mode, offload without a host
+# section or without a partitioned optimizer, a host memory without units.
+zero_case () {
+  put "$1" <<EOF
 schema_version: 1
 model: gpt3-175b
-topology: selene
+topology: ${3:-selene}
 gpus: 1024
 parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
-zero: {stage: 3}
+zero: $2
 EOF
-bad "zero.stage: 3 (not simulated) exits 2 naming the line" zero3 "stage"
+}
+zero_case zero4 "{stage: 4}"
+bad "zero.stage: 4 exits 2 with the valid range" zero4 "stage"
+zero_case offload_mode "{stage: 2, offload: nvme}"
+bad "an unknown offload mode exits 2 with the valid ones" offload_mode \
+  "optimizer\\+params"
+zero_case offload_no_host "{stage: 2, offload: optimizer}" \
+  "{gpus_per_node: 8, gpu: a100-sxm4-80gb, intra_node: {link: nvswitch, bandwidth: 300GB/s}, inter_node: {nics_per_node: 8, nic_bandwidth: 200Gb/s}}"
+bad "offload without a host section exits 2 naming what is missing" \
+  offload_no_host "host.*cpu_adam_params_per_s"
+zero_case offload_stage0 "{stage: 0, offload: optimizer}"
+bad "offload with zero.stage 0 exits 2" offload_stage0 "stage 1, 2 or 3"
+zero_case offload_params "{stage: 2, offload: optimizer+params}"
+bad "offloading parameters below stage 3 exits 2" offload_params "stage 3"
+zero_case host_mem_unit "{stage: 2, offload: optimizer}" \
+  "{gpus_per_node: 8, gpu: a100-sxm4-80gb, intra_node: {link: nvswitch, bandwidth: 300GB/s}, inter_node: {nics_per_node: 8, nic_bandwidth: 200Gb/s}, host: {pcie_bandwidth: 25GB/s, memory: 1024, cpu_adam_params_per_s: 3.9e9}}"
+bad "a host memory size without units exits 2" host_mem_unit "unit|GiB"
 
 bad_cli "--set without '=' exits 2" "KEY=VALUE" --set parallel.tp
 bad_cli "--set of an unknown key exits 2 with a did-you-mean" \

@@ -225,9 +225,9 @@ static const char *const json_keys[] = {
   "\"virtual_stages\": ", "\"memory_per_gpu_gib\": ", "\"fits_memory\": ",
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
-  "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
+  "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"optimizer\": ", "\"offload\": ",
-  "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
+  "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
 };
 
 /* ---------------------------------------------------------------- formats */
@@ -284,7 +284,7 @@ START_TEST (test_json_values)
     "\"fits_memory\": true, ",
     "\"memory\": {\"weights_gib\": 4, \"gradients_gib\": 4.5, \"optimizer_gib\": 24, "
     "\"activations_gib\": 20.25, \"other_gib\": 8.5, \"total_gib\": 61.25, "
-    "\"capacity_gib\": 80}, ",
+    "\"capacity_gib\": 80, \"host_gib\": 0, \"host_capacity_gib\": 0}, ",
     "\"breakdown_s\": {\"compute\": 26.1, ",
     "\"offload\": 0.0234567}, ",
     "\"events\": 18446744073709551615, ",
@@ -379,10 +379,10 @@ START_TEST (test_csv_columns)
                    "iteration_time_s,samples_per_s,tokens_per_s,"), "%s", header->str);
   ck_assert_msg (strstr (header->str, ",fits_memory,memory.weights_gib,") != NULL,
                  "%s", header->str);
-  ck_assert_msg (strstr (header->str, ",memory.capacity_gib,breakdown_s.compute,") != NULL,
+  ck_assert_msg (strstr (header->str, ",memory.host_capacity_gib,breakdown_s.compute,") != NULL,
                  "%s", header->str);
   ck_assert_msg (g_str_has_suffix (header->str,
-                   ",breakdown_s.offload,events,days_to_train,cost_usd\n"), "%s", header->str);
+                   ",breakdown_s.offload,dp_traffic_gib,events,days_to_train,cost_usd\n"), "%s", header->str);
   ck_assert_int_eq (count_char (header->str, '\n'), 1);
   ck_assert_int_eq (count_char (row->str, '\n'), 1);
 

@@ -62,7 +62,10 @@ cli_run (int argc, char **argv)
     return cli_fail (error);
   /* Allowed, but worth saying: with one replica ZeRO has nothing to
    * partition over, and the plan is plain data parallelism of one. */
-  if (spec.zero.stage > 0 && plan_dp (&spec) == 1)
+  /* One replica partitions nothing; with offload the stage still says
+   * what lives on the host, as on ZeRO-Offload's single GPU. */
+  if (spec.zero.stage > 0 && plan_dp (&spec) == 1
+      && spec.zero.offload == OFFLOAD_NONE)
     fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
                      "nothing; the plan runs as stage 0\n",
              spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
@@ -88,10 +91,9 @@ cli_run (int argc, char **argv)
     return cli_fail (error);
   if (!result.fits_memory)
     {
-      fprintf (stderr, "trainsim: the plan needs %.1f GiB per GPU but the GPU "
-                       "has %.1f GiB: it does not fit (see the memory lines "
-                       "of the report)\n", result.memory_per_gpu_gib,
-               result.memory.capacity / (1024.0 * 1024 * 1024));
+      g_autofree char *why = plan_memory_shortfall (&result.memory);
+      fprintf (stderr, "trainsim: the plan %s: it does not fit (see the "
+                       "memory lines of the report)\n", why);
       return 1;
     }
   return 0;

@@ -56,7 +56,7 @@ fits (const ExperimentSpec *e)
                   e->parallel.virtual_stages, NULL))
     return FALSE;
   plan_memory (&plan, &mem);
-  return mem.total <= mem.capacity;
+  return plan_memory_fits (&mem);
 }
 
 /* Adds the candidates of one layout: the least recompute that fits, with

@@ -123,6 +123,7 @@ static const Field host_fields[] = {
   F ("pcie_bandwidth", F_UNIT, HostSpec, pcie_bandwidth, .arg = UNIT_BANDWIDTH),
   F ("memory", F_UNIT, HostSpec, memory_bytes, .arg = UNIT_BYTES),
   F ("cpu_adam_params_per_s", F_NUMBER, HostSpec, cpu_adam_params_per_s),
+  F ("gpus_per_pcie_switch", F_INT, HostSpec, gpus_per_pcie_switch),
   END
 };
 
@@ -270,6 +271,7 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.host.pcie_bandwidth = SPEC_UNSET;
   e->topology.host.memory_bytes = SPEC_UNSET;
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
+  e->topology.host.gpus_per_pcie_switch = 1;
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = TRUE;
@@ -904,6 +906,14 @@ topology_finish (const YNode *map, const char *path, void *base, GError **error)
       inter = kv->value;
       const YPair *l = ytree_map_find (inter, "nic_of_gpu");
       list = l ? l->value : NULL;
+    }
+  if (gpn % t->host.gpus_per_pcie_switch != 0)
+    {
+      const YPair *h = ytree_map_find (map, "host");
+      const YPair *g = ytree_map_find (h->value, "gpus_per_pcie_switch");
+      ytree_set_error (error, g->value->mark, "%s.host.gpus_per_pcie_switch (%d) must "
+                       "divide gpus_per_node %d", path, t->host.gpus_per_pcie_switch, gpn);
+      return FALSE;
     }
   if (!inter || !ytree_map_find (inter, "nic_path"))
     in->nic_path = t->intra_node.link == LINK_NVSWITCH || t->intra_node.link == LINK_NVLINK

@@ -177,7 +177,10 @@ typedef struct {
 typedef struct {
   double pcie_bandwidth;        /* bytes/s per GPU, SPEC_UNSET if unknown */
   double memory_bytes;          /* host memory per node, SPEC_UNSET if unknown */
-  double cpu_adam_params_per_s; /* SPEC_UNSET if unknown */
+  double cpu_adam_params_per_s; /* the node's CPUs together; SPEC_UNSET if
+                                 * unknown */
+  int gpus_per_pcie_switch;     /* GPUs sharing one PCIe link to the host;
+                                 * default 1 */
 } HostSpec;
 
 typedef struct {

@@ -111,6 +111,8 @@ static const Field fields[] = {
   FIELD ("memory", "other_gib", FIELD_BYTES_AS_GIB, memory.other, FALSE),
   FIELD ("memory", "total_gib", FIELD_BYTES_AS_GIB, memory.total, FALSE),
   FIELD ("memory", "capacity_gib", FIELD_BYTES_AS_GIB, memory.capacity, FALSE),
+  FIELD ("memory", "host_gib", FIELD_BYTES_AS_GIB, memory.host, FALSE),
+  FIELD ("memory", "host_capacity_gib", FIELD_BYTES_AS_GIB, memory.host_capacity, FALSE),
   FIELD ("breakdown_s", "compute", FIELD_DOUBLE, breakdown_s.compute, FALSE),
   FIELD ("breakdown_s", "tp_comm", FIELD_DOUBLE, breakdown_s.tp_comm, FALSE),
   FIELD ("breakdown_s", "bubble", FIELD_DOUBLE, breakdown_s.bubble, FALSE),
@@ -118,6 +120,7 @@ static const Field fields[] = {
   FIELD ("breakdown_s", "dp_comm", FIELD_DOUBLE, breakdown_s.dp_comm, FALSE),
   FIELD ("breakdown_s", "optimizer", FIELD_DOUBLE, breakdown_s.optimizer, FALSE),
   FIELD ("breakdown_s", "offload", FIELD_DOUBLE, breakdown_s.offload, FALSE),
+  FIELD (NULL, "dp_traffic_gib", FIELD_BYTES_AS_GIB, dp_traffic, FALSE),
   FIELD (NULL, "events", FIELD_U64, events, FALSE),
   FIELD (NULL, "days_to_train", FIELD_DOUBLE, days_to_train, TRUE),
   FIELD (NULL, "cost_usd", FIELD_DOUBLE, cost_usd, TRUE),
@@ -476,6 +479,15 @@ append_table (GString *out, const SimResult *r, const char *title)
   take (items, fmt_with ("activations ", m->activations / GIB, ""));
   take (items, fmt_with ("other ", m->other / GIB, " GiB"));
   table_row (out, "", items);
+  if (m->host_capacity > 0)
+    {
+      g_autofree char *host = fmt_num ("%.1f", m->host / GIB);
+      g_autofree char *host_cap = fmt_num ("%.1f", m->host_capacity / GIB);
+      take (items, g_strdup_printf ("%s GiB of %s GiB per node (CPU offload%s)",
+                                    host, host_cap, m->host <= m->host_capacity
+                                    ? "" : ": *** DOES NOT FIT ***"));
+      table_row (out, "host memory", items);
+    }
 
   /* Compute always, the other parts when they cost anything: a zero
    * offload or bubble is noise on the line. */

@@ -123,12 +123,30 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->virtual_stages, "pp x virtual_stages = %d x %d "
                "must divide the %d layers", p->pp, p->virtual_stages,
                m->layers);
-  if (e->zero.stage == 3)
-    violation (list, mk->zero_stage, "ZeRO stage 3 is not simulated yet "
-               "(supported: zero.stage 0, 1 or 2)");
-  if (e->zero.offload != OFFLOAD_NONE)
-    violation (list, mk->offload, "CPU offload is not simulated yet "
-               "(supported: zero.offload none)");
+  /* ZeRO-Offload keeps the optimizer partitions on the host: DeepSpeed
+   * offloads the optimizer from stage 1 and the parameters only with
+   * stage 3 (ZeRO-Infinity). */
+  const HostSpec *h = &t->host;
+  if (e->zero.offload != OFFLOAD_NONE && e->zero.stage == 0)
+    violation (list, mk->offload, "zero.offload %s needs zero.stage 1, 2 or "
+               "3 (the offloaded optimizer is partitioned)",
+               spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload));
+  else if (e->zero.offload == OFFLOAD_OPTIMIZER_PARAMS && e->zero.stage != 3)
+    violation (list, mk->offload, "zero.offload optimizer+params needs "
+               "zero.stage 3 (valid with stage %d: none or optimizer)",
+               e->zero.stage);
+  if (e->zero.offload != OFFLOAD_NONE
+      && (h->pcie_bandwidth == SPEC_UNSET || h->memory_bytes == SPEC_UNSET
+          || h->cpu_adam_params_per_s == SPEC_UNSET))
+    violation (list, mk->offload, "zero.offload %s needs the topology's host "
+               "section with pcie_bandwidth, memory and cpu_adam_params_per_s"
+               " (topology %s lacks%s%s%s)",
+               spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload),
+               t->name ? t->name : "(inline)",
+               h->pcie_bandwidth == SPEC_UNSET ? " pcie_bandwidth" : "",
+               h->memory_bytes == SPEC_UNSET ? " memory" : "",
+               h->cpu_adam_params_per_s == SPEC_UNSET
+               ? " cpu_adam_params_per_s" : "");
   return fail_if_any (list, mk, error);
 }
 
@@ -213,6 +231,12 @@ chunks_in_flight (const Plan *p, int s)
     }
 }
 
+/* Host bytes per offloaded parameter (ZeRO-Offload, Ren 2021 section
+ * 4.1): the fp32 master weight, Adam's m and v (12) and the fp32
+ * gradient the CPU step reads (4); with the parameters offloaded too,
+ * their half-precision copy (2) as well. */
+#define HOST_OPTIMIZER_BYTES 16.0
+
 void
 plan_memory (const Plan *p, MemoryBreakdown *out)
 {
@@ -226,8 +250,15 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                            e->training.flash_attention, &cm);
   double w = cm.bytes_per_element;
   int zs = e->zero.stage;
+  Offload off = e->zero.offload;
   *out = (MemoryBreakdown) { 0 };
   out->capacity = e->topology.gpu.memory_bytes;
+  /* ZeRO-3 holds the module being computed and the one prefetched (see
+   * sim.c) whole, besides its shard of everything. */
+  double module = MAX (transformer_layer_params (&ls),
+                       MAX (transformer_embedding_params (&ls),
+                            transformer_head_params (&ls)));
+  double live = zs >= 3 && p->dp > 1 ? 2 * module * w : 0;
 
   for (int s = 0; s < p->pp; s++)
     {
@@ -238,10 +269,16 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       if (last)
         params += transformer_head_params (&ls)
                   + (p->pp > 1 ? (double) ls.vocab / p->tp * ls.h : 0);
+      double shard = params / (zs >= 1 ? p->dp : 1);
       MemoryBreakdown m = { 0 };
-      m.weights = params * w / (zs >= 3 ? p->dp : 1);
-      m.gradients = params * w / (zs >= 2 ? p->dp : 1);
-      m.optimizer = params * (16 - 2 * w) / (zs >= 1 ? p->dp : 1);
+      /* Offloaded, the optimizer and (from stage 2) the gradient
+       * partitions live on the host; with optimizer+params the weights
+       * too, but for the live modules. */
+      m.weights = off == OFFLOAD_OPTIMIZER_PARAMS ? live
+                  : params * w / (zs >= 3 ? p->dp : 1) + live;
+      m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
+                    : params * w / (zs >= 2 ? p->dp : 1);
+      m.optimizer = off != OFFLOAD_NONE ? 0 : shard * (16 - 2 * w);
       m.activations = chunks_in_flight (p, s) * p->layers_per_chunk
                       * layer_activation_bytes (e, p->micro_batch, FALSE);
       if (e->training.recompute != RECOMPUTE_NONE)
@@ -257,10 +294,46 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                    + other;
       m.other = other + FRAGMENTATION * sum;
       m.total = sum + FRAGMENTATION * sum;
+      if (off != OFFLOAD_NONE)
+        {
+          /* Every GPU of the node keeps a shard on the host; the
+           * stage with the largest stands for them all. */
+          double host = e->topology.gpus_per_node * shard
+                        * (HOST_OPTIMIZER_BYTES
+                           + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0));
+          out->host = MAX (out->host, host);
+        }
       if (m.total > out->total)
         {
           m.capacity = out->capacity;
+          m.host = out->host;
           *out = m;
         }
     }
+  if (off != OFFLOAD_NONE)
+    out->host_capacity = e->topology.host.memory_bytes;
+}
+
+gboolean
+plan_memory_fits (const MemoryBreakdown *m)
+{
+  return m->total <= m->capacity && m->host <= m->host_capacity;
+}
+
+char *
+plan_memory_shortfall (const MemoryBreakdown *m)
+{
+  const double gib = 1024.0 * 1024 * 1024;
+  char need[G_ASCII_DTOSTR_BUF_SIZE], have[G_ASCII_DTOSTR_BUF_SIZE];
+  gboolean gpu = m->total > m->capacity;
+  if (!gpu && m->host <= m->host_capacity)
+    return NULL;
+  g_ascii_formatd (need, sizeof need, "%.1f", (gpu ? m->total : m->host) / gib);
+  g_ascii_formatd (have, sizeof have, "%.1f",
+                   (gpu ? m->capacity : m->host_capacity) / gib);
+  return gpu ? g_strdup_printf ("needs %s GiB per GPU, more than the GPU's "
+                                "%s GiB", need, have)
+             : g_strdup_printf ("needs %s GiB of host memory per node for "
+                                "CPU offload, more than the node's %s GiB",
+                                need, have);
 }

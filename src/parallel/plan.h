@@ -31,5 +31,11 @@ gboolean plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
 /* The data-parallel degree the experiment asks for or implies. */
 int plan_dp (const ExperimentSpec *e);
 
-/* Peak memory per GPU, on the stage that needs the most. */
+/* Peak memory per GPU, on the stage that needs the most, and the host
+ * memory per node that CPU offload needs. */
 void plan_memory (const Plan *plan, MemoryBreakdown *out);
+/* Whether the GPU's and (with offload) the host's memory suffice. */
+gboolean plan_memory_fits (const MemoryBreakdown *m);
+/* Why a plan does not fit, such as "needs 92.1 GiB per GPU, more than the
+ * GPU's 80.0 GiB" (owned by the caller); NULL when it fits. */
+char *plan_memory_shortfall (const MemoryBreakdown *m);

@@ -30,6 +30,10 @@ typedef struct {
                        * allocator fragmentation margin */
   double total;       /* the sum: the peak */
   double capacity;    /* the device's memory */
+  /* CPU offload: host bytes per node (optimizer partitions, fp32
+   * gradients, offloaded parameters) and the node's memory; 0 without. */
+  double host;
+  double host_capacity;
 } MemoryBreakdown;
 
 typedef struct {
@@ -47,6 +51,9 @@ typedef struct {
   gboolean fits_memory;
   MemoryBreakdown memory;
   Breakdown breakdown_s;
+  double dp_traffic;               /* bytes each GPU of the critical stage
+                                    * sends in DP and ZeRO collectives per
+                                    * step, by the ring's count */
   uint64_t events;                 /* engine events processed */
   gboolean has_training;           /* training.tokens was given */
   double days_to_train;

@@ -33,15 +33,16 @@ typedef enum {
   OPK_PP,
   OPK_DP,
   OPK_OPTIMIZER,
+  OPK_OFFLOAD,          /* PCIe copies and the CPU's Adam */
   OPK_N
 } OpKind;
 
 static const char *const op_kind_category[OPK_N] = {
-  "compute", "tp", "pp", "dp", "optimizer",
+  "compute", "tp", "pp", "dp", "optimizer", "offload",
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
-  "compute", "pp send", "dp",
+  "compute", "pp send", "dp", "zero gather", "to host", "from host",
 };
 
 typedef struct {
@@ -131,6 +132,12 @@ typedef struct {
   uint32_t *first_op, *send_op;
   /* Full mode: per TP group and per DP group, its collectives in order. */
   GArray **tp_colls, **dp_colls;
+  double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
+  gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
+  Offload offload;
+  int pcie_base;          /* the node's first PCIe resource: per switch,
+                           * towards the host then towards the GPUs */
+  double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
 } Sim;
 
 /* ---- building ops --------------------------------------------------------- */
@@ -364,6 +371,9 @@ typedef struct {
   uint32_t first_of_chunk;
   int mb;
   uint32_t tp_count, dp_count;
+  /* ZeRO-3: the gather of the module being emitted, the module's first
+   * op, and the last ops of the two modules before it. */
+  uint32_t gather, module_first, module_last[2];
 } Builder;
 
 static void
@@ -423,13 +433,22 @@ group_members_in_node (const Sim *sim, int first, int count, int stride,
 /* A data-parallel collective op on the rank's DP stream: its duration
  * at the static NIC share, and a Comm when its bytes cross NICs. */
 static uint32_t
-add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
+add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
+           const char *name)
 {
   Sim *sim = b->sim;
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
                                     dp_shape (sim, b->stage), -1, 0);
-  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
-                        ticks (sim, net_static_time (&sim->net, &c, 0)), name, -1);
+  uint32_t id = add_op (sim, b->rank, stream, OPK_DP,
+                        ticks (sim, net_static_time (&sim->net, &c, 0)), name,
+                        stream == SIM_STREAM_GATHER ? b->mb : -1);
+  /* What a ring sends per GPU (Rajbhandari 2020 section 7): an
+   * all-reduce twice what a reduce-scatter or an all-gather does. */
+  const Plan *p = sim->plan;
+  sim->dp_traffic[b->rank] += (kind == COLL_ALL_REDUCE ? 2 : 1)
+                              * (double) (p->dp - 1) / p->dp * bytes;
+  join_coll (sim, id, sim->dp_colls, b->stage * p->tp + b->tp_rank, p->dp,
+             &b->dp_count);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
   double scale[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
@@ -437,7 +456,6 @@ add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
   /* nic_bytes is per member where the group has the fewest members in a
    * node (c.per_node); a node with more members carries the same ring
    * traffic, each of them a share of it. */
-  const Plan *p = sim->plan;
   for (int i = 0; i < n; i++)
     scale[i] = (double) c.per_node
                / group_members_in_node (sim, b->stage * p->dp * p->tp
@@ -447,24 +465,110 @@ add_dp_op (Builder *b, CollKind kind, double bytes, const char *name)
   return id;
 }
 
-/* A data-parallel collective of the gradients of `params` parameters,
- * after the compute op `after`; NONE without data parallelism. */
+/* A copy of `bytes` over PCIe between this rank's GPU and the host
+ * (to_host: gradients down; else parameters up) on the offload stream of
+ * that direction. The GPUs behind one PCIe switch share its link to the
+ * host (host.gpus_per_pcie_switch); in symmetric mode the representative
+ * loads it for the GPUs of its stage there. A copy's launch costs a few
+ * microseconds, nothing next to a bucket's milliseconds: no latency. */
 static uint32_t
-emit_dp (Builder *b, double params, uint32_t after)
+add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
+{
+  Sim *sim = b->sim;
+  const HostSpec *h = &sim->plan->spec->topology.host;
+  int gpn = sim->net.gpus_per_node, per = h->gpus_per_pcie_switch;
+  int ranks[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
+  for (int i = 0; i < n; i++)
+    add_use (sim->uses, comm.first,
+             (uint32_t) ((ranks[i] / gpn) * sim->resources_per_node
+                         + sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
+                         + (to_host ? 0 : 1)), 1);
+  comm.n = sim->uses->len - comm.first;
+  double shared = 1;
+  for (guint u = comm.first; u < sim->uses->len; u++)
+    shared = MAX (shared, g_array_index (sim->uses, FlowUse, u).coef);
+  g_array_append_val (sim->comms, comm);
+  uint32_t id = add_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
+                                              : SIM_STREAM_FROM_HOST,
+                        OPK_OFFLOAD, ticks (sim, bytes * shared
+                                                 / h->pcie_bandwidth),
+                        name, b->mb);
+  op_at (sim, id)->comm = sim->comms->len - 1;
+  return id;
+}
+
+/* The gradients of `params` parameters, complete after op `after`: the
+ * data-parallel reduction (an all-reduce, or a reduce-scatter from ZeRO
+ * stage 1), then with CPU offload the copy of this rank's partition to
+ * the host. Returns the last op, NONE when nothing moves. */
+static uint32_t
+emit_grads (Builder *b, double params, uint32_t after)
 {
   Sim *sim = b->sim;
   const Plan *plan = sim->plan;
-  if (plan->dp == 1)
-    return NONE;          /* one replica: nothing to reduce */
   double bytes = params * sim->cm.bytes_per_element;
-  CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
-                                              : COLL_ALL_REDUCE;
-  uint32_t id = add_dp_op (b, kind, bytes, kind == COLL_ALL_REDUCE
-                                           ? "dp_allreduce" : "dp_reduce_scatter");
-  add_edge (sim, after, id);
-  join_coll (sim, id, sim->dp_colls, b->stage * plan->tp + b->tp_rank,
-             plan->dp, &b->dp_count);
-  return id;
+  uint32_t last = NONE;
+  if (plan->dp > 1)
+    {
+      CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
+                                                  : COLL_ALL_REDUCE;
+      last = add_dp_op (b, SIM_STREAM_DP, kind, bytes,
+                        kind == COLL_ALL_REDUCE ? "dp_allreduce"
+                                                : "dp_reduce_scatter");
+      add_edge (sim, after, last);
+    }
+  if (sim->offload != OFFLOAD_NONE)
+    {
+      uint32_t down = add_pcie_op (b, TRUE, bytes / plan->dp,
+                                   "offload_gradients");
+      add_edge (sim, last != NONE ? last : after, down);
+      last = down;
+    }
+  return last;
+}
+
+/* ZeRO-3 (Rajbhandari 2020 section 5.3, DeepSpeed stage 3): a module's
+ * parameters are all-gathered before its forward and again before its
+ * backward, on their own stream. DeepSpeed's prefetcher issues module k's
+ * gather as module k-1 starts, so it hides behind k-1's compute and two
+ * modules at most are whole at once (plan.c counts them). With the
+ * parameters offloaded, the shard comes up over PCIe first. */
+static void
+begin_module (Builder *b, double params)
+{
+  Sim *sim = b->sim;
+  if (!sim->zero3)
+    return;
+  flush (b);
+  double bytes = params * sim->cm.bytes_per_element;
+  uint32_t up = NONE;
+  if (sim->offload == OFFLOAD_OPTIMIZER_PARAMS)
+    {
+      up = add_pcie_op (b, FALSE, bytes / sim->plan->dp, "offload_fetch");
+      if (b->module_last[1] != NONE)
+        add_edge (sim, b->module_last[1], up);
+    }
+  b->gather = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
+                         "zero3_gather");
+  if (up != NONE)
+    add_edge (sim, up, b->gather);
+  else if (b->module_last[1] != NONE)
+    add_edge (sim, b->module_last[1], b->gather);
+  b->module_first = sim->ops->len;
+}
+
+static void
+end_module (Builder *b)
+{
+  if (!b->sim->zero3)
+    return;
+  flush (b);
+  add_edge (b->sim, b->gather, b->module_first);
+  b->module_last[1] = b->module_last[0];
+  b->module_last[0] = b->last;
 }
 
 /* The cost of this rank's pipeline sends in direction dir (0: forward to
@@ -523,8 +627,11 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   int vstage = chunk * plan->pp + b->stage;
   int vstages = plan->pp * plan->virtual_stages;
   gboolean first = vstage == 0, last = vstage == vstages - 1;
-  gboolean bucketing = final && e->parallel.gradient_bucketing
-                       && plan->dp > 1;
+  /* Gradients move after the last backward of the step, or after every
+   * backward when ZeRO-3 keeps only a shard of them. */
+  gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
+  gboolean bucketing = (final || sim->zero3) && e->parallel.gradient_bucketing
+                       && moves;
   double bucket = 0, bucket_cap = e->parallel.bucket_bytes
                                   / sim->cm.bytes_per_element;
 
@@ -533,43 +640,62 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   if (dir == 0)
     {
       if (first)
-        emit_pieces (b, sim->emb_fwd, "forward");
+        {
+          begin_module (b, sim->emb_params);
+          emit_pieces (b, sim->emb_fwd, "forward");
+          end_module (b);
+        }
       for (int l = 0; l < plan->layers_per_chunk; l++)
-        emit_pieces (b, sim->layer_fwd, "forward");
+        {
+          begin_module (b, sim->layer_params);
+          emit_pieces (b, sim->layer_fwd, "forward");
+          end_module (b);
+        }
       if (last)
-        emit_pieces (b, sim->head_fwd, "forward");
+        {
+          begin_module (b, sim->head_params);
+          emit_pieces (b, sim->head_fwd, "forward");
+          end_module (b);
+        }
     }
   else
     {
       if (last)
         {
+          begin_module (b, sim->head_params);
           emit_pieces (b, sim->head_bwd, "backward");
+          end_module (b);
           bucket += sim->head_params;
         }
       for (int l = 0; l < plan->layers_per_chunk; l++)
         {
+          begin_module (b, sim->layer_params);
           if (e->training.recompute == RECOMPUTE_FULL)
             emit_pieces (b, sim->layer_fwd, "backward");
           else if (e->training.recompute == RECOMPUTE_SELECTIVE)
             emit_pieces (b, sim->attn_fwd, "backward");
           emit_pieces (b, sim->layer_bwd, "backward");
+          end_module (b);
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
             {
               flush (b);
-              *last_dp = emit_dp (b, bucket, b->last);
+              *last_dp = emit_grads (b, bucket, b->last);
               bucket = 0;
             }
         }
       if (first)
         {
+          begin_module (b, sim->emb_params);
           emit_pieces (b, sim->emb_bwd, "backward");
+          end_module (b);
           bucket += sim->emb_params;
         }
     }
   flush (b);
-  if (bucketing && bucket > 0)
-    *last_dp = emit_dp (b, bucket, b->last);
+  /* Without buckets, ZeRO-3 still reduces each backward's gradients. */
+  if ((bucketing || (dir == 1 && sim->zero3)) && bucket > 0)
+    *last_dp = emit_grads (b, bucket, b->last);
 
   g_assert (b->first_of_chunk != NONE);
   sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
@@ -647,7 +773,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   const ExperimentSpec *e = plan->spec;
   Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
                 .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
-                .mb = -1 };
+                .mb = -1, .gather = NONE, .module_last = { NONE, NONE } };
   g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
   schedule_items (plan, stage, items);
 
@@ -679,25 +805,43 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       emit_chunk (&b, it->dir, it->mb, it->chunk,
                   it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
     }
-  if (!e->parallel.gradient_bucketing)
-    last_dp = emit_dp (&b, stage_params, b.last);
+  if (!e->parallel.gradient_bucketing && !sim->zero3)
+    last_dp = emit_grads (&b, stage_params, b.last);
 
   /* The optimizer updates this rank's share of the parameters once every
-   * gradient is reduced; ZeRO 1-2 then all-gather the updated ones. */
+   * gradient is reduced: on the GPU, or with offload on the host's CPUs
+   * (ZeRO-Offload's CPU-Adam, which DeepSpeed runs after backward), whose
+   * updated half-precision shard then comes back up. ZeRO 1-2 then
+   * all-gather the updated parameters; ZeRO-3 gathers them as the next
+   * step needs them. */
+  b.mb = -1;
   double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
-  uint32_t opt = add_op (sim, rank, SIM_STREAM_COMPUTE, OPK_OPTIMIZER,
-                         ticks (sim, compute_memory_time (
-                           &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
-                         "optimizer", -1);
+  uint32_t opt, updated;
+  if (sim->offload == OFFLOAD_NONE)
+    opt = updated = add_op (sim, rank, SIM_STREAM_COMPUTE, OPK_OPTIMIZER,
+                            ticks (sim, compute_memory_time (
+                              &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
+                            "optimizer", -1);
+  else
+    {
+      opt = updated = add_op (sim, rank, SIM_STREAM_TO_HOST, OPK_OFFLOAD,
+                              ticks (sim, opt_params * sim->adam_s_per_param),
+                              "cpu_adam", -1);
+      if (sim->offload == OFFLOAD_OPTIMIZER)
+        {
+          updated = add_pcie_op (&b, FALSE, opt_params * sim->cm.bytes_per_element,
+                                 "offload_parameters");
+          add_edge (sim, opt, updated);
+        }
+    }
   if (last_dp != NONE)
     add_edge (sim, last_dp, opt);
-  if (e->zero.stage >= 1 && plan->dp > 1)
+  if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1)
     {
       double bytes = stage_params * sim->cm.bytes_per_element;
-      uint32_t id = add_dp_op (&b, COLL_ALL_GATHER, bytes, "dp_allgather_params");
-      add_edge (sim, opt, id);
-      join_coll (sim, id, sim->dp_colls, stage * plan->tp + tp_rank,
-                 plan->dp, &b.dp_count);
+      uint32_t id = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
+                               "dp_allgather_params");
+      add_edge (sim, updated, id);
     }
 }
 
@@ -837,6 +981,8 @@ account (Sim *sim, const Op *op, Stream *st)
         }
       else if (dep != NULL && dep->kind == OPK_DP)
         bd->dp_comm += gap;
+      else if (dep != NULL && dep->kind == OPK_OFFLOAD)
+        bd->offload += gap;
       else
         bd->bubble += gap;
     }
@@ -954,13 +1100,26 @@ fill_result (Sim *sim, SimResult *r)
   r->virtual_stages = p->virtual_stages;
   plan_memory (p, &r->memory);
   r->memory_per_gpu_gib = r->memory.total / (1024.0 * 1024 * 1024);
-  r->fits_memory = r->memory.total <= r->memory.capacity;
+  r->fits_memory = plan_memory_fits (&r->memory);
   r->breakdown_s = sim->breakdown[critical];
-  /* Whatever ran after the critical rank's last compute op (a ZeRO
-   * parameter all-gather) is exposed data-parallel time. */
-  double tail = t - sim_time_to_s (
-    sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end);
-  r->breakdown_s.dp_comm += tail;
+  r->dp_traffic = sim->dp_traffic[critical];
+  /* Whatever ran after the critical rank's last compute op is exposed:
+   * offload while a copy or the CPU's Adam ran (one after another on the
+   * host streams), data-parallel for the rest (a ZeRO all-gather). */
+  SimTime compute_end =
+    sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end;
+  double tail = t - sim_time_to_s (compute_end), offload = 0;
+  for (guint i = 0; i < sim->ops->len; i++)
+    {
+      const Op *op = op_at (sim, i);
+      if (op->kind == OPK_OFFLOAD
+          && (int) (op->stream / SIM_N_STREAMS) == critical
+          && op->end > compute_end)
+        offload += sim_time_to_s (op->end - MAX (op->start, compute_end));
+    }
+  offload = MIN (offload, tail);
+  r->breakdown_s.offload += offload;
+  r->breakdown_s.dp_comm += tail - offload;
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0)
     {
@@ -1030,25 +1189,41 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.pp_dur = g_new (SimTime, (gsize) sim.ranks * 2);
   for (int i = 0; i < sim.ranks * 2; i++)
     sim.pp_dur[i] = -1;
-  if (sim.net.has_network)
+  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
+  sim.zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim.offload = e->zero.offload;
+  const HostSpec *host = &e->topology.host;
+  if (sim.offload != OFFLOAD_NONE)
+    sim.adam_s_per_param = e->topology.gpus_per_node
+                           / host->cpu_adam_params_per_s;
+  if (sim.net.has_network || sim.offload != OFFLOAD_NONE)
     {
       /* Per node: each NIC's send and receive sides, then the uplinks
-       * into the fabric, out and in. */
+       * into the fabric, out and in; with offload, each PCIe switch's
+       * link to the host, towards the host and towards the GPUs. */
       int nodes = (plan->gpus + sim.net.gpus_per_node - 1)
                   / sim.net.gpus_per_node;
-      sim.resources_per_node = 2 * sim.net.nics + 2;
+      int nic_side = sim.net.has_network ? 2 * sim.net.nics + 2 : 0;
+      int switches = sim.offload != OFFLOAD_NONE
+        ? sim.net.gpus_per_node / host->gpus_per_pcie_switch : 0;
+      sim.pcie_base = nic_side;
+      sim.resources_per_node = nic_side + 2 * switches;
       guint n = (guint) nodes * (guint) sim.resources_per_node;
       g_autofree double *capacity = g_new (double, n);
       for (guint i = 0; i < n; i++)
-        capacity[i] = (int) (i % (guint) sim.resources_per_node) < 2 * sim.net.nics
-          ? sim.net.nic_bandwidth
-          : sim.net.uplink_fraction * sim.net.nics * sim.net.nic_bandwidth;
+        {
+          int k = (int) (i % (guint) sim.resources_per_node);
+          capacity[i] = k >= nic_side ? host->pcie_bandwidth
+            : k < 2 * sim.net.nics ? sim.net.nic_bandwidth
+            : sim.net.uplink_fraction * sim.net.nics * sim.net.nic_bandwidth;
+        }
       sim.flows = flow_net_new (sim.engine, n, capacity);
     }
   sim.streams = g_new (Stream, (gsize) sim.ranks * SIM_N_STREAMS);
   for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
     sim.streams[i] = (Stream) { NONE, NONE, FALSE, 0 };
   sim.breakdown = g_new0 (Breakdown, (gsize) sim.ranks);
+  sim.dp_traffic = g_new0 (double, (gsize) sim.ranks);
   size_t slots = (size_t) sim.ranks * 2 * plan->micro_batches
                  * plan->virtual_stages;
   sim.first_op = g_new (uint32_t, slots);
@@ -1106,6 +1281,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   flow_net_free (sim.flows);
   g_free (sim.streams);
   g_free (sim.breakdown);
+  g_free (sim.dp_traffic);
   GArray *arrays[] = { sim.ops, sim.edges, sim.colls, sim.members,
                        sim.comms, sim.uses, sim.coll_uses,
                        sim.layer_fwd, sim.layer_bwd, sim.attn_fwd, sim.emb_fwd,
@@ -1162,7 +1338,7 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
             }
           MemoryBreakdown mem;
           plan_memory (&plan, &mem);
-          gboolean fits = mem.total <= mem.capacity;
+          gboolean fits = plan_memory_fits (&mem);
           /* A plan that fits beats one that does not; among those that
            * fit the fastest wins, among those that do not (only while
            * none fits) the smallest footprint. Memory is known before

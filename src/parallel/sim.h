@@ -1,9 +1,10 @@
 /* sim.h: the executor: a plan's training step replayed as engine events.
  *
- * Each simulated rank has three streams, as a Megatron process has CUDA
- * streams: compute (kernels and the tensor-parallel collectives, which
- * Megatron issues on the compute stream), pipeline send, and data-parallel
- * collectives. An op starts when it heads its stream and its dependencies
+ * Each simulated rank has streams as a Megatron or DeepSpeed process has
+ * CUDA streams: compute (kernels and the tensor-parallel collectives,
+ * which Megatron issues on the compute stream), pipeline send,
+ * data-parallel collectives, ZeRO-3's parameter gathers, and CPU
+ * offload's two directions over PCIe (PCIe is full duplex). An op starts when it heads its stream and its dependencies
  * are done; a collective starts when every participant has reached it.
  * The pipeline schedule is an order of ops on each stage, so the bubble
  * falls out of the replay instead of a formula.
@@ -25,6 +26,9 @@ typedef enum {
   SIM_STREAM_COMPUTE,
   SIM_STREAM_PP,
   SIM_STREAM_DP,
+  SIM_STREAM_GATHER,    /* ZeRO-3 parameter gathers */
+  SIM_STREAM_TO_HOST,   /* offload: gradients down, then the CPU's Adam */
+  SIM_STREAM_FROM_HOST, /* offload: parameters up */
   SIM_N_STREAMS
 } SimStream;
 

@@ -632,13 +632,7 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
   if (status == STATUS_INFEASIBLE)
     reason = reason_line (local->message, sweep->path);
   else if (status == STATUS_OOM)
-    {
-      char need[G_ASCII_DTOSTR_BUF_SIZE], have[G_ASCII_DTOSTR_BUF_SIZE];
-
-      g_ascii_formatd (need, sizeof need, "%.1f", result.memory_per_gpu_gib);
-      g_ascii_formatd (have, sizeof have, "%.1f", result.memory.capacity / (1024.0 * 1024 * 1024));
-      reason = g_strdup_printf ("needs %s GiB per GPU, more than the GPU's %s GiB", need, have);
-    }
+    reason = plan_memory_shortfall (&result.memory);
 
   if (o->format == SWEEP_CSV)
     {
