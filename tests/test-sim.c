@@ -347,6 +347,8 @@ START_TEST (test_full_equals_symmetric)
     { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, TRUE, RECOMPUTE_FULL },
     { 64, 8, 2, 1, 64, SCHEDULE_1F1B, 1, 2, TRUE, RECOMPUTE_SELECTIVE },
     { 64, 2, 8, 2, 64, SCHEDULE_1F1B, 1, 0, FALSE, RECOMPUTE_FULL },
+    { 16, 1, 1, 1, 32, SCHEDULE_1F1B, 1, 3, TRUE, RECOMPUTE_NONE },
+    { 32, 2, 2, 1, 32, SCHEDULE_1F1B, 1, 3, FALSE, RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -585,6 +587,193 @@ START_TEST (test_contention)
 }
 END_TEST
 
+/* ---- ZeRO and offload ----------------------------------------------------- */
+
+/* The parameters of base_spec's model on one GPU (tp = pp = 1). */
+static double
+base_params (const ExperimentSpec *e)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
+  transformer_layer_shape (&ls, &e->model, 1, 1, FALSE, FALSE, &cm);
+  return e->model.layers * transformer_layer_params (&ls)
+         + transformer_embedding_params (&ls) + transformer_head_params (&ls);
+}
+
+/* Its largest module, a layer or the embedding: what ZeRO-3 gathers. */
+static double
+largest_module (const ExperimentSpec *e)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
+  transformer_layer_shape (&ls, &e->model, 1, 1, FALSE, FALSE, &cm);
+  return MAX (transformer_layer_params (&ls),
+              transformer_embedding_params (&ls));
+}
+
+START_TEST (test_zero_traffic)
+{
+  /* 16 replicas on two nodes. With one micro-batch, DP's all-reduce sends
+   * 2 (n-1)/n of the 2-byte gradients per GPU; ZeRO-1 and 2 the same as a
+   * reduce-scatter and an all-gather; ZeRO-3 1.5 x (a gather before
+   * forward and before backward, a reduce-scatter): Rajbhandari 2020,
+   * section 7. With m micro-batches ZeRO-3 does all three m times. */
+  ExperimentSpec e = base_spec (16, 1, 1, 1, 16);
+  double psi = 2 * base_params (&e), ring = 15.0 / 16;
+  double dp_bytes = 0;
+  for (int stage = 0; stage <= 3; stage++)
+    {
+      e.zero.stage = stage;
+      SimResult r = run (&e, FALSE);
+      double want = (stage == 3 ? 3 : 2) * ring * psi * (1 << 30) / GIB;
+      ck_assert_msg (fabs (r.dp_traffic / want - 1) < 1e-9,
+                     "stage %d: %.6g bytes, want %.6g", stage, r.dp_traffic,
+                     want);
+      if (stage == 0)
+        dp_bytes = r.dp_traffic;
+      else if (stage <= 2)
+        ck_assert (r.dp_traffic <= dp_bytes * (1 + 1e-12));
+      else
+        ck_assert (fabs (r.dp_traffic / dp_bytes - 1.5) < 1e-9);
+    }
+  e = base_spec (16, 1, 1, 1, 64);
+  e.zero.stage = 3;
+  SimResult r = run (&e, FALSE);
+  ck_assert (fabs (r.dp_traffic / (4 * 3 * ring * psi) - 1) < 1e-9);
+  /* Without buckets ZeRO-3 still moves the same bytes. */
+  e.parallel.gradient_bucketing = FALSE;
+  SimResult flat = run (&e, FALSE);
+  ck_assert (fabs (flat.dp_traffic / r.dp_traffic - 1) < 1e-9);
+}
+END_TEST
+
+START_TEST (test_zero_memory_falls_with_dp)
+{
+  /* Per GPU, as the stage says: weights 2 Psi (ZeRO-3: / dp, plus the two
+   * whole modules it holds while computing and prefetching), gradients 2
+   * Psi (from stage 2: / dp), Adam 12 Psi (from stage 1: / dp). Nothing
+   * grows with dp, and each stage's total falls as dp doubles. */
+  for (int stage = 0; stage <= 3; stage++)
+    {
+      double last = INFINITY;
+      for (int dp = 1; dp <= 8; dp *= 2)
+        {
+          ExperimentSpec e = base_spec (dp, 1, 1, 1, 8);
+          e.zero.stage = stage;
+          double psi = base_params (&e);
+          Plan p;
+          MemoryBreakdown m;
+          ck_assert (plan_make (&p, &e, 1, 1, NULL));
+          plan_memory (&p, &m);
+          double live = stage == 3 && dp > 1 ? 4 * largest_module (&e) : 0;
+          ck_assert_double_eq_tol (m.weights, 2 * psi / (stage >= 3 ? dp : 1)
+                                   + live, 1e-3);
+          ck_assert_double_eq_tol (m.gradients,
+                                   2 * psi / (stage >= 2 ? dp : 1), 1e-3);
+          ck_assert_double_eq_tol (m.optimizer,
+                                   12 * psi / (stage >= 1 ? dp : 1), 1e-3);
+          double states = m.weights + m.gradients + m.optimizer;
+          if (stage == 0)
+            ck_assert (states <= last);
+          else
+            ck_assert_msg (states < last, "stage %d dp %d: %.6g after %.6g",
+                           stage, dp, states, last);
+          last = states;
+        }
+    }
+}
+END_TEST
+
+START_TEST (test_zero3_prefetch_hides_gathers)
+{
+  /* Two nodes, a micro-batch large enough that a layer's compute outlasts
+   * its gather: the prefetched gathers hide behind compute, so far less
+   * DP time is exposed than the gathers take back to back. */
+  ExperimentSpec e = base_spec (16, 1, 1, 8, 128);
+  e.zero.stage = 3;
+  SimResult r = run (&e, FALSE);
+  double serial = r.dp_traffic / 25e9;   /* each GPU's NIC share */
+  ck_assert_msg (r.breakdown_s.dp_comm < 0.5 * serial,
+                 "exposed %.6g s of %.6g s of gathers", r.breakdown_s.dp_comm,
+                 serial);
+}
+END_TEST
+
+/* base_spec with a DGX-A100-like host: 25 GB/s PCIe links shared by two
+ * GPUs, 1 TiB, CPU Adam at 3.9e9 parameters/s per node. */
+static ExperimentSpec
+offload_spec (int gpus, int stage, Offload offload)
+{
+  ExperimentSpec e = base_spec (gpus, 1, 1, 1, gpus * 2);
+  e.topology.host = (HostSpec) { 25e9, 1024 * GIB, 3.9e9, 2 };
+  e.zero.stage = stage;
+  e.zero.offload = offload;
+  return e;
+}
+
+START_TEST (test_offload)
+{
+  ExperimentSpec e = offload_spec (8, 2, OFFLOAD_OPTIMIZER);
+  double psi = base_params (&e);
+  SimResult r = run (&e, FALSE);
+  /* The optimizer and the gradient partitions left the GPU for the host:
+   * 16 bytes per parameter of each of the node's 8 shards. */
+  ck_assert_double_eq (r.memory.optimizer, 0);
+  ck_assert_double_eq (r.memory.gradients, 0);
+  ck_assert_double_eq_tol (r.memory.host, 8 * psi / 8 * 16, 1e-3);
+  ck_assert_double_eq (r.memory.host_capacity, 1024 * GIB);
+  /* The CPU's Adam on this GPU's shard, at its eighth of the node's rate,
+   * runs after backward, and the shard then comes back at 25 GB/s shared
+   * by two GPUs: both exposed. */
+  double adam = psi / 8 / (3.9e9 / 8), up = psi / 8 * 2 / (25e9 / 2);
+  ck_assert_msg (r.breakdown_s.offload >= adam + up - 1e-6,
+                 "offload %.6g s, Adam %.6g s + copy %.6g s",
+                 r.breakdown_s.offload, adam, up);
+  const Breakdown *b = &r.breakdown_s;
+  double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
+               + b->optimizer + b->offload;
+  ck_assert (fabs (sum / r.iteration_time_s - 1) < 1e-9);
+  ck_assert_double_eq (b->optimizer, 0);
+  /* A wider PCIe link, or one per GPU, is never slower. */
+  ExperimentSpec wide = e;
+  wide.topology.host.pcie_bandwidth = 50e9;
+  ck_assert (run (&wide, FALSE).iteration_time_s <= r.iteration_time_s);
+  ExperimentSpec own = e;
+  own.topology.host.gpus_per_pcie_switch = 1;
+  ck_assert (run (&own, FALSE).iteration_time_s <= r.iteration_time_s);
+  /* Too little host memory: the plan does not fit, and says why. */
+  ExperimentSpec small = e;
+  small.topology.host.memory_bytes = 1e6;
+  SimResult s = run (&small, FALSE);
+  ck_assert (!s.fits_memory);
+  g_autofree char *why = plan_memory_shortfall (&s.memory);
+  ck_assert_msg (why && strstr (why, "host memory"), "%s", why);
+  /* One GPU (ZeRO-Offload's own case), and offloading the parameters
+   * with stage 3, which leaves only the live modules on the GPU. */
+  ExperimentSpec one = offload_spec (1, 2, OFFLOAD_OPTIMIZER);
+  one.topology.gpus_per_node = 1;
+  one.topology.host.gpus_per_pcie_switch = 1;
+  ck_assert (run (&one, FALSE).breakdown_s.offload > 0);
+  ExperimentSpec params = offload_spec (8, 3, OFFLOAD_OPTIMIZER_PARAMS);
+  SimResult pr = run (&params, FALSE);
+  ck_assert_double_eq_tol (pr.memory.weights, 2 * 2 * largest_module (&e),
+                           1e-3);
+  /* Both modes load the shared PCIe links alike. */
+  for (int stage = 2; stage <= 3; stage++)
+    {
+      ExperimentSpec f = offload_spec (16, stage, stage == 3
+                                       ? OFFLOAD_OPTIMIZER_PARAMS
+                                       : OFFLOAD_OPTIMIZER);
+      double sym = run (&f, FALSE).iteration_time_s;
+      double full = run (&f, TRUE).iteration_time_s;
+      ck_assert_msg (fabs (full / sym - 1) < 1e-3, "stage %d: full %.9g s, "
+                     "symmetric %.9g s", stage, full, sym);
+    }
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -594,6 +783,7 @@ sim_suite (void)
   tcase_add_test (models, test_gemm_time);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
+  tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_plan_rules);
   tcase_add_test (models, test_group_shapes);
   tcase_add_test (models, test_absurd_input);
@@ -603,6 +793,9 @@ sim_suite (void)
   tcase_add_test (exec, test_bubble_1f1b);
   tcase_add_test (exec, test_bubble_interleaved);
   tcase_add_test (exec, test_contention);
+  tcase_add_test (exec, test_zero_traffic);
+  tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
+  tcase_add_test (exec, test_offload);
   tcase_add_test (exec, test_full_equals_symmetric);
   tcase_add_test (exec, test_breakdown_adds_up);
   tcase_add_test (exec, test_deterministic);
