@@ -336,6 +336,28 @@ START_TEST (test_bubble_interleaved)
 }
 END_TEST
 
+START_TEST (test_tp_overlap)
+{
+  /* Megatron's asynchronous backward: the column-parallel reductions run
+   * under the weight-gradient GEMMs, so backward gets faster and forward
+   * stays; with SP the input's all-gather (for the weight gradient) is
+   * there in both, hidden under the input-gradient GEMM when async. */
+  for (int sp = 0; sp <= 1; sp++)
+    {
+      ExperimentSpec e = base_spec (8, 8, 1, 4, 4);
+      e.parallel.sequence_parallel = sp;
+      SimResult seq = run (&e, FALSE);
+      e.parallel.tp_overlap = TRUE;
+      SimResult async = run (&e, FALSE);
+      ck_assert_double_eq (async.layer_forward_s, seq.layer_forward_s);
+      ck_assert_msg (async.layer_backward_s < seq.layer_backward_s,
+                     "sp %d: %.6g vs %.6g", sp, async.layer_backward_s,
+                     seq.layer_backward_s);
+      ck_assert (async.iteration_time_s < seq.iteration_time_s);
+    }
+}
+END_TEST
+
 START_TEST (test_full_equals_symmetric)
 {
   /* Every plan of up to 64 GPUs here: the two modes agree within 0.1 %. */
@@ -794,6 +816,7 @@ sim_suite (void)
   tcase_add_test (exec, test_bubble_interleaved);
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
+  tcase_add_test (exec, test_tp_overlap);
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
   tcase_add_test (exec, test_offload);
   tcase_add_test (exec, test_full_equals_symmetric);

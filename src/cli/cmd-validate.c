@@ -15,6 +15,31 @@ typedef struct {
   int n;
 } Score;
 
+/* Scores one comparison and writes its row; seconds in both. */
+static void
+compare (GString *out, gboolean csv, const char *file, const char *id,
+         double meas, double pred, const SimResult *r, gboolean oom,
+         Score *score)
+{
+  double err = (pred - meas) / meas * 100;
+  score->sum_abs += fabs (err);
+  score->max_abs = MAX (score->max_abs, fabs (err));
+  score->n++;
+  if (csv)
+    g_string_append_printf (out, "%s,%s,%.6g,%.6g,%.2f,%d,%d,%d,%s\n", file,
+                            id, meas, pred, err, r->micro_batch,
+                            r->virtual_stages, r->fits_memory ? 1 : 0,
+                            oom ? "oom" : "");
+  else if (meas < 1)
+    g_string_append_printf (out, "  %-28s %8.2fms %8.2fms %+7.1f%%%s\n", id,
+                            meas * 1e3, pred * 1e3, err, r->fits_memory ? ""
+                            : "  (memory model: does not fit)");
+  else
+    g_string_append_printf (out, "  %-28s %9.3fs %9.3fs %+7.1f%%%s\n", id,
+                            meas, pred, err, r->fits_memory ? ""
+                            : "  (memory model: does not fit)");
+}
+
 /* Validates one file; returns its exit status. */
 static int
 validate_file (const char *path, gboolean full, gboolean csv, GString *out)
@@ -25,16 +50,21 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
     return cli_fail (error);
   gboolean progress = isatty (STDERR_FILENO);
   Score score = { 0 };
+  /* Per case with layer times: measured and predicted forward + backward,
+   * whose order across the cases must agree (Korthikanti's settings). */
+  guint n = v->cases->len;
+  g_autofree double *layer_meas = g_new0 (double, n);
+  g_autofree double *layer_pred = g_new0 (double, n);
   if (!csv)
     g_string_append_printf (out, "%s: %s%s%s\n  %-28s %10s %10s %8s\n", path,
                             v->name, v->source ? " -- " : "",
                             v->source ? v->source : "", "case", "measured",
                             "predicted", "error");
-  for (guint i = 0; i < v->cases->len; i++)
+  for (guint i = 0; i < n; i++)
     {
       const ValidationCase *c = g_ptr_array_index (v->cases, i);
       if (progress)
-        fprintf (stderr, "\r[%u/%u] %-40s", i + 1, v->cases->len, c->id);
+        fprintf (stderr, "\r[%u/%u] %-40s", i + 1, n, c->id);
       SimOptions options = { full, NULL };
       SimResult r;
       if (!sim_run (&c->experiment, &options, &r, &error))
@@ -44,21 +74,21 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
           g_prefix_error (&error, "%s: case %s: ", c->where, c->id);
           return cli_fail (error);
         }
-      double meas = c->measured_iteration_time_s, pred = r.iteration_time_s;
-      double err = (pred - meas) / meas * 100;
-      score.sum_abs += fabs (err);
-      score.max_abs = MAX (score.max_abs, fabs (err));
-      score.n++;
-      if (csv)
-        g_string_append_printf (out, "%s,%s,%.6g,%.6g,%.2f,%d,%d,%d,%s\n",
-                                v->name, c->id, meas, pred, err, r.micro_batch,
-                                r.virtual_stages, r.fits_memory ? 1 : 0,
-                                c->measured_oom ? "oom" : "");
-      else
-        g_string_append_printf (out, "  %-28s %9.3fs %9.3fs %+7.1f%%%s\n",
-                                c->id, meas, pred, err,
-                                r.fits_memory ? ""
-                                : "  (memory model: does not fit)");
+      if (c->measured_iteration_time_s != SPEC_UNSET)
+        compare (out, csv, v->name, c->id, c->measured_iteration_time_s,
+                 r.iteration_time_s, &r, c->measured_oom, &score);
+      if (c->measured_layer_forward_ms != SPEC_UNSET)
+        {
+          g_autofree char *fwd = g_strconcat (c->id, " fwd", NULL);
+          g_autofree char *bwd = g_strconcat (c->id, " bwd", NULL);
+          compare (out, csv, v->name, fwd, c->measured_layer_forward_ms / 1e3,
+                   r.layer_forward_s, &r, c->measured_oom, &score);
+          compare (out, csv, v->name, bwd, c->measured_layer_backward_ms / 1e3,
+                   r.layer_backward_s, &r, c->measured_oom, &score);
+          layer_meas[i] = c->measured_layer_forward_ms
+                          + c->measured_layer_backward_ms;
+          layer_pred[i] = r.layer_forward_s + r.layer_backward_s;
+        }
     }
   if (progress)
     fprintf (stderr, "\r%-60s\r", "");
@@ -67,6 +97,18 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
   GString *summary = g_string_new (NULL);
   g_string_append_printf (summary, "MAPE %.1f%% max %.1f%% over %d cases",
                           mape, score.max_abs, score.n);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      if (layer_meas[i] > 0 && layer_meas[j] > 0
+          && layer_meas[i] < layer_meas[j] && layer_pred[i] >= layer_pred[j]
+          && status == 0)
+        {
+          g_string_append_printf (summary, "; FAIL: %s is faster than %s per "
+                                  "layer, but predicted not",
+                                  ((ValidationCase *) g_ptr_array_index (v->cases, i))->id,
+                                  ((ValidationCase *) g_ptr_array_index (v->cases, j))->id);
+          status = 1;
+        }
   if (v->tolerance_mape > 0 && mape > v->tolerance_mape * 100)
     {
       g_string_append_printf (summary, "; FAIL: MAPE above the tolerance "

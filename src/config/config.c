@@ -168,6 +168,7 @@ static const Field parallel_fields[] = {
   F ("gradient_bucketing", F_BOOL, ParallelSpec, gradient_bucketing),
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
+  F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
   END
 };
 
@@ -239,7 +240,9 @@ static const Field validation_fields[] = {
 };
 
 static const Field measured_fields[] = {
-  F ("iteration_time_s", F_NUMBER, ValidationCase, measured_iteration_time_s, REQUIRED),
+  F ("iteration_time_s", F_NUMBER, ValidationCase, measured_iteration_time_s),
+  F ("layer_forward_ms", F_NUMBER, ValidationCase, measured_layer_forward_ms),
+  F ("layer_backward_ms", F_NUMBER, ValidationCase, measured_layer_backward_ms),
   F ("tflops_per_gpu", F_NUMBER, ValidationCase, measured_tflops_per_gpu),
   F ("memory_gib", F_NUMBER, ValidationCase, measured_memory_gib),
   F ("oom", F_BOOL, ValidationCase, measured_oom),
@@ -275,6 +278,7 @@ experiment_defaults (ExperimentSpec *e)
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = TRUE;
+  e->parallel.tp_overlap = TRUE;
   e->parallel.bucket_bytes = 25.0 * 1024 * 1024;  /* PyTorch DDP bucket_cap_mb = 25 (MiB) */
   e->zero.stage = 0;
   e->zero.offload = OFFLOAD_NONE;
@@ -1132,11 +1136,22 @@ load_case (const Loader *ld, const YNode *defaults, const YNode *case_node, Vali
   g_autoptr (YNode) rest = ytree_copy (case_node);
   g_autoptr (YNode) experiment = NULL;
 
+  c->measured_iteration_time_s = SPEC_UNSET;
+  c->measured_layer_forward_ms = c->measured_layer_backward_ms = SPEC_UNSET;
   c->measured_tflops_per_gpu = SPEC_UNSET;
   c->measured_memory_gib = SPEC_UNSET;
   c->where = ytree_mark_format (case_node->mark);
   if (!decode_fields (ld, case_node, "case", case_fields, c, FALSE, error))
     return FALSE;
+  if (c->measured_iteration_time_s == SPEC_UNSET
+      && (c->measured_layer_forward_ms == SPEC_UNSET
+          || c->measured_layer_backward_ms == SPEC_UNSET))
+    {
+      ytree_set_error (error, ytree_map_find (case_node, "measured")->value->mark,
+                       "case %s: measured needs iteration_time_s, or both "
+                       "layer_forward_ms and layer_backward_ms", c->id);
+      return FALSE;
+    }
   ytree_map_remove (rest, "id");
   ytree_map_remove (rest, "measured");
   if (defaults)

@@ -205,6 +205,12 @@ typedef struct {
   gboolean gradient_bucketing;  /* default true */
   double bucket_bytes;          /* default 25 MB (PyTorch DDP's bucket_cap_mb) */
   gboolean tp_across_nodes;     /* allow tp > gpus_per_node; default false */
+  /* Megatron's asynchronous TP communication in backward (ColumnParallel
+   * Linear, --async-tensor-model-parallel-allreduce, on by default since
+   * 2022): the input gradient's all-reduce (or reduce-scatter) runs under
+   * the weight-gradient GEMM, and with SP the input's all-gather under
+   * the input-gradient GEMM. Default true. */
+  gboolean tp_overlap;
 } ParallelSpec;
 
 typedef struct {
@@ -261,7 +267,11 @@ typedef struct {
 typedef struct {
   char *id;                     /* owned */
   ExperimentSpec experiment;    /* owned */
-  double measured_iteration_time_s;   /* required */
+  double measured_iteration_time_s;   /* SPEC_UNSET when not given */
+  /* One transformer layer's forward and backward (Korthikanti 2022
+   * Table 4): SPEC_UNSET when not given; a case gives these or the
+   * iteration time. */
+  double measured_layer_forward_ms, measured_layer_backward_ms;
   double measured_tflops_per_gpu;     /* SPEC_UNSET when not given */
   double measured_memory_gib;         /* SPEC_UNSET when not given */
   gboolean measured_oom;

@@ -9,14 +9,14 @@
 static void
 push_compute (GArray *ops, const char *name, Kernel k)
 {
-  GraphOp op = { GOP_COMPUTE, name, k, 0 };
+  GraphOp op = { GOP_COMPUTE, name, k, 0, FALSE };
   g_array_append_val (ops, op);
 }
 
 static void
 push_comm (GArray *ops, GraphOpKind kind, const char *name, double bytes)
 {
-  GraphOp op = { kind, name, { 0 }, bytes };
+  GraphOp op = { kind, name, { 0 }, bytes, FALSE };
   g_array_append_val (ops, op);
 }
 
@@ -111,6 +111,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
   ls->flash_attention = flash_attention;
+  ls->tp_overlap = FALSE;
   ls->cm = cm;
 }
 
@@ -172,6 +173,39 @@ push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
   push_gemm (ops, ls, wgrad, batch, k, n, m);
 }
 
+/* Backward of a column-parallel GEMM (QKV, FC1): with SP its saved input
+ * is 1/t of the sequence and is all-gathered again for the weight
+ * gradient; the input gradient leaves by all-reduce (reduce-scatter with
+ * SP). Megatron's LinearWithGradAccumulationAndAsyncCommunication runs
+ * the gather under the input-gradient GEMM and the reduction under the
+ * weight-gradient GEMM; without it they run in turn. */
+static void
+column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
+                          const char *dgrad, const char *wgrad,
+                          const char *reduce, int64_t m, int64_t n, int64_t k)
+{
+  double bytes = ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
+  if (!ls->tp_overlap)
+    {
+      enter_tp (ops, ls, gather);
+      push_gemm_backward (ops, ls, dgrad, wgrad, 1, m, n, k);
+      leave_tp (ops, ls, reduce);
+      return;
+    }
+  if (ls->t > 1 && ls->sequence_parallel)
+    {
+      push_comm (ops, GOP_TP_ALL_GATHER, gather, bytes);
+      g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
+    }
+  push_gemm (ops, ls, dgrad, 1, m, k, n);
+  if (ls->t > 1)
+    {
+      leave_tp (ops, ls, reduce);
+      g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
+    }
+  push_gemm (ops, ls, wgrad, 1, k, n, m);
+}
+
 void
 transformer_layer_backward (const LayerShape *ls, GArray *ops)
 {
@@ -189,9 +223,9 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
   push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
                     ls->gated ? 2 : 1, 0);
-  push_gemm_backward (ops, ls, "fc1_dgrad", "fc1_wgrad", 1, tokens,
-                      fc1_width (ls), ls->h);
-  leave_tp (ops, ls, "tp_allreduce_mlp_bwd");
+  column_parallel_backward (ops, ls, "tp_allgather_fc1_input", "fc1_dgrad",
+                            "fc1_wgrad", "tp_allreduce_mlp_bwd", tokens,
+                            fc1_width (ls), ls->h);
   push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
   push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
@@ -217,9 +251,9 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
       push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);
     }
-  push_gemm_backward (ops, ls, "qkv_dgrad", "qkv_wgrad", 1, tokens,
-                      qkv_width (ls), ls->h);
-  leave_tp (ops, ls, "tp_allreduce_attn_bwd");
+  column_parallel_backward (ops, ls, "tp_allgather_qkv_input", "qkv_dgrad",
+                            "qkv_wgrad", "tp_allreduce_attn_bwd", tokens,
+                            qkv_width (ls), ls->h);
   push_elementwise (ops, ls, "ln1_bwd", e, 2, 1, 0);
 }
 

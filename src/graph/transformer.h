@@ -27,6 +27,8 @@ typedef struct {
   const char *name;   /* static */
   Kernel kernel;      /* GOP_COMPUTE */
   double comm_bytes;  /* TP collectives: the full (unsplit) buffer */
+  gboolean overlap;   /* a TP collective that runs alongside the next op
+                       * (a GEMM): only what outlasts it is exposed */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */
@@ -36,6 +38,7 @@ typedef struct {
   gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;
   gboolean flash_attention;
+  gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   const ComputeModel *cm;
 } LayerShape;
 

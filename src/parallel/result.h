@@ -54,6 +54,8 @@ typedef struct {
   double dp_traffic;               /* bytes each GPU of the critical stage
                                     * sends in DP and ZeRO collectives per
                                     * step, by the ring's count */
+  double layer_forward_s;          /* one transformer layer's forward */
+  double layer_backward_s;         /* and backward, recompute included */
   uint64_t events;                 /* engine events processed */
   gboolean has_training;           /* training.tokens was given */
   double days_to_train;

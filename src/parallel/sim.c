@@ -351,9 +351,30 @@ pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
           p.dur = ticks (sim, net_collective_time (&sim->net, ck, g->comm_bytes,
                                                  tp_group));
         }
+      if (g->overlap)
+        {
+          /* The next op (a GEMM) runs alongside: it comes first, then
+           * what of the collective outlasts it. */
+          const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
+          g_assert (next->kind == GOP_COMPUTE);
+          Piece k = { OPK_COMPUTE, ticks (sim, compute_kernel_time (
+                        &sim->cm, &next->kernel)), next->name };
+          g_array_append_val (pieces, k);
+          p.dur = MAX (p.dur - k.dur, 0);
+        }
       g_array_append_val (pieces, p);
     }
   return pieces;
+}
+
+/* A program's time on its own: its kernels and TP collectives in turn. */
+static SimTime
+pieces_time (const GArray *pieces)
+{
+  SimTime t = 0;
+  for (guint i = 0; i < pieces->len; i++)
+    t += g_array_index (pieces, Piece, i).dur;
+  return t;
 }
 
 /* ---- emitting a rank's program ---------------------------------------------- */
@@ -1120,6 +1141,11 @@ fill_result (Sim *sim, SimResult *r)
   offload = MIN (offload, tail);
   r->breakdown_s.offload += offload;
   r->breakdown_s.dp_comm += tail - offload;
+  r->layer_forward_s = sim_time_to_s (pieces_time (sim->layer_fwd));
+  r->layer_backward_s = sim_time_to_s (pieces_time (sim->layer_bwd)
+    + (e->training.recompute == RECOMPUTE_FULL ? pieces_time (sim->layer_fwd)
+       : e->training.recompute == RECOMPUTE_SELECTIVE
+       ? pieces_time (sim->attn_fwd) : 0));
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0)
     {
@@ -1152,6 +1178,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   transformer_layer_shape (&sim.ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
                            e->training.flash_attention, &sim.cm);
+  sim.ls.tp_overlap = e->parallel.tp_overlap;
   sim.layer_params = transformer_layer_params (&sim.ls);
   sim.emb_params = transformer_embedding_params (&sim.ls);
   /* With pp > 1 the last stage keeps its own copy of the tied word
