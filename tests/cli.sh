@@ -519,6 +519,29 @@ echo "$curve" | awk '{ if (NF != 4) exit 1; for (i = 2; i <= NF; i++) if ($i < $
   fail_because "39.1B on 64 GPUs with 1-4 NICs: '$curve' is not four rising values"
 verdict "the 1-4 NIC curve of the 39.1B model on 64 GPUs is monotone"
 
+# CPU offload end to end on the shipped fine-tuning study: 13B on one node
+# fits only with offload; the sweep writes the row that does not fit with
+# its reason; too little host memory is an out-of-memory result too.
+offload=$srcdir/experiments/offload-finetune.yaml
+ts run "$offload" --set gpus=8 --set zero.offload=optimizer
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q "host memory.*per node (CPU offload)" "$tmp/out" || fail_because "no host memory line"
+grep -Eq "offload [0-9.]+ s" "$tmp/out" || fail_because "no offload time in the breakdown"
+verdict "run: 13B with CPU offload fits one node, with host memory and offload time"
+ts run "$offload" --set gpus=8
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+grep -q "per GPU, more than the GPU's 40.0 GiB" "$tmp/err" || fail_because "stderr: $(cat "$tmp/err")"
+verdict "run: the same without offload does not fit and exits 1 saying by how much"
+ts run "$offload" --set gpus=8 --set zero.offload=optimizer --set topology.host.memory=64GiB
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+grep -q "host memory per node" "$tmp/err" || fail_because "stderr: $(cat "$tmp/err")"
+verdict "run: offload beyond the host's memory exits 1 naming the host"
+ts sweep "$offload"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -c ',ok,' "$tmp/out")" -eq 3 ] || fail_because "not three rows that fit"
+grep -q "needs 50.9 GiB per GPU" "$tmp/out" || fail_because "no row with the reason"
+verdict "sweep: offload-finetune writes three rows that fit and one with its reason"
+
 expect_rc "collective --help exits 0" 0 collective --help
 ts collective selene -b 1G -e 1G
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"

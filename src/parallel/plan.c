@@ -191,19 +191,24 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
 #define FRAGMENTATION 0.05
 
 /* Activation bytes one layer keeps for one micro-batch until its backward
- * (Korthikanti eq. 1-2 and Table 2). */
+ * (Korthikanti eq. 1-2 and Table 2), for elements of w bytes: their 34 s b
+ * h + 5 a s^2 b count 2-byte elements and three 1-byte dropout masks (two
+ * of s b h, one of a s^2 b). With TP alone, the layer norms, the inputs of
+ * QKV and FC1 and the masks (10 s b h) stay whole; SP splits them too. */
 static double
-layer_activation_bytes (const ExperimentSpec *e, int b, gboolean whole)
+layer_activation_bytes (const ExperimentSpec *e, int b, double w,
+                        gboolean whole)
 {
   double s = e->model.seq_len, h = e->model.hidden, a = e->model.heads;
   int t = e->parallel.tp;
   gboolean sp = e->parallel.sequence_parallel && t > 1;
+  double k = w / 2;
   Recompute r = whole ? RECOMPUTE_NONE : e->training.recompute;
   if (r == RECOMPUTE_FULL)
-    return 2 * s * b * h / (sp ? t : 1);
-  double linear = sp ? 34.0 / t : 10.0 + 24.0 / t;
+    return 2 * k * s * b * h / (sp ? t : 1);
+  double linear = sp ? (32 * k + 2) / t : 8 * k + 2 + 24 * k / t;
   double scores = (r == RECOMPUTE_SELECTIVE || e->training.flash_attention)
-                  ? 0 : 5 * a * s / (h * t);
+                  ? 0 : (4 * k + 1) * a * s / (h * t);
   return s * b * h * (linear + scores);
 }
 
@@ -280,10 +285,10 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                     : params * w / (zs >= 2 ? p->dp : 1);
       m.optimizer = off != OFFLOAD_NONE ? 0 : shard * (16 - 2 * w);
       m.activations = chunks_in_flight (p, s) * p->layers_per_chunk
-                      * layer_activation_bytes (e, p->micro_batch, FALSE);
+                      * layer_activation_bytes (e, p->micro_batch, w, FALSE);
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */
-        m.activations += layer_activation_bytes (e, p->micro_batch, TRUE);
+        m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
       double other = FRAMEWORK_BYTES;
       if (last)
         /* Logits in the run's precision and their fp32 softmax. */
