@@ -671,6 +671,34 @@ START_TEST (test_zero_traffic)
 }
 END_TEST
 
+START_TEST (test_activations_korthikanti)
+{
+  /* Korthikanti 2022, Table 2, per layer and micro-batch, 2-byte elements:
+   * s b h (10 + 24/t + 5 a s / (h t)) with TP, s b h (34/t + 5 a s/(h t))
+   * with SP, without the 5 a s / (h t) with selective recompute (plus the
+   * one layer being recomputed, whole). One stage, one micro-batch: one
+   * micro-batch of every layer is in flight. */
+  ExperimentSpec e = base_spec (8, 8, 1, 4, 4);
+  double s = 512, b = 4, h = 1024, a = 16, t = 8, L = 8;
+  double scores = 5 * a * s / (h * t), tp_only = 10 + 24 / t + scores;
+  for (int k = 0; k < 3; k++)
+    {
+      e.parallel.sequence_parallel = k == 1;
+      e.training.recompute = k == 2 ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
+      double want = k == 0 ? L * s * b * h * tp_only
+                    : k == 1 ? L * s * b * h * (34 / t + scores)
+                    : L * s * b * h * (10 + 24 / t) + s * b * h * tp_only;
+      Plan p;
+      MemoryBreakdown m;
+      ck_assert (plan_make (&p, &e, 4, 1, NULL));
+      plan_memory (&p, &m);
+      ck_assert_msg (fabs (m.activations / want - 1) < 1e-12,
+                     "setting %d: %.9g bytes, want %.9g", k, m.activations,
+                     want);
+    }
+}
+END_TEST
+
 START_TEST (test_zero_memory_falls_with_dp)
 {
   /* Per GPU, as the stage says: weights 2 Psi (ZeRO-3: / dp, plus the two
@@ -806,6 +834,7 @@ sim_suite (void)
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
+  tcase_add_test (models, test_activations_korthikanti);
   tcase_add_test (models, test_plan_rules);
   tcase_add_test (models, test_group_shapes);
   tcase_add_test (models, test_absurd_input);
