@@ -611,14 +611,22 @@ END_TEST
 
 /* ---- ZeRO and offload ----------------------------------------------------- */
 
-/* The parameters of base_spec's model on one GPU (tp = pp = 1). */
+/* The layer shape of e's model on one GPU (tp = pp = 1, bf16); ls keeps
+ * a pointer to cm. */
+static void
+one_gpu_shape (const ExperimentSpec *e, ComputeModel *cm, LayerShape *ls)
+{
+  compute_model_init (cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
+  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, FALSE, cm);
+}
+
+/* The parameters of base_spec's model on one GPU. */
 static double
 base_params (const ExperimentSpec *e)
 {
   ComputeModel cm;
   LayerShape ls;
-  compute_model_init (&cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
-  transformer_layer_shape (&ls, &e->model, 1, 1, FALSE, FALSE, &cm);
+  one_gpu_shape (e, &cm, &ls);
   return e->model.layers * transformer_layer_params (&ls)
          + transformer_embedding_params (&ls) + transformer_head_params (&ls);
 }
@@ -629,8 +637,7 @@ largest_module (const ExperimentSpec *e)
 {
   ComputeModel cm;
   LayerShape ls;
-  compute_model_init (&cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
-  transformer_layer_shape (&ls, &e->model, 1, 1, FALSE, FALSE, &cm);
+  one_gpu_shape (e, &cm, &ls);
   return MAX (transformer_layer_params (&ls),
               transformer_embedding_params (&ls));
 }

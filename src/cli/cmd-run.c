@@ -61,9 +61,9 @@ cli_run (int argc, char **argv)
                                &error))
     return cli_fail (error);
   /* Allowed, but worth saying: with one replica ZeRO has nothing to
-   * partition over, and the plan is plain data parallelism of one. */
-  /* One replica partitions nothing; with offload the stage still says
-   * what lives on the host, as on ZeRO-Offload's single GPU. */
+   * partition over, and the plan is plain data parallelism of one. With
+   * offload the stage still says what lives on the host, as on
+   * ZeRO-Offload's single GPU. */
   if (spec.zero.stage > 0 && plan_dp (&spec) == 1
       && spec.zero.offload == OFFLOAD_NONE)
     fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "

@@ -264,6 +264,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                        MAX (transformer_embedding_params (&ls),
                             transformer_head_params (&ls)));
   double live = zs >= 3 && p->dp > 1 ? 2 * module * w : 0;
+  double host = 0;
 
   for (int s = 0; s < p->pp; s++)
     {
@@ -300,21 +301,18 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       m.other = other + FRAGMENTATION * sum;
       m.total = sum + FRAGMENTATION * sum;
       if (off != OFFLOAD_NONE)
-        {
-          /* Every GPU of the node keeps a shard on the host; the
-           * stage with the largest stands for them all. */
-          double host = e->topology.gpus_per_node * shard
-                        * (HOST_OPTIMIZER_BYTES
-                           + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0));
-          out->host = MAX (out->host, host);
-        }
+        /* Every GPU of the node keeps a shard on the host; the stage
+         * with the largest stands for them all. */
+        host = MAX (host, e->topology.gpus_per_node * shard
+                          * (HOST_OPTIMIZER_BYTES
+                             + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0)));
       if (m.total > out->total)
         {
           m.capacity = out->capacity;
-          m.host = out->host;
           *out = m;
         }
     }
+  out->host = host;
   if (off != OFFLOAD_NONE)
     out->host_capacity = e->topology.host.memory_bytes;
 }

@@ -109,6 +109,9 @@ typedef struct {
   /* Pieces of each program, built once. */
   GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
          *head_bwd;
+  /* What a layer's backward runs again first: layer_fwd (full
+   * recompute), attn_fwd (selective) or NULL. */
+  const GArray *recompute;
   double layer_params, emb_params, head_params;
   SimTime pp_gather;      /* TP all-gather of a received activation */
   double pp_bytes;        /* sent by each GPU of a stage */
@@ -329,36 +332,42 @@ global_rank (const Sim *sim, int stage, int replica, int tp_rank)
 
 /* ---- pieces ---------------------------------------------------------------- */
 
+/* A graph op's piece: a kernel, or a TP collective over the TP group. */
+static Piece
+piece_of (Sim *sim, const GraphOp *g)
+{
+  Piece p = { OPK_COMPUTE, 0, g->name };
+  if (g->kind == GOP_COMPUTE)
+    {
+      p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
+      return p;
+    }
+  CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
+                : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
+                : COLL_ALL_GATHER;
+  p.kind = OPK_TP;
+  p.dur = ticks (sim, net_collective_time (
+    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)));
+  return p;
+}
+
 static GArray *
 pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
   GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
-  GroupShape tp_group = net_group_shape (&sim->net, 0, sim->plan->tp, 1);
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
-      Piece p = { OPK_COMPUTE, 0, g->name };
-      if (g->kind == GOP_COMPUTE)
-        p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
-      else
-        {
-          CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
-                        : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
-                        : COLL_ALL_GATHER;
-          p.kind = OPK_TP;
-          p.dur = ticks (sim, net_collective_time (&sim->net, ck, g->comm_bytes,
-                                                 tp_group));
-        }
+      Piece p = piece_of (sim, g);
       if (g->overlap)
         {
           /* The next op (a GEMM) runs alongside: it comes first, then
            * what of the collective outlasts it. */
           const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
           g_assert (next->kind == GOP_COMPUTE);
-          Piece k = { OPK_COMPUTE, ticks (sim, compute_kernel_time (
-                        &sim->cm, &next->kernel)), next->name };
+          Piece k = piece_of (sim, next);
           g_array_append_val (pieces, k);
           p.dur = MAX (p.dur - k.dur, 0);
         }
@@ -565,19 +574,15 @@ begin_module (Builder *b, double params)
     return;
   flush (b);
   double bytes = params * sim->cm.bytes_per_element;
-  uint32_t up = NONE;
-  if (sim->offload == OFFLOAD_OPTIMIZER_PARAMS)
-    {
-      up = add_pcie_op (b, FALSE, bytes / sim->plan->dp, "offload_fetch");
-      if (b->module_last[1] != NONE)
-        add_edge (sim, b->module_last[1], up);
-    }
+  uint32_t up = sim->offload == OFFLOAD_OPTIMIZER_PARAMS
+    ? add_pcie_op (b, FALSE, bytes / sim->plan->dp, "offload_fetch") : NONE;
   b->gather = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
                          "zero3_gather");
   if (up != NONE)
     add_edge (sim, up, b->gather);
-  else if (b->module_last[1] != NONE)
-    add_edge (sim, b->module_last[1], b->gather);
+  /* The fetch (or the gather) starts once module k-2 is done. */
+  if (b->module_last[1] != NONE)
+    add_edge (sim, b->module_last[1], up != NONE ? up : b->gather);
   b->module_first = sim->ops->len;
 }
 
@@ -590,6 +595,19 @@ end_module (Builder *b)
   add_edge (b->sim, b->gather, b->module_first);
   b->module_last[1] = b->module_last[0];
   b->module_last[0] = b->last;
+}
+
+/* One module's program (its recomputed forward first, if any) between
+ * ZeRO-3's gather of its parameters and the next module's. */
+static void
+emit_module (Builder *b, double params, const GArray *recompute,
+             const GArray *pieces, const char *phase)
+{
+  begin_module (b, params);
+  if (recompute != NULL)
+    emit_pieces (b, recompute, phase);
+  emit_pieces (b, pieces, phase);
+  end_module (b);
 }
 
 /* The cost of this rank's pipeline sends in direction dir (0: forward to
@@ -661,42 +679,23 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   if (dir == 0)
     {
       if (first)
-        {
-          begin_module (b, sim->emb_params);
-          emit_pieces (b, sim->emb_fwd, "forward");
-          end_module (b);
-        }
+        emit_module (b, sim->emb_params, NULL, sim->emb_fwd, "forward");
       for (int l = 0; l < plan->layers_per_chunk; l++)
-        {
-          begin_module (b, sim->layer_params);
-          emit_pieces (b, sim->layer_fwd, "forward");
-          end_module (b);
-        }
+        emit_module (b, sim->layer_params, NULL, sim->layer_fwd, "forward");
       if (last)
-        {
-          begin_module (b, sim->head_params);
-          emit_pieces (b, sim->head_fwd, "forward");
-          end_module (b);
-        }
+        emit_module (b, sim->head_params, NULL, sim->head_fwd, "forward");
     }
   else
     {
       if (last)
         {
-          begin_module (b, sim->head_params);
-          emit_pieces (b, sim->head_bwd, "backward");
-          end_module (b);
+          emit_module (b, sim->head_params, NULL, sim->head_bwd, "backward");
           bucket += sim->head_params;
         }
       for (int l = 0; l < plan->layers_per_chunk; l++)
         {
-          begin_module (b, sim->layer_params);
-          if (e->training.recompute == RECOMPUTE_FULL)
-            emit_pieces (b, sim->layer_fwd, "backward");
-          else if (e->training.recompute == RECOMPUTE_SELECTIVE)
-            emit_pieces (b, sim->attn_fwd, "backward");
-          emit_pieces (b, sim->layer_bwd, "backward");
-          end_module (b);
+          emit_module (b, sim->layer_params, sim->recompute, sim->layer_bwd,
+                       "backward");
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
             {
@@ -707,9 +706,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       if (first)
         {
-          begin_module (b, sim->emb_params);
-          emit_pieces (b, sim->emb_bwd, "backward");
-          end_module (b);
+          emit_module (b, sim->emb_params, NULL, sim->emb_bwd, "backward");
           bucket += sim->emb_params;
         }
     }
@@ -1130,7 +1127,7 @@ fill_result (Sim *sim, SimResult *r)
   SimTime compute_end =
     sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end;
   double tail = t - sim_time_to_s (compute_end), offload = 0;
-  for (guint i = 0; i < sim->ops->len; i++)
+  for (guint i = 0; sim->offload != OFFLOAD_NONE && i < sim->ops->len; i++)
     {
       const Op *op = op_at (sim, i);
       if (op->kind == OPK_OFFLOAD
@@ -1142,10 +1139,9 @@ fill_result (Sim *sim, SimResult *r)
   r->breakdown_s.offload += offload;
   r->breakdown_s.dp_comm += tail - offload;
   r->layer_forward_s = sim_time_to_s (pieces_time (sim->layer_fwd));
-  r->layer_backward_s = sim_time_to_s (pieces_time (sim->layer_bwd)
-    + (e->training.recompute == RECOMPUTE_FULL ? pieces_time (sim->layer_fwd)
-       : e->training.recompute == RECOMPUTE_SELECTIVE
-       ? pieces_time (sim->attn_fwd) : 0));
+  r->layer_backward_s = sim_time_to_s (
+    pieces_time (sim->layer_bwd)
+    + (sim->recompute != NULL ? pieces_time (sim->recompute) : 0));
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0)
     {
@@ -1188,6 +1184,9 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   sim.layer_fwd = pieces_from_graph (&sim, transformer_layer_forward);
   sim.layer_bwd = pieces_from_graph (&sim, transformer_layer_backward);
   sim.attn_fwd = pieces_from_graph (&sim, transformer_attention_core_forward);
+  sim.recompute = e->training.recompute == RECOMPUTE_FULL ? sim.layer_fwd
+                  : e->training.recompute == RECOMPUTE_SELECTIVE ? sim.attn_fwd
+                  : NULL;
   sim.emb_fwd = pieces_from_graph (&sim, transformer_embedding_forward);
   sim.emb_bwd = pieces_from_graph (&sim, transformer_embedding_backward);
   sim.head_fwd = pieces_from_graph (&sim, transformer_head_forward);
