@@ -542,6 +542,27 @@ ts sweep "$offload"
 grep -q "needs 50.9 GiB per GPU" "$tmp/out" || fail_because "no row with the reason"
 verdict "sweep: offload-finetune writes three rows that fit and one with its reason"
 
+# Uneven pipeline stages: BLOOM's own layout runs; a list that does not
+# match pp, the layers or one chunk a stage is refused where it was written.
+ts run "$srcdir/experiments/bloom-176b.yaml" -f json
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q '"fits_memory": true' "$tmp/out" || fail_because "BLOOM does not fit: $(cat "$tmp/out")"
+verdict "run: BLOOM-176B with 5, 6 x 10, 5 layers on its 12 stages"
+for c in "[6, 6, 6]|stage_layers lists 3 stages; pp is 4" \
+         "[6, 6, 6, 5]|stage_layers add up to 23 layers; the model has 24" \
+         "[6, 0, 6, 12]|stage_layers\\[1\\] must be an integer from 1" \
+         "7|stage_layers must be a list of 1 to 128 integers" \
+         "[6, 6, 6, 6], schedule: interleaved, virtual_stages: 2|stage_layers needs virtual_stages: 1"; do
+  put stages <<EOF
+schema_version: 1
+model: {layers: 24, hidden: 2048, heads: 16, vocab: 51200, seq_len: 2048}
+topology: selene
+gpus: 32
+parallel: {tp: 8, pp: 4, micro_batch: 1, global_batch: 64, stage_layers: ${c%%|*}}
+EOF
+  bad "stage_layers ${c%%|*} exits 2" stages "${c#*|}"
+done
+
 expect_rc "collective --help exits 0" 0 collective --help
 ts collective selene -b 1G -e 1G
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"

@@ -29,7 +29,7 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
   e.topology.inter_node = (InterNodeSpec) { LINK_INFINIBAND_HDR, 8, 25e9,
                                             SPEC_UNSET,
                                             { FABRIC_FAT_TREE, 1.0, 1, 0, 1.0 },
-                                            NIC_PATH_NVLINK, 0, { 0 } };
+                                            NIC_PATH_NVLINK, { 0, { 0 } } };
   e.topology.host = (HostSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.gpus = gpus;
   e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
@@ -51,6 +51,15 @@ run (const ExperimentSpec *e, gboolean full)
   gboolean ok = sim_run (e, &o, &r, &error);
   ck_assert_msg (ok, "sim_run failed: %s", error ? error->message : "?");
   return r;
+}
+
+/* The layer shape of e's model on one GPU (tp = pp = 1, bf16); ls keeps
+ * a pointer to cm. */
+static void
+one_gpu_shape (const ExperimentSpec *e, ComputeModel *cm, LayerShape *ls)
+{
+  compute_model_init (cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
+  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, FALSE, cm);
 }
 
 /* ---- hand-computed small cases ---------------------------------------- */
@@ -336,6 +345,54 @@ START_TEST (test_bubble_interleaved)
 }
 END_TEST
 
+START_TEST (test_uneven_stages)
+{
+  /* pp 2, m 16, 16 layers a stage. Listing the even split changes
+   * nothing. Moving 8 layers to stage 1 makes it pace the pipeline: with
+   * a stage's forward and backward of one micro-batch taking c L_s / 3
+   * and 2 c L_s / 3 (the sends negligible) and L_1 > L_0, stage 1 works
+   * without a pause from the end of stage 0's first forward through its
+   * m passes. Then each stage steps its optimizer, o per layer, stage 0
+   * after its last backward: the step ends at c L_0 / 3 + c m L_1 +
+   * max (o L_1, 2 c L_0 / 3 + o L_0). Even stages give c (m + 1) L + o L,
+   * Narayanan's m + p - 1 passes. */
+  const int m = 16;
+  ExperimentSpec e = uniform_pipeline (2, m, SCHEDULE_1F1B, 1);
+  SimResult even = run (&e, FALSE);
+  e.parallel.stage_layers = (SpecIntList) { 2, { 16, 16 } };
+  SimResult listed = run (&e, FALSE);
+  ck_assert_double_eq (listed.iteration_time_s, even.iteration_time_s);
+
+  double o = even.breakdown_s.optimizer / 16;
+  double c = (even.iteration_time_s - 16 * o) / ((m + 1) * 16.0);
+  e.parallel.stage_layers = (SpecIntList) { 2, { 8, 24 } };
+  SimResult uneven = run (&e, FALSE);
+  double expect = c * (8 / 3.0 + m * 24) + MAX (24 * o, 2 * c * 8 / 3 + 8 * o);
+  ck_assert_msg (fabs (uneven.iteration_time_s / expect - 1) < 1e-3,
+                 "uneven %.6g s, expected %.6g s", uneven.iteration_time_s,
+                 expect);
+  /* Stage 1 holds 24 layers' weights and one micro-batch of activations
+   * for them (1F1B: pp - s in flight), against stage 0's 8 and 2 x 8:
+   * it is the peak, with the head and its copy of the embedding. */
+  ComputeModel cm;
+  LayerShape ls;
+  one_gpu_shape (&e, &cm, &ls);
+  ck_assert_double_eq_tol (uneven.memory.weights,
+                           2 * (24 * transformer_layer_params (&ls)
+                                + transformer_head_params (&ls)
+                                + (double) ls.vocab * ls.h), 1);
+
+  /* The full and symmetric modes agree on uneven stages with TP and DP. */
+  ExperimentSpec f = base_spec (16, 2, 4, 1, 16);
+  f.parallel.stage_layers = (SpecIntList) { 4, { 1, 3, 2, 2 } };
+  f.training.recompute = RECOMPUTE_FULL;
+  SimResult sym = run (&f, FALSE), full = run (&f, TRUE);
+  ck_assert_msg (fabs (full.iteration_time_s / sym.iteration_time_s - 1)
+                 < 1e-3, "full %.9g s, symmetric %.9g s",
+                 full.iteration_time_s, sym.iteration_time_s);
+}
+END_TEST
+
 START_TEST (test_tp_overlap)
 {
   /* Megatron's asynchronous backward: the column-parallel reductions run
@@ -579,9 +636,9 @@ START_TEST (test_contention)
       ExperimentSpec two = base_spec (16, 4, 2, 1, 16);
       two.topology.inter_node.nics_per_node = nics;
       two.topology.inter_node.nic_path = NIC_PATH_PCIE;
-      two.topology.inter_node.nic_of_gpu_len = 8;
+      two.topology.inter_node.nic_of_gpu.len = 8;
       for (int g = 0; g < 8; g++)
-        two.topology.inter_node.nic_of_gpu[g] = nics == 1 ? 0 : g / 4;
+        two.topology.inter_node.nic_of_gpu.v[g] = nics == 1 ? 0 : g / 4;
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
       SimOptions o = { FALSE, spans };
       SimResult r;
@@ -610,15 +667,6 @@ START_TEST (test_contention)
 END_TEST
 
 /* ---- ZeRO and offload ----------------------------------------------------- */
-
-/* The layer shape of e's model on one GPU (tp = pp = 1, bf16); ls keeps
- * a pointer to cm. */
-static void
-one_gpu_shape (const ExperimentSpec *e, ComputeModel *cm, LayerShape *ls)
-{
-  compute_model_init (cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
-  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, FALSE, cm);
-}
 
 /* The parameters of base_spec's model on one GPU. */
 static double
@@ -850,6 +898,7 @@ sim_suite (void)
   tcase_set_timeout (exec, 120);
   tcase_add_test (exec, test_bubble_1f1b);
   tcase_add_test (exec, test_bubble_interleaved);
+  tcase_add_test (exec, test_uneven_stages);
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
   tcase_add_test (exec, test_tp_overlap);

@@ -125,6 +125,8 @@ enumerate (GArray *cands, const ExperimentSpec *base)
                   e.parallel.schedule = v > 1 ? SCHEDULE_INTERLEAVED
                                               : SCHEDULE_1F1B;
                   e.parallel.sequence_parallel = tp > 1;
+                  /* The search splits the layers evenly itself. */
+                  e.parallel.stage_layers.len = 0;
                   add_layout (cands, &e);
                 }
             }

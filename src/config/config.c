@@ -35,7 +35,7 @@ typedef enum {
   F_MAP,        /* a nested mapping of the fields in sub */
   F_REF,        /* arg: RefKind; a name, a path or a mapping of the fields in sub */
   F_SWEEP,      /* experiment.sweep: only its shape is checked here */
-  F_NIC_LIST,   /* InterNodeSpec.nic_of_gpu: a list of NIC indices, one per GPU */
+  F_INT_LIST,   /* SpecIntList of integers from arg, such as example */
   F_SKIP,       /* read by the caller (validation defaults and cases) */
 } FieldType;
 
@@ -51,6 +51,7 @@ struct Field {
   gboolean (*finish) (const YNode *map, const char *path, void *base, GError **error);
   size_t mark;          /* offset in SpecMarks to record the value's mark; 0 for
                          * none (offset 0 is marks.file, never a field's) */
+  const char *example;  /* F_INT_LIST: a valid list, for the error */
 };
 
 typedef enum { REF_MODEL, REF_TOPOLOGY, REF_DEVICE } RefKind;
@@ -115,7 +116,8 @@ static const Field inter_node_fields[] = {
   F ("latency", F_UNIT, InterNodeSpec, latency, .arg = UNIT_TIME),
   F ("fabric", F_MAP, InterNodeSpec, fabric, .sub = fabric_fields),
   F ("nic_path", F_ENUM, InterNodeSpec, nic_path, .arg = SPEC_ENUM_NIC_PATH),
-  F ("nic_of_gpu", F_NIC_LIST, InterNodeSpec, nic_of_gpu_len),
+  F ("nic_of_gpu", F_INT_LIST, InterNodeSpec, nic_of_gpu, .arg = 0,
+     .example = "[0, 0, 1, 1] (the NIC of each GPU)"),
   END
 };
 
@@ -169,6 +171,8 @@ static const Field parallel_fields[] = {
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
+  F ("stage_layers", F_INT_LIST, ParallelSpec, stage_layers, .arg = 1,
+     .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers)),
   END
 };
 
@@ -732,31 +736,29 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
       }
     case F_SWEEP:
       return check_sweep (v, path, error);
-    case F_NIC_LIST:
+    case F_INT_LIST:
       {
-        InterNodeSpec *in = (InterNodeSpec *) ((char *) slot
-                                               - offsetof (InterNodeSpec, nic_of_gpu_len));
+        SpecIntList *list = slot;
         if (v->kind != YNODE_SEQUENCE || v->items->len == 0
-            || v->items->len > SPEC_MAX_GPUS_PER_NODE)
+            || v->items->len > SPEC_MAX_LIST)
           {
-            ytree_set_error (error, v->mark, "%s must list the NIC of each GPU of the node "
-                             "(at most %d), such as [0, 0, 1, 1], got %s", path,
-                             SPEC_MAX_GPUS_PER_NODE, g);
+            ytree_set_error (error, v->mark, "%s must be a list of 1 to %d integers, such "
+                             "as %s, got %s", path, SPEC_MAX_LIST, f->example, g);
             return FALSE;
           }
         for (guint i = 0; i < v->items->len; i++)
           {
             const YNode *item = g_ptr_array_index (v->items, i);
-            if (!parse_int (item, &n) || n < 0 || n >= SPEC_MAX_GPUS_PER_NODE)
+            if (!parse_int (item, &n) || n < f->arg || n > INT_MAX)
               {
                 g_autofree char *gi = got (item);
-                ytree_set_error (error, item->mark, "%s[%u] must be a NIC index from 0, "
-                                 "got %s", path, i, gi);
+                ytree_set_error (error, item->mark, "%s[%u] must be an integer from %d, "
+                                 "got %s", path, i, f->arg, gi);
                 return FALSE;
               }
-            in->nic_of_gpu[i] = (int) n;
+            list->v[i] = (int) n;
           }
-        in->nic_of_gpu_len = (int) v->items->len;
+        list->len = (int) v->items->len;
         return TRUE;
       }
     }
@@ -935,23 +937,23 @@ topology_finish (const YNode *map, const char *path, void *base, GError **error)
   if (list)
     {
       gboolean used[SPEC_MAX_GPUS_PER_NODE] = { FALSE };
-      if (in->nic_of_gpu_len != gpn)
+      if (in->nic_of_gpu.len != gpn)
         {
           ytree_set_error (error, list->mark, "%s.inter_node.nic_of_gpu lists %d GPUs; the "
-                           "node has gpus_per_node: %d", path, in->nic_of_gpu_len, gpn);
+                           "node has gpus_per_node: %d", path, in->nic_of_gpu.len, gpn);
           return FALSE;
         }
       for (int g = 0; g < gpn; g++)
         {
-          if (in->nic_of_gpu[g] >= nics)
+          if (in->nic_of_gpu.v[g] >= nics)
             {
               const YNode *item = g_ptr_array_index (list->items, g);
               ytree_set_error (error, item->mark, "%s.inter_node.nic_of_gpu[%d] is NIC %d; "
                                "the node has NICs 0 to %d (nics_per_node: %d)", path, g,
-                               in->nic_of_gpu[g], nics - 1, nics);
+                               in->nic_of_gpu.v[g], nics - 1, nics);
               return FALSE;
             }
-          used[in->nic_of_gpu[g]] = TRUE;
+          used[in->nic_of_gpu.v[g]] = TRUE;
         }
       for (int n = 0; n < nics; n++)
         if (!used[n])

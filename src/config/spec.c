@@ -119,7 +119,8 @@ topology_spec_clear (TopologySpec *t)
 #define SPEC_MARKS_FOREACH(m, X) \
   X ((m)->file) X ((m)->gpus) X ((m)->tp) X ((m)->pp) X ((m)->dp) \
   X ((m)->micro_batch) X ((m)->global_batch) X ((m)->virtual_stages) \
-  X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload)
+  X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
+  X ((m)->stage_layers)
 
 void
 experiment_spec_clear (ExperimentSpec *e)

@@ -160,6 +160,15 @@ typedef struct {
 /* The largest node whose NIC placement can be written out. */
 #define SPEC_MAX_GPUS_PER_NODE 128
 
+/* A YAML list of integers (nic_of_gpu, stage_layers); len 0 when not
+ * given. Inline, so that copying a spec copies it. It holds a node's GPUs
+ * or up to as many pipeline stages. */
+#define SPEC_MAX_LIST SPEC_MAX_GPUS_PER_NODE
+typedef struct {
+  int len;
+  int v[SPEC_MAX_LIST];
+} SpecIntList;
+
 typedef struct {
   LinkKind link;
   int nics_per_node;
@@ -170,8 +179,7 @@ typedef struct {
   /* nic_of_gpu[g]: the NIC next to GPU g (on its PCIe switch), for the
    * node's gpus_per_node GPUs; 0 entries given: GPUs split evenly over
    * the NICs in order, which needs the one count to divide the other. */
-  int nic_of_gpu_len;
-  int nic_of_gpu[SPEC_MAX_GPUS_PER_NODE];
+  SpecIntList nic_of_gpu;
 } InterNodeSpec;
 
 typedef struct {
@@ -211,6 +219,10 @@ typedef struct {
    * the weight-gradient GEMM, and with SP the input's all-gather under
    * the input-gradient GEMM. Default true. */
   gboolean tp_overlap;
+  /* The layers of each pipeline stage, first to last, when they are not
+   * layers / pp: Megatron-DeepSpeed's BLOOM put 5 layers and the
+   * embedding on each end stage and 6 on the others (70 on 12). */
+  SpecIntList stage_layers;
 } ParallelSpec;
 
 typedef struct {
@@ -246,7 +258,7 @@ typedef struct {
   char *file;           /* the experiment (or validation) file itself */
   char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
   char *layers, *heads;
-  char *zero_stage, *offload;
+  char *zero_stage, *offload, *stage_layers;
 } SpecMarks;
 
 typedef struct {

@@ -116,7 +116,7 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
    * from g * nics / gpn (net_own_nics). */
   for (int g = 0; g < gpn && g < SPEC_MAX_GPUS_PER_NODE; g++)
     {
-      net->nic_of_gpu[g] = in->nic_of_gpu_len > 0 ? in->nic_of_gpu[g]
+      net->nic_of_gpu[g] = in->nic_of_gpu.len > 0 ? in->nic_of_gpu.v[g]
                            : (int) ((int64_t) g * net->nics / gpn);
       if (net->nic_of_gpu[g] < SPEC_MAX_GPUS_PER_NODE)
         net->gpus_on_nic[net->nic_of_gpu[g]]++;

@@ -79,9 +79,27 @@ plan_check (const ExperimentSpec *e, GError **error)
   if (m->ffn_hidden % p->tp != 0)
     violation (list, mk->tp, "tp %d must divide ffn_hidden %d", p->tp,
                m->ffn_hidden);
-  if (m->layers % p->pp != 0)
+  const SpecIntList *sl = &p->stage_layers;
+  if (sl->len > 0)
+    {
+      int64_t sum = 0;
+      for (int i = 0; i < sl->len; i++)
+        sum += sl->v[i];
+      if (sl->len != p->pp)
+        violation (list, mk->stage_layers, "stage_layers lists %d stages; "
+                   "pp is %d", sl->len, p->pp);
+      else if (sum != m->layers)
+        violation (list, mk->stage_layers, "stage_layers add up to %"
+                   G_GINT64_FORMAT " layers; the model has %d", sum,
+                   m->layers);
+      if (p->virtual_stages > 1)
+        violation (list, mk->stage_layers, "stage_layers needs "
+                   "virtual_stages: 1 (each stage is one chunk of layers)");
+    }
+  else if (m->layers % p->pp != 0)
     violation (list, mk->pp, "pp %d must divide the %d layers "
-               "(valid pp: a divisor of %d)", p->pp, m->layers, m->layers);
+               "(valid pp: a divisor of %d; or list each stage's layers "
+               "in parallel.stage_layers)", p->pp, m->layers, m->layers);
   if (p->dp > 0 && p->tp * p->pp * p->dp != e->gpus)
     violation (list, mk->dp, "gpus %d must equal tp x pp x dp = %d x %d x %d"
                " = %d", e->gpus, p->tp, p->pp, p->dp,
@@ -164,7 +182,11 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
                micro_batch, plan->dp);
   else
     plan->micro_batches = p->global_batch / (micro_batch * plan->dp);
-  if (e->model.layers % (p->pp * virtual_stages) != 0)
+  if (p->stage_layers.len > 0 && virtual_stages != 1)
+    violation (list, e->marks.virtual_stages, "stage_layers needs "
+               "virtual_stages: 1, got %d", virtual_stages);
+  else if (p->stage_layers.len == 0
+           && e->model.layers % (p->pp * virtual_stages) != 0)
     violation (list, e->marks.virtual_stages, "pp x virtual_stages = %d x %d"
                " must divide the %d layers", p->pp, virtual_stages,
                e->model.layers);
@@ -176,6 +198,13 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
                "needs the %d micro-batches per replica to be a multiple of "
                "pp %d", plan->micro_batches, p->pp);
   return fail_if_any (list, &e->marks, error);
+}
+
+int
+plan_chunk_layers (const Plan *p, int stage)
+{
+  const SpecIntList *sl = &p->spec->parallel.stage_layers;
+  return sl->len > 0 ? sl->v[stage] : p->layers_per_chunk;
 }
 
 /* ---- memory ------------------------------------------------------------
@@ -212,8 +241,8 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   return s * b * h * (linear + scores);
 }
 
-/* Chunks of layers_per_chunk layers whose activations stage s holds at
- * its peak, under the schedule. */
+/* Chunks of layers (plan_chunk_layers) whose activations stage s holds
+ * at its peak, under the schedule. */
 static int
 chunks_in_flight (const Plan *p, int s)
 {
@@ -269,7 +298,8 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   for (int s = 0; s < p->pp; s++)
     {
       gboolean first = s == 0, last = s == p->pp - 1;
-      double params = e->model.layers / p->pp * transformer_layer_params (&ls);
+      double params = plan_chunk_layers (p, s) * p->virtual_stages
+                      * transformer_layer_params (&ls);
       if (first)
         params += transformer_embedding_params (&ls);
       if (last)
@@ -285,7 +315,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : params * w / (zs >= 2 ? p->dp : 1);
       m.optimizer = off != OFFLOAD_NONE ? 0 : shard * (16 - 2 * w);
-      m.activations = chunks_in_flight (p, s) * p->layers_per_chunk
+      m.activations = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
                       * layer_activation_bytes (e, p->micro_batch, w, FALSE);
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */

@@ -17,8 +17,12 @@ typedef struct {
   int micro_batch;
   int virtual_stages;           /* v: model chunks per stage */
   int micro_batches;            /* m: per DP replica per iteration */
-  int layers_per_chunk;         /* layers / (pp * v) */
+  int layers_per_chunk;         /* layers / (pp * v), when stages are even */
 } Plan;
+
+/* The layers in each of stage's chunks: layers_per_chunk, or the stage's
+ * entry of parallel.stage_layers (whose plans have one chunk a stage). */
+int plan_chunk_layers (const Plan *plan, int stage);
 
 /* Checks every rule that does not depend on the micro-batch or virtual
  * stages (which may be auto), listing all that are violated, each with

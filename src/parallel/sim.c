@@ -680,7 +680,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     {
       if (first)
         emit_module (b, sim->emb_params, NULL, sim->emb_fwd, "forward");
-      for (int l = 0; l < plan->layers_per_chunk; l++)
+      for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         emit_module (b, sim->layer_params, NULL, sim->layer_fwd, "forward");
       if (last)
         emit_module (b, sim->head_params, NULL, sim->head_fwd, "forward");
@@ -692,7 +692,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
           emit_module (b, sim->head_params, NULL, sim->head_bwd, "backward");
           bucket += sim->head_params;
         }
-      for (int l = 0; l < plan->layers_per_chunk; l++)
+      for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
           emit_module (b, sim->layer_params, sim->recompute, sim->layer_bwd,
                        "backward");
@@ -811,7 +811,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
-      stage_params += plan->layers_per_chunk * sim->layer_params;
+      stage_params += plan_chunk_layers (plan, stage) * sim->layer_params;
       if (vstage == 0)
         stage_params += sim->emb_params;
       if (vstage == plan->pp * v - 1)
