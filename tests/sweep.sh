@@ -87,6 +87,23 @@ head -n 1 "$tmp/out" | grep -q '^gpus,topology\.inter_node\.nics_per_node,status
 sed -n 2p "$tmp/out" | grep -q '^64,1,ok,,' || fail_because "first row is not gpus 64, 1 NIC, ok"
 sed -n 17p "$tmp/out" | grep -q '^512,4,ok,,' || fail_because "last row is not gpus 512, 4 NICs, ok"
 verdict "sweep ib-interfaces.yaml prints a header and 16 rows, the last axis fastest"
+[ -s "$tmp/err" ] && fail_because "stderr is not a terminal, yet: $(cut -c 1-80 "$tmp/err")"
+verdict "sweep draws no progress line when stderr is not a terminal"
+
+# On a terminal (script(1) gives one) sweep, search and validate draw the
+# same progress line, and erase it before they end.
+if command -v script >/dev/null 2>&1; then
+  for c in "sweep $srcdir/experiments/ib-interfaces.yaml -o $tmp/tty.csv|/16 points" \
+           "search $srcdir/experiments/gpt3-175b-selene.yaml|/672 plans" \
+           "validate $srcdir/experiments/validation/megatron-readme.yaml|/1 cases"; do
+    script -qec "$TRAINSIM ${c%%|*} >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    grep -q "\[[#.]*\] [0-9]*${c#*|}" "$tmp/tty" ||
+      fail_because "${c%% *}: no progress line with '${c#*|}': $(tr '\r' '\n' <"$tmp/tty" | head -3)"
+    tr '\r' '\n' <"$tmp/tty" | tail -n 1 | grep -q '[^ ]' &&
+      fail_because "${c%% *}: the progress line is not erased"
+  done
+  verdict "sweep, search and validate draw one progress line on a terminal and erase it"
+fi
 
 ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2
 cp "$tmp/out" "$tmp/list-range.csv"

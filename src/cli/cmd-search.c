@@ -12,6 +12,7 @@
  * the order of enumeration. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/progress.h"
 #include "config/config.h"
 #include "parallel/plan.h"
 #include "parallel/sim.h"
@@ -19,7 +20,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SEARCH_MAX_MICRO_BATCH 16
 #define SEARCH_MAX_VIRTUAL_STAGES 8
@@ -33,17 +33,17 @@ typedef struct {
 
 typedef struct {
   gint done;              /* atomic */
-} Progress;
+} Done;
 
 static void
 run_candidate (gpointer data, gpointer user_data)
 {
   Candidate *c = data;
-  Progress *progress = user_data;
+  Done *done = user_data;
   SimOptions options = { FALSE, NULL };
   c->ok = sim_run (&c->spec, &options, &c->result, NULL)
           && c->result.fits_memory;
-  g_atomic_int_inc (&progress->done);
+  g_atomic_int_inc (&done->done);
 }
 
 /* Whether the plan of e fits in memory (its sizes already checked). */
@@ -228,26 +228,22 @@ cli_search (int argc, char **argv)
 
   g_autoptr (GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
   enumerate (cands, &base);
-  Progress progress = { 0 };
-  GThreadPool *pool = g_thread_pool_new (run_candidate, &progress,
+  Done done = { 0 };
+  GThreadPool *pool = g_thread_pool_new (run_candidate, &done,
                                          jobs ? jobs
                                          : (int) g_get_num_processors (),
                                          TRUE, NULL);
   for (guint i = 0; i < cands->len; i++)
     g_thread_pool_push (pool, &g_array_index (cands, Candidate, i), NULL);
-  gboolean tty = isatty (STDERR_FILENO);
-  gint64 t0 = g_get_monotonic_time ();
-  while (tty && (guint) g_atomic_int_get (&progress.done) < cands->len)
+  Progress line;
+  progress_init (&line, "plans", cands->len, 0);
+  while (line.on && (guint) g_atomic_int_get (&done.done) < cands->len)
     {
-      double secs = (g_get_monotonic_time () - t0) / 1e6;
-      int done = g_atomic_int_get (&progress.done);
-      fprintf (stderr, "\r%d/%u plans, %.0f/s", done, cands->len,
-               secs > 0 ? done / secs : 0);
-      g_usleep (100000);
+      progress_draw (&line, (guint64) g_atomic_int_get (&done.done), NULL);
+      g_usleep (G_USEC_PER_SEC / 10);
     }
   g_thread_pool_free (pool, FALSE, TRUE);
-  if (tty)
-    fprintf (stderr, "\r%-40s\r", "");
+  progress_clear (&line);
   g_array_sort (cands, by_time);
 
   guint n_ok = 0;

@@ -10,7 +10,6 @@
 #endif
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* "K/N" with 1 <= K <= N. */
 static gboolean
@@ -163,7 +162,6 @@ cli_sweep (int argc, char **argv)
   options.shard_k = options.shard_n = 1;
   options.output = output != NULL && strcmp (output, "-") != 0 ? output : NULL;
   options.resume = resume;
-  options.progress = isatty (STDERR_FILENO);
   if (jobs < 0 || jobs > 4096)
     return usage_error (quiet, "-j must be between 1 and 4096");
   if (max_points < 1)

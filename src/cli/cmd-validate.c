@@ -3,12 +3,12 @@
  * largest error, checked against the file's tolerance. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/progress.h"
 #include "config/config.h"
 #include "parallel/sim.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
   double sum_abs, max_abs;
@@ -48,7 +48,6 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
   g_autoptr (ValidationSpec) v = config_load_validation (path, &error);
   if (v == NULL)
     return cli_fail (error);
-  gboolean progress = isatty (STDERR_FILENO);
   Score score = { 0 };
   /* Per case with layer times: measured and predicted forward + backward,
    * whose order across the cases must agree (Korthikanti's settings). */
@@ -60,17 +59,17 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
                             v->name, v->source ? " -- " : "",
                             v->source ? v->source : "", "case", "measured",
                             "predicted", "error");
+  Progress progress;
+  progress_init (&progress, "cases", n, 0);
   for (guint i = 0; i < n; i++)
     {
       const ValidationCase *c = g_ptr_array_index (v->cases, i);
-      if (progress)
-        fprintf (stderr, "\r[%u/%u] %-40s", i + 1, n, c->id);
+      progress_draw (&progress, i, c->id);
       SimOptions options = { full, NULL };
       SimResult r;
       if (!sim_run (&c->experiment, &options, &r, &error))
         {
-          if (progress)
-            fputc ('\n', stderr);
+          progress_clear (&progress);
           g_prefix_error (&error, "%s: case %s: ", c->where, c->id);
           return cli_fail (error);
         }
@@ -90,8 +89,7 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out)
           layer_pred[i] = r.layer_forward_s + r.layer_backward_s;
         }
     }
-  if (progress)
-    fprintf (stderr, "\r%-60s\r", "");
+  progress_clear (&progress);
   double mape = score.n ? score.sum_abs / score.n : 0;
   int status = 0;
   GString *summary = g_string_new (NULL);

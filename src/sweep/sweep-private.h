@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "base/progress.h"
 #include "sweep/sweep.h"
 
 /* Runs POINT and appends its row to ROW in OPTIONS's format (nothing, for
@@ -36,9 +37,7 @@ typedef struct {
   const char *name;     /* of the output, for messages */
   guint64 end;          /* the slots of the shard */
   guint64 resumed;      /* the slots whose rows --resume kept: run from here */
-  gboolean progress;    /* draw a progress line on stderr */
-  gint64 start_us;
-  gint64 redraw_at;     /* monotonic time of the next progress line */
+  Progress progress;    /* on stderr when it is a terminal */
 } SweepOutput;
 
 /* Opens the output of a run of SWEEP with OPTIONS: under --resume, keeps

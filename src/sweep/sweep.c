@@ -755,37 +755,6 @@ io_error:
 
 /* --------------------------------------------------------------- output */
 
-/* "[#####.....] 512/1024 points, 85.3/s, 6 s left" over the line before;
- * the rate counts the points run now, not those resumed. */
-static void
-draw_progress (guint64 done, guint64 total, guint64 resumed, gint64 start_us)
-{
-  double elapsed = (g_get_monotonic_time () - start_us) / 1e6;
-  double rate = elapsed > 0 ? (done - resumed) / elapsed : 0;
-  int filled = total ? (int) (20 * done / total) : 20;
-  char bar[21];
-
-  memset (bar, '#', (gsize) filled);
-  memset (bar + filled, '.', (gsize) (20 - filled));
-  bar[20] = '\0';
-  fprintf (stderr, "\r[%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " points, %.1f/s",
-           bar, done, total, rate);
-  if (rate > 0)
-    {
-      gint64 left = (gint64) ((total - done) / rate + 0.5);
-
-      if (left < 60)
-        fprintf (stderr, ", %d s left      ", (int) left);
-      else if (left < 3600)
-        fprintf (stderr, ", %dm %02ds left   ", (int) (left / 60), (int) (left % 60));
-      else
-        fprintf (stderr, ", %dh %02dm left   ", (int) (left / 3600),
-                 (int) (left / 60 % 60));
-    }
-  else
-    fprintf (stderr, "%18s", "");
-}
-
 static gboolean
 write_out (FILE *out, const char *name, const GString *text, GError **error)
 {
@@ -807,8 +776,6 @@ sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *
 
   g_return_val_if_fail (o->shard_k >= 1 && o->shard_k <= o->shard_n, FALSE);
   *output = (SweepOutput) { stdout, o->output ? o->output : "standard output" };
-  output->progress = o->progress;
-  output->start_us = g_get_monotonic_time ();
   /* Shard K's points are K-1, K-1+N, ...: END of them. */
   output->end = sweep->n_points > o->shard_k - 1
                 ? (sweep->n_points - o->shard_k) / o->shard_n + 1 : 0;
@@ -818,6 +785,8 @@ sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *
       && !resume_prepare (o->output, o->format == SWEEP_CSV ? header->str : NULL, prefix,
                           &output->resumed, &empty, error))
     return FALSE;
+  /* The rate counts the points run now, not those resumed. */
+  progress_init (&output->progress, "points", output->end, output->resumed);
   if (output->resumed > output->end)
     {
       g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has %" G_GUINT64_FORMAT " rows, "
@@ -848,19 +817,14 @@ sweep_output_write (SweepOutput *output, const GString *rows, guint64 next,
 {
   gboolean ok = write_out (output->out, output->name, rows, error);
 
-  if (output->progress && g_get_monotonic_time () >= output->redraw_at)
-    {
-      draw_progress (next, output->end, output->resumed, output->start_us);
-      output->redraw_at = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 5;
-    }
+  progress_draw (&output->progress, next, NULL);
   return ok;
 }
 
 gboolean
 sweep_output_close (SweepOutput *output, gboolean ok, GError **error)
 {
-  if (output->progress)
-    fprintf (stderr, "\r%-80s\r", "");
+  progress_clear (&output->progress);
   if (output->out != stdout && fclose (output->out) != 0 && ok)
     {
       g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s", output->name,
@@ -943,9 +907,10 @@ sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
       g_mutex_lock (&run.lock);
       while (run.ring[next % run.window] == NULL
              && !(run.fatal != NULL && run.fatal_slot == next))
-        if (!o->progress)
+        if (!output.progress.on)
           g_cond_wait (&run.finished, &run.lock);
-        else if (!g_cond_wait_until (&run.finished, &run.lock, output.redraw_at))
+        else if (!g_cond_wait_until (&run.finished, &run.lock,
+                                     output.progress.redraw_at))
           break;
       for (; next < output.end && run.ring[next % run.window] != NULL; next++)
         {

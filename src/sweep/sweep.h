@@ -53,7 +53,6 @@ typedef struct {
   guint shard_k, shard_n; /* run shard K of N (1 <= K <= N); 1 of 1: every point */
   const char *output;     /* a file, or NULL for stdout */
   gboolean resume;        /* keep OUTPUT's complete rows, run the rest */
-  gboolean progress;      /* a progress line on stderr */
 } SweepOptions;
 
 /* Runs the points of the shard and writes a row per point to the output:

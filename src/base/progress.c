@@ -1,0 +1,62 @@
+/* progress.c: see progress.h. */
+#include "base/progress.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A label is cut to this, so that the line fits 80 columns. */
+#define LABEL_MAX 24
+
+void
+progress_init (Progress *p, const char *unit, guint64 total, guint64 skipped)
+{
+  *p = (Progress) { isatty (STDERR_FILENO), unit, total, skipped,
+                    g_get_monotonic_time (), 0, 0 };
+}
+
+void
+progress_draw (Progress *p, guint64 done, const char *label)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (!p->on || now < p->redraw_at)
+    return;
+  p->redraw_at = now + G_TIME_SPAN_SECOND / 5;
+  double elapsed = (now - p->start_us) / 1e6;
+  double rate = elapsed > 0 && done > p->skipped
+                ? (done - p->skipped) / elapsed : 0;
+  int filled = p->total ? (int) (20 * MIN (done, p->total) / p->total) : 20;
+  char bar[21], left[32] = "";
+  memset (bar, '#', (gsize) filled);
+  memset (bar + filled, '.', (gsize) (20 - filled));
+  bar[20] = '\0';
+  if (rate > 0 && done < p->total)
+    {
+      gint64 s = (gint64) ((p->total - done) / rate + 0.5);
+      if (s < 60)
+        g_snprintf (left, sizeof left, ", %d s left", (int) s);
+      else if (s < 3600)
+        g_snprintf (left, sizeof left, ", %dm %02ds left", (int) (s / 60),
+                    (int) (s % 60));
+      else
+        g_snprintf (left, sizeof left, ", %dh %02dm left", (int) (s / 3600),
+                    (int) (s / 60 % 60));
+    }
+  g_autofree char *line = g_strdup_printf (
+    "[%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %s, %.1f/s%s%s%.*s",
+    bar, done, p->total, p->unit, rate, left, label ? "  " : "", LABEL_MAX,
+    label ? label : "");
+  int width = (int) strlen (line);
+  /* Spaces over what is left of a longer line before. */
+  fprintf (stderr, "\r%s%*s", line, MAX (p->width - width, 0), "");
+  fflush (stderr);
+  p->width = width;
+}
+
+void
+progress_clear (Progress *p)
+{
+  if (p->on && p->width > 0)
+    fprintf (stderr, "\r%*s\r", p->width, "");
+  p->width = 0;
+}
