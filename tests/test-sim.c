@@ -382,6 +382,26 @@ START_TEST (test_uneven_stages)
                                 + transformer_head_params (&ls)
                                 + (double) ls.vocab * ls.h), 1);
 
+  /* The search's split: as even as it goes, the ends the lighter, and
+   * stage 0 before the last when only one end gets more. */
+  static const struct { int layers, pp; int v[12]; } splits[] = {
+    { 70, 12, { 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5 } },
+    { 10, 4, { 2, 3, 3, 2 } },
+    { 11, 4, { 3, 3, 3, 2 } },
+    { 8, 4, { 2, 2, 2, 2 } },
+    { 5, 1, { 5 } },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (splits); i++)
+    {
+      SpecIntList got;
+      plan_balanced_stages (splits[i].layers, splits[i].pp, &got);
+      ck_assert_int_eq (got.len, splits[i].pp);
+      for (int k = 0; k < got.len; k++)
+        ck_assert_msg (got.v[k] == splits[i].v[k], "%d on %d: stage %d has "
+                       "%d layers, expected %d", splits[i].layers,
+                       splits[i].pp, k, got.v[k], splits[i].v[k]);
+    }
+
   /* The full and symmetric modes agree on uneven stages with TP and DP. */
   ExperimentSpec f = base_spec (16, 2, 4, 1, 16);
   f.parallel.stage_layers = (SpecIntList) { 4, { 1, 3, 2, 2 } };

@@ -1,8 +1,9 @@
 /* cmd-search.c: `trainsim search`: the fastest plans for a model, a GPU
  * count and a topology.
  *
- * It walks tp (divisors of the heads that fit a node), pp (divisors of the
- * layers), dp (what is left of the GPUs), the micro-batch (divisors of the
+ * It walks tp (divisors of the heads that fit a node), pp (that divides
+ * the GPUs; when it does not divide the layers, they are split as evenly
+ * as they go, plan_balanced_stages), dp (what is left of the GPUs), the micro-batch (divisors of the
  * per-replica batch up to 16) and the virtual stages (interleaving, up to
  * 8 chunks per stage). For each layout it picks the least recompute that
  * fits in memory (none, selective, full: each costs compute), replays
@@ -99,7 +100,10 @@ enumerate (GArray *cands, const ExperimentSpec *base)
         continue;
       for (int pp = 1; pp <= m->layers && tp * pp <= gpus; pp++)
         {
-          if (m->layers % pp != 0 || gpus % (tp * pp) != 0)
+          /* A pp that does not divide the layers splits them as evenly
+           * as they go, one chunk a stage. */
+          gboolean even = m->layers % pp == 0;
+          if ((!even && pp > SPEC_MAX_LIST) || gpus % (tp * pp) != 0)
             continue;
           int dp = gpus / (tp * pp);
           if (base->parallel.global_batch % dp != 0)
@@ -110,7 +114,7 @@ enumerate (GArray *cands, const ExperimentSpec *base)
             {
               if (per_replica % mb != 0)
                 continue;
-              int chunks = m->layers / pp;
+              int chunks = even ? m->layers / pp : 1;
               for (int v = 1; v <= MIN (chunks, SEARCH_MAX_VIRTUAL_STAGES);
                    v++)
                 {
@@ -125,8 +129,11 @@ enumerate (GArray *cands, const ExperimentSpec *base)
                   e.parallel.schedule = v > 1 ? SCHEDULE_INTERLEAVED
                                               : SCHEDULE_1F1B;
                   e.parallel.sequence_parallel = tp > 1;
-                  /* The search splits the layers evenly itself. */
+                  /* The search splits the layers itself. */
                   e.parallel.stage_layers.len = 0;
+                  if (!even)
+                    plan_balanced_stages (m->layers, pp,
+                                          &e.parallel.stage_layers);
                   add_layout (cands, &e);
                 }
             }
@@ -145,16 +152,30 @@ by_time (gconstpointer a, gconstpointer b)
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static const char *
-plan_label (const Candidate *c, char *buf, gsize len)
+/* "tp 4 pp 12 dp 8 mb 2 v 1, recompute full, zero 1, sp", and with
+ * uneven stages their layers as runs: "stages 5,6x10,5". */
+static char *
+plan_label (const Candidate *c)
 {
   const ExperimentSpec *e = &c->spec;
-  g_snprintf (buf, len, "tp %d pp %d dp %d mb %d v %d, recompute %s, "
-              "zero %d%s", e->parallel.tp, e->parallel.pp, e->parallel.dp,
-              e->parallel.micro_batch, e->parallel.virtual_stages,
-              spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute),
-              e->zero.stage, e->parallel.sequence_parallel ? ", sp" : "");
-  return buf;
+  const SpecIntList *sl = &e->parallel.stage_layers;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "tp %d pp %d dp %d mb %d v %d, recompute %s, "
+                          "zero %d%s", e->parallel.tp, e->parallel.pp,
+                          e->parallel.dp, e->parallel.micro_batch,
+                          e->parallel.virtual_stages,
+                          spec_enum_name (SPEC_ENUM_RECOMPUTE,
+                                          e->training.recompute),
+                          e->zero.stage,
+                          e->parallel.sequence_parallel ? ", sp" : "");
+  for (int i = 0, run; i < sl->len; i += run)
+    {
+      for (run = 1; i + run < sl->len && sl->v[i + run] == sl->v[i]; run++)
+        ;
+      g_string_append_printf (s, run > 1 ? "%s%dx%d" : "%s%d",
+                              i ? "," : ", stages ", sl->v[i], run);
+    }
+  return g_string_free (s, FALSE);
 }
 
 /* Why a plan beats the next one: the breakdown parts that differ most. */
@@ -269,10 +290,9 @@ cli_search (int argc, char **argv)
         {
           const Candidate *c = &g_array_index (cands, Candidate, i);
           const Breakdown *b = &c->result.breakdown_s;
-          char label[160];
+          g_autofree char *label = plan_label (c);
           g_string_append_printf (out, "%2u. %-58s %8.3f s  %6.1f TFLOP/s "
-                                  "%5.1f GiB\n", i + 1,
-                                  plan_label (c, label, sizeof label),
+                                  "%5.1f GiB\n", i + 1, label,
                                   c->result.iteration_time_s,
                                   c->result.megatron_tflops_per_gpu,
                                   c->result.memory_per_gpu_gib);

@@ -200,6 +200,22 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
   return fail_if_any (list, &e->marks, error);
 }
 
+void
+plan_balanced_stages (int layers, int pp, SpecIntList *out)
+{
+  g_return_if_fail (pp >= 1 && pp <= SPEC_MAX_LIST && pp <= layers);
+  int base = layers / pp, extra = layers % pp;
+  out->len = pp;
+  /* The extra layers go to stages 1, 2, ... and, when every middle stage
+   * has one, to stage 0: the embedding costs less than the head. */
+  for (int s = 0; s < pp; s++)
+    out->v[s] = base;
+  for (int s = 1; s < pp - 1 && extra > 0; s++, extra--)
+    out->v[s]++;
+  if (extra > 0)
+    out->v[0]++;
+}
+
 int
 plan_chunk_layers (const Plan *p, int stage)
 {

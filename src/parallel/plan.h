@@ -20,6 +20,11 @@ typedef struct {
   int layers_per_chunk;         /* layers / (pp * v), when stages are even */
 } Plan;
 
+/* LAYERS over PP stages as evenly as they go, the end stages (which hold
+ * the embedding and the head) given the fewer: 70 on 12 is BLOOM's 5, 6 x
+ * 10, 5, the split Megatron-DeepSpeed's type:transformer|embedding
+ * partition makes. PP at most SPEC_MAX_LIST and LAYERS. */
+void plan_balanced_stages (int layers, int pp, SpecIntList *out);
 /* The layers in each of stage's chunks: layers_per_chunk, or the stage's
  * entry of parallel.stage_layers (whose plans have one chunk a stage). */
 int plan_chunk_layers (const Plan *plan, int stage);
