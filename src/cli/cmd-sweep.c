@@ -27,14 +27,32 @@ parse_shard (const char *text, guint *k, guint *n)
   return TRUE;
 }
 
-/* QUIET: a rank of an MPI job other than 0, which comes to the same
- * verdict on the same command line: rank 0 alone says it. */
+/* Exit status 2 for bad usage. MPI_RANK: -1, or this process's rank in an
+ * MPI job, where every rank comes to the same verdict on the same command
+ * line and rank 0 alone has said it. The ranks then join MPI to leave
+ * together (MPI_Finalize waits for all of them): mpirun kills the job when
+ * one rank exits with an error, which could cut rank 0 off before its
+ * message is out. */
 static int
-usage_error (gboolean quiet, const char *message)
+usage_exit (int mpi_rank)
 {
-  if (!quiet)
-    fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
+#ifdef HAVE_MPI
+  if (mpi_rank >= 0)
+    {
+      fflush (stderr);
+      sweep_mpi_start ();
+      sweep_mpi_finish ();
+    }
+#endif
   return 2;
+}
+
+static int
+usage_error (int mpi_rank, const char *message)
+{
+  if (mpi_rank <= 0)
+    fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
+  return usage_exit (mpi_rank);
 }
 
 /* The sweep of the experiment PATH with SETS (--set) and AXES (--sweep),
@@ -86,7 +104,7 @@ cli_sweep (int argc, char **argv)
   gboolean resume = FALSE, feasible_only = FALSE;
   gint jobs = 0;
   gint64 max_points = 1000000;
-  gboolean quiet = FALSE;
+  int mpi_rank = -1;
   GOptionEntry entries[] = {
     { "sweep", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &axes,
       "Add an axis (repeatable), replacing the file's axis of the same key: "
@@ -143,16 +161,17 @@ cli_sweep (int argc, char **argv)
 #ifdef HAVE_MPI
   int rank = 0;
   gboolean on_ranks = sweep_mpi_launched (&rank);
-  quiet = on_ranks && rank > 0;
+  if (on_ranks)
+    mpi_rank = rank;
 #endif
-  if (quiet ? !g_option_context_parse (context, &argc, &argv, NULL)
-            : !cli_parse (context, &argc, &argv))
-    return 2;
+  if (mpi_rank > 0 ? !g_option_context_parse (context, &argc, &argv, NULL)
+                   : !cli_parse (context, &argc, &argv))
+    return usage_exit (mpi_rank);
   if (argc != 2)
     {
       g_autofree char *m = g_strdup_printf ("expected one experiment file, got %d",
                                             argc - 1);
-      return usage_error (quiet, m);
+      return usage_error (mpi_rank, m);
     }
 
   SweepOptions options = { 0 };
@@ -163,28 +182,28 @@ cli_sweep (int argc, char **argv)
   options.output = output != NULL && strcmp (output, "-") != 0 ? output : NULL;
   options.resume = resume;
   if (jobs < 0 || jobs > 4096)
-    return usage_error (quiet, "-j must be between 1 and 4096");
+    return usage_error (mpi_rank, "-j must be between 1 and 4096");
   if (max_points < 1)
-    return usage_error (quiet, "--max-points must be at least 1");
+    return usage_error (mpi_rank, "--max-points must be at least 1");
   if (format_name != NULL && strcmp (format_name, "jsonl") == 0)
     options.format = SWEEP_JSONL;
   else if (format_name != NULL && strcmp (format_name, "csv") != 0)
     {
       g_autofree char *m = g_strdup_printf ("unknown format '%s' (valid: csv or jsonl)",
                                             format_name);
-      return usage_error (quiet, m);
+      return usage_error (mpi_rank, m);
     }
   if (shard != NULL && !parse_shard (shard, &options.shard_k, &options.shard_n))
     {
       g_autofree char *m = g_strdup_printf ("--shard %s: expected K/N with 1 <= K <= N, "
                                             "such as --shard 1/4", shard);
-      return usage_error (quiet, m);
+      return usage_error (mpi_rank, m);
     }
   if (resume && options.output == NULL)
-    return usage_error (quiet, "--resume needs the file to resume, given with -o FILE");
+    return usage_error (mpi_rank, "--resume needs the file to resume, given with -o FILE");
   /* Rows then stand for points: dropping some would break both. */
   if (feasible_only && (resume || options.shard_n > 1))
-    return usage_error (quiet, "--feasible-only cannot be combined with --resume or "
+    return usage_error (mpi_rank, "--feasible-only cannot be combined with --resume or "
                         "--shard (rows must map to points); filter the rows afterwards");
 
 #ifdef HAVE_MPI
