@@ -622,16 +622,16 @@ grep -q 'vs the next' "$tmp/out" || fail_because "no 'vs the next' line"
 verdict "search --top 3 ranks three plans and says why each wins"
 
 first=$(grep '^ 1\. ' "$tmp/out")
+ts search "$selene" --top 3 -j 1
+[ "$(grep '^ 1\. ' "$tmp/out")" = "$first" ] ||
+  fail_because "the best plan differs between -j 2 and -j 1"
+verdict "search ranks the same with 1 and 2 threads"
+
 ts search "$srcdir/experiments/bloom-176b.yaml" --top 40 -j 2
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
 grep -q 'pp 6 dp .*, stages 11,12x4,11 ' "$tmp/out" ||
   fail_because "no plan with 70 layers on 6 stages: $(head -n 4 "$tmp/out")"
 verdict "search tries a pp that does not divide the layers, with BLOOM's kind of split"
-
-ts search "$selene" --top 3 -j 1
-[ "$(grep '^ 1\. ' "$tmp/out")" = "$first" ] ||
-  fail_because "the best plan differs between -j 2 and -j 1"
-verdict "search ranks the same with 1 and 2 threads"
 
 ts search "$selene" --set gpus=8 --set parallel.dp=1 --set parallel.tp=8 \
   --set parallel.pp=1

@@ -3,9 +3,9 @@
  *
  * It walks tp (divisors of the heads that fit a node), pp (that divides
  * the GPUs; when it does not divide the layers, they are split as evenly
- * as they go, plan_balanced_stages), dp (what is left of the GPUs), the micro-batch (divisors of the
- * per-replica batch up to 16) and the virtual stages (interleaving, up to
- * 8 chunks per stage). For each layout it picks the least recompute that
+ * as they go, plan_balanced_stages), dp (what is left of the GPUs), the
+ * micro-batch (divisors of the per-replica batch up to 16) and the
+ * virtual stages (interleaving, up to 8 chunks per stage, even stages). For each layout it picks the least recompute that
  * fits in memory (none, selective, full: each costs compute), replays
  * each ZeRO stage up to 2 that fits with it, and keeps sequence
  * parallelism on with tp > 1 (it only removes work). Candidates run in a
@@ -32,19 +32,15 @@ typedef struct {
   guint index;
 } Candidate;
 
-typedef struct {
-  gint done;              /* atomic */
-} Done;
-
+/* USER_DATA: the count of finished candidates (a gint, atomic). */
 static void
 run_candidate (gpointer data, gpointer user_data)
 {
   Candidate *c = data;
-  Done *done = user_data;
   SimOptions options = { FALSE, NULL };
   c->ok = sim_run (&c->spec, &options, &c->result, NULL)
           && c->result.fits_memory;
-  g_atomic_int_inc (&done->done);
+  g_atomic_int_inc ((gint *) user_data);
 }
 
 /* Whether the plan of e fits in memory (its sizes already checked). */
@@ -249,7 +245,7 @@ cli_search (int argc, char **argv)
 
   g_autoptr (GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
   enumerate (cands, &base);
-  Done done = { 0 };
+  gint done = 0;
   GThreadPool *pool = g_thread_pool_new (run_candidate, &done,
                                          jobs ? jobs
                                          : (int) g_get_num_processors (),
@@ -258,9 +254,9 @@ cli_search (int argc, char **argv)
     g_thread_pool_push (pool, &g_array_index (cands, Candidate, i), NULL);
   Progress line;
   progress_init (&line, "plans", cands->len, 0);
-  while (line.on && (guint) g_atomic_int_get (&done.done) < cands->len)
+  while (line.on && (guint) g_atomic_int_get (&done) < cands->len)
     {
-      progress_draw (&line, (guint64) g_atomic_int_get (&done.done), NULL);
+      progress_draw (&line, (guint64) g_atomic_int_get (&done), NULL);
       g_usleep (G_USEC_PER_SEC / 10);
     }
   g_thread_pool_free (pool, FALSE, TRUE);

@@ -160,8 +160,7 @@ cli_sweep (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
 #ifdef HAVE_MPI
   int rank = 0;
-  gboolean on_ranks = sweep_mpi_launched (&rank);
-  if (on_ranks)
+  if (sweep_mpi_launched (&rank))
     mpi_rank = rank;
 #endif
   if (mpi_rank > 0 ? !g_option_context_parse (context, &argc, &argv, NULL)
@@ -207,7 +206,7 @@ cli_sweep (int argc, char **argv)
                         "--shard (rows must map to points); filter the rows afterwards");
 
 #ifdef HAVE_MPI
-  if (on_ranks)
+  if (mpi_rank >= 0)
     return sweep_on_ranks (argv[1], sets, axes, max_points, &options);
 #endif
   g_autoptr (GError) error = NULL;

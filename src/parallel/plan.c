@@ -137,7 +137,9 @@ plan_check (const ExperimentSpec *e, GError **error)
   if (p->virtual_stages > 1 && p->pp == 1)
     violation (list, mk->virtual_stages, "virtual_stages %d needs a "
                "pipeline (pp > 1)", p->virtual_stages);
-  if (p->virtual_stages > 1 && m->layers % (p->pp * p->virtual_stages) != 0)
+  /* With stage_layers, virtual stages are refused above. */
+  if (p->virtual_stages > 1 && sl->len == 0
+      && m->layers % (p->pp * p->virtual_stages) != 0)
     violation (list, mk->virtual_stages, "pp x virtual_stages = %d x %d "
                "must divide the %d layers", p->pp, p->virtual_stages,
                m->layers);
