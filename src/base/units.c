@@ -148,6 +148,17 @@ number_length (const char *p)
 }
 
 gboolean
+units_number (const char *text, double *out)
+{
+  size_t n = number_length (text);
+
+  if (n == 0 || text[n] != '\0')
+    return FALSE;
+  *out = g_ascii_strtod (text, NULL);
+  return isfinite (*out);
+}
+
+gboolean
 units_parse (const char *text, UnitKind kind, double *out, char **why)
 {
   g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
