@@ -43,6 +43,19 @@ input_position (const char *text, gsize len, gsize offset, int *line, int *col)
       *col += 1;
 }
 
+/* BYTES as one would write it in TRAINSIM_MAX_INPUT: "64MiB", "1500B".
+ * (g_format_size rounds, and puts a no-break space before the unit.) */
+static char *
+size_text (gsize bytes)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  guint u = 0;
+
+  while (u + 1 < G_N_ELEMENTS (units) && bytes >= 1024 && bytes % 1024 == 0)
+    bytes /= 1024, u++;
+  return g_strdup_printf ("%" G_GSIZE_FORMAT "%s", bytes, units[u]);
+}
+
 /* Sets the error for TEXT (LEN bytes so far) of PATH at byte OFFSET. */
 static void
 set_error_at (GError **error, const char *path, const char *text, gsize len, gsize offset,
@@ -110,7 +123,7 @@ input_read (const char *path, char **text, gsize *len, GError **error)
   close (fd);
   if (size > max)
     {
-      g_autofree char *cap = g_format_size_full (max, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *cap = size_text (max);
       g_autofree char *what = g_strdup_printf (
         "the input goes on past %s, the most trainsim reads; if it is meant to be this "
         "large, raise the cap with TRAINSIM_MAX_INPUT (such as TRAINSIM_MAX_INPUT=1GiB)",
