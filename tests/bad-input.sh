@@ -136,4 +136,10 @@ while IFS='|' read -r status has lacks args; do
   verdict "$(printf '%s' "$args" | cut -c1-100): exit $status, $has"
 done <"$tmp/table"
 
+"$TRAINSIM" run --help >"$tmp/out" 2>"$tmp/err"
+grep -q 'TRAINSIM_MAX_INPUT' "$tmp/out" || fail_because "run --help does not name TRAINSIM_MAX_INPUT"
+"$TRAINSIM" plot --help >"$tmp/out" 2>"$tmp/err"
+grep -q 'TRAINSIM_MAX_INPUT' "$tmp/out" || fail_because "plot --help does not name TRAINSIM_MAX_INPUT"
+verdict "--help says how large an input may be and how to raise it"
+
 finish
