@@ -22,9 +22,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-hostile.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
 
-have_gnuplot=no
-command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
-
 nl='
 '
 
@@ -86,7 +83,7 @@ hostile () {
   rc=$?
   left=$(pwned)
   [ -z "$left" ] || fail_because "a payload ran: $left"
-  if [ "$have_gnuplot" = yes ]; then
+  if command -v gnuplot >/dev/null 2>&1; then
     [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
     [ -s "$fig" ] || fail_because "no figure"
   else
@@ -116,7 +113,7 @@ hostile "a CSV whose name has line breaks (it is in the script's comment)" \
 # The script, run by hand as its comment says, with the figure named to
 # be read as a pipe ('|cmd') when trainsim does not set outfile: still
 # nothing runs.
-if [ "$have_gnuplot" = yes ]; then
+if command -v gnuplot >/dev/null 2>&1; then
   mkdir -p "$tmp/byhand"
   (cd "$tmp" && "$TRAINSIM" plot "$csv" --x "$x" --y "$y" --by "$by" \
     -o "$tmp/byhand/|touch PWNED-pipe.pdf") >"$tmp/out" 2>"$tmp/err"
