@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <limits.h>
-#include <math.h>
 #include <stddef.h>
 #include <string.h>
 

@@ -44,8 +44,8 @@ struct YNode {
  * inter_node.fabric); the cap keeps the recursive parse, copy, merge and
  * free of a tree far from the stack's end, and stops libyaml early on a
  * hostile file of thousands of '[' or '{' (whose scanner slows down with
- * the depth) instead of after it has read them all. Dotted --set paths
- * count against it too. */
+ * the depth) instead of after it has read them all. A dotted path given
+ * to ytree_set_path may have as many keys, no more. */
 #define YTREE_MAX_DEPTH 64
 
 /* Parse a file (read with input_read: its size is capped, a NUL byte is
