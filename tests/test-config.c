@@ -122,6 +122,8 @@ static const struct {
   { "nan GB", UNIT_BYTES, "expected an amount of memory" },
   { "inf s", UNIT_TIME, "expected a time such as 1.5us" },
   { "0x10 GB", UNIT_BYTES, "unknown unit" },
+  { "3 not-a-unit-but-text", UNIT_BANDWIDTH, "unknown unit; expected" },
+  { "3 \x1b[2J", UNIT_TIME, "unknown unit; expected" },
 };
 
 START_TEST (test_units_bad)
