@@ -59,7 +59,7 @@ static void
 one_gpu_shape (const ExperimentSpec *e, ComputeModel *cm, LayerShape *ls)
 {
   compute_model_init (cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
-  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, FALSE, cm);
+  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, ATTENTION_UNFUSED, cm);
 }
 
 /* ---- hand-computed small cases ---------------------------------------- */
@@ -128,6 +128,64 @@ START_TEST (test_gemm_time)
 }
 END_TEST
 
+/* Fused attention runs at Dao 2023's Figure 4 rates: exactly at the
+ * benchmark's shape, interpolated between its points, clamped beyond
+ * them, and slower when a small grid leaves SMs idle. */
+START_TEST (test_attention_kernels)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  ComputeModel cm;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  /* The benchmark: 16k tokens at hidden 2048, d = 128 (16 heads), 2k
+   * sequence: 8 x 16 sequence-heads, 16 x 128 = 2048 blocks in 19 waves
+   * of 108 SMs; FA-2's causal forward + backward at 155 TFLOP/s. */
+  double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
+  Kernel f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, FALSE);
+  Kernel b = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, TRUE);
+  double got = compute_kernel_time (&cm, &f) + compute_kernel_time (&cm, &b);
+  double expect = 3.5 * fwd / (155e12 * (2048.0 / (19 * 108)));
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* d = 96 sits halfway between the d = 64 (140) and d = 128 (155)
+   * rates; the same grid. */
+  f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 96, FALSE);
+  expect = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 96
+           / (147.5e12 * (2048.0 / (19 * 108)));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* 64k tokens take the 16k rate: FA v1, d = 64, 97 TFLOP/s; 32 x 512
+   * blocks fill 152 waves but the last (16384 = 151.7 x 108). */
+  f = compute_attention (&cm, ATTENTION_FLASH1, 32, 65536, 64, FALSE);
+  expect = 0.5 * 4.0 * 32 * 65536.0 * 65536 * 64
+           / (97e12 * (16384.0 / (152 * 108)));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* Two sequence-heads of 1k: 16 blocks on 108 SMs, one wave of which
+   * 16 / 108 works; the Triton kernel's d = 64 rate at 1k is 75. */
+  f = compute_attention (&cm, ATTENTION_FLASH1_TRITON, 2, 1024, 64, FALSE);
+  expect = 0.5 * 4.0 * 2 * 1024.0 * 1024 * 64
+           / (75e12 * (16.0 / 108));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* FlashAttention-2 is the fastest at every measured point. */
+  for (int64_t s = 512; s <= 16384; s *= 2)
+    for (int64_t d = 64; d <= 128; d += 64)
+      {
+        double t[ATTENTION_N];
+        for (int impl = ATTENTION_FLASH1; impl < ATTENTION_N; impl++)
+          {
+            Kernel k = compute_attention (&cm, impl, 64, s, d, TRUE);
+            t[impl] = compute_kernel_time (&cm, &k);
+          }
+        ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1]);
+        ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1_TRITON]);
+      }
+}
+END_TEST
+
 START_TEST (test_flops_formulas)
 {
   /* GPT-3 175B: model FLOPs equal 72 B s l h^2 (1 + s/6h + V/12lh) and
@@ -160,7 +218,7 @@ START_TEST (test_memory_closed_forms)
   ComputeModel cm;
   LayerShape ls;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
-  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, FALSE, &cm);
+  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, ATTENTION_UNFUSED, &cm);
   double params = 8 * transformer_layer_params (&ls)
                   + transformer_embedding_params (&ls)
                   + transformer_head_params (&ls);
@@ -171,7 +229,7 @@ START_TEST (test_memory_closed_forms)
   ModelSpec gated = e.model;
   gated.mlp = MLP_SWIGLU;
   LayerShape gs;
-  transformer_layer_shape (&gs, &gated, 1, 1, FALSE, FALSE, &cm);
+  transformer_layer_shape (&gs, &gated, 1, 1, FALSE, ATTENTION_UNFUSED, &cm);
   ck_assert_double_eq (transformer_layer_params (&gs),
                        4 * h * h + 3 * h * 4096 + 3 * h + 4096 * 2 + h + h
                        + 4 * h);
@@ -906,6 +964,7 @@ sim_suite (void)
   TCase *models = tcase_create ("models");
   tcase_add_test (models, test_ring_allreduce_4_ranks);
   tcase_add_test (models, test_gemm_time);
+  tcase_add_test (models, test_attention_kernels);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);

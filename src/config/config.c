@@ -144,6 +144,9 @@ static gboolean model_finish (const YNode *map, const char *path, void *base, GE
 static gboolean topology_finish (const YNode *map, const char *path, void *base,
                                  GError **error);
 
+static gboolean training_finish (const YNode *map, const char *path, void *base,
+                                 GError **error);
+
 static const Field model_fields[] = {
   FILE_KEYS,
   F ("name", F_NAME, ModelSpec, name),
@@ -185,6 +188,7 @@ static const Field zero_fields[] = {
 static const Field training_fields[] = {
   F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
   F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE),
+  F ("attention", F_ENUM, TrainingSpec, attention, .arg = SPEC_ENUM_ATTENTION),
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
   F ("tokens", F_NUMBER, TrainingSpec, tokens),
   END
@@ -217,7 +221,8 @@ static const Field experiment_fields[] = {
   F ("gpus", F_INT, ExperimentSpec, gpus, REQUIRED, MARK (gpus)),
   F ("parallel", F_MAP, ExperimentSpec, parallel, REQUIRED, .sub = parallel_fields),
   F ("zero", F_MAP, ExperimentSpec, zero, .sub = zero_fields),
-  F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields),
+  F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields,
+     .finish = training_finish),
   F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
@@ -727,7 +732,8 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
                        "got %s", path, g);
       return FALSE;
     case F_MAP:
-      return decode_map (ld, v, path, f->sub, slot, error);
+      return decode_map (ld, v, path, f->sub, slot, error)
+             && (!f->finish || f->finish (v, path, slot, error));
     case F_REF:
       {
         g_autoptr (YNode) full = resolve_ref (ld, f->arg, v, path, error);
@@ -885,6 +891,34 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
           return FALSE;
         }
       m->ffn_hidden = 4 * m->hidden;
+    }
+  return TRUE;
+}
+
+/* flash_attention, the older key, says flash2 or unfused; attention names
+ * the kernel. Both may be given only when they agree. */
+static gboolean
+training_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  TrainingSpec *t = base;
+  const YPair *fa = ytree_map_find (map, "flash_attention");
+  const YPair *at = ytree_map_find (map, "attention");
+
+  if (fa == NULL)
+    return TRUE;
+  if (at == NULL)
+    {
+      t->attention = t->flash_attention ? ATTENTION_FLASH2 : ATTENTION_UNFUSED;
+      return TRUE;
+    }
+  if (t->flash_attention != (t->attention != ATTENTION_UNFUSED))
+    {
+      ytree_set_error (error, fa->value->mark, "%s.flash_attention: %s contradicts "
+                       "%s.attention: %s; give only attention (unfused, flash1, "
+                       "flash1-triton or flash2)", path,
+                       t->flash_attention ? "true" : "false", path,
+                       spec_enum_name (SPEC_ENUM_ATTENTION, t->attention));
+      return FALSE;
     }
   return TRUE;
 }

@@ -98,7 +98,7 @@ transformer_padded_vocab (int64_t vocab, int tp)
 void
 transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
                          int micro_batch, gboolean sequence_parallel,
-                         gboolean flash_attention, const ComputeModel *cm)
+                         Attention attention, const ComputeModel *cm)
 {
   ls->b = micro_batch;
   ls->s = m->seq_len;
@@ -110,7 +110,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->vocab = transformer_padded_vocab (m->vocab, tp);
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
-  ls->flash_attention = flash_attention;
+  ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
 }
@@ -121,14 +121,12 @@ void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
-  if (ls->flash_attention)
+  if (ls->attention != ATTENTION_UNFUSED)
     {
       /* One fused kernel; causal masking skips half of the s x s blocks. */
-      Kernel k = { KERNEL_ATTENTION,
-                   0.5 * 4.0 * ls->b * heads * ls->s * ls->s * d,
-                   4.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
-                   0, 0, 0, 0 };
-      push_compute (ops, "flash_attention", k);
+      push_compute (ops, "flash_attention",
+                    compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                       ls->s, d, FALSE));
       return;
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
@@ -231,16 +229,10 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
   push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
                       tokens, ls->h, ls->h / ls->t);
-  if (ls->flash_attention)
-    {
-      /* FlashAttention-2's backward runs five block GEMMs to the
-       * forward's two, and recomputes the scores. */
-      Kernel k = { KERNEL_ATTENTION,
-                   0.5 * 10.0 * ls->b * heads * ls->s * ls->s * d,
-                   8.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
-                   0, 0, 0, 0 };
-      push_compute (ops, "flash_attention_bwd", k);
-    }
+  if (ls->attention != ATTENTION_UNFUSED)
+    push_compute (ops, "flash_attention_bwd",
+                  compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                     ls->s, d, TRUE));
   else
     {
       double scores = (double) ls->b * heads * ls->s * ls->s;

@@ -37,7 +37,7 @@ typedef struct {
   int t;
   gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;
-  gboolean flash_attention;
+  Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   const ComputeModel *cm;
 } LayerShape;
@@ -47,7 +47,7 @@ typedef struct {
 int64_t transformer_padded_vocab (int64_t vocab, int tp);
 void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
                               int micro_batch, gboolean sequence_parallel,
-                              gboolean flash_attention,
+                              Attention attention,
                               const ComputeModel *cm);
 
 /* Each appends GraphOps to ops (a GArray of GraphOp). */

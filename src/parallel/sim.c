@@ -1173,7 +1173,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   net_model_init (&sim.net, &e->topology, e->collectives.algorithm);
   transformer_layer_shape (&sim.ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
-                           e->training.flash_attention, &sim.cm);
+                           e->training.attention, &sim.cm);
   sim.ls.tp_overlap = e->parallel.tp_overlap;
   sim.layer_params = transformer_layer_params (&sim.ls);
   sim.emb_params = transformer_embedding_params (&sim.ls);
