@@ -29,6 +29,7 @@ typedef struct {
   double comm_bytes;  /* TP collectives: the full (unsplit) buffer */
   gboolean overlap;   /* a TP collective that runs alongside the next op
                        * (a GEMM): only what outlasts it is exposed */
+  int launches;       /* kernels (or NCCL calls) the host issues for it */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */
