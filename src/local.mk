@@ -5,6 +5,7 @@ libtrainsim_la_SOURCES = \
 	src/base/simtime.h \
 	src/base/errors.h src/base/errors.c \
 	src/base/units.h src/base/units.c \
+	src/base/input.h src/base/input.c \
 	src/base/progress.h src/base/progress.c \
 	src/engine/eventq.h src/engine/eventq.c \
 	src/engine/engine.h src/engine/engine.c \

@@ -34,5 +34,11 @@ tests_test_sweep_LDADD = $(TEST_LIBS)
 TESTS += tests/test-engine tests/test-config tests/test-output \
 	tests/test-sim tests/test-sweep tests/test-net tests/cli.sh tests/validate.sh \
 	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
+# Hostile and malformed input (issue 14): each file on its own line, so
+# that the parts of that work merge apart.
+TESTS += tests/plot-hostile.sh
+TESTS += tests/bad-input.sh
 EXTRA_DIST += tests/testlib.sh tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
 	tests/mpi.sh tests/figures.sh tests/data
+EXTRA_DIST += tests/plot-hostile.sh
+EXTRA_DIST += tests/bad-input.sh

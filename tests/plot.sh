@@ -143,12 +143,12 @@ grep -q '^512 ' "$d/fig.dat" || fail_because "no 512 row"
 [ "$(grep -c '^512 ' "$d/fig.dat")" -eq 2 ] || fail_because "a failed 512 row was plotted"
 grep -q 'set logscale x 2' "$d/fig.gp" || fail_because "no log x axis"
 grep -q 'ideal scaling' "$d/fig.gp" || fail_because "no ideal scaling line"
-grep -q 'title "NICs per node"' "$d/fig.gp" || fail_because "the key is not titled 'NICs per node'"
-grep -q 'set xlabel "GPUs"' "$d/fig.gp" || fail_because "x label is not 'GPUs'"
-grep -q 'set ylabel "aggregate PFLOP/s' "$d/fig.gp" || fail_because "y label is not readable"
+grep -q "title 'NICs per node'" "$d/fig.gp" || fail_because "the key is not titled 'NICs per node'"
+grep -q "set xlabel 'GPUs'" "$d/fig.gp" || fail_because "x label is not 'GPUs'"
+grep -q "set ylabel 'aggregate PFLOP/s" "$d/fig.gp" || fail_because "y label is not readable"
 grep -q 'pdfcairo.*font "Helvetica,10".*size 5in,3.2in' "$d/fig.gp" \
   || fail_because "not a 5in x 3.2in pdfcairo terminal with a 10 pt font"
-grep -q '^datafile = "fig.dat"' "$d/fig.gp" || fail_because "the script does not read fig.dat"
+grep -q "^datafile = 'fig.dat'" "$d/fig.gp" || fail_because "the script does not read fig.dat"
 verdict "line: 3 series blocks, derived aggregate_pflops, ideal scaling, labels"
 
 plot "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node -o "$tmp/notes.gp.pdf"
@@ -164,25 +164,25 @@ for part in compute tp_comm bubble pp_comm dp_comm optimizer; do
 done
 grep -q 'offload' "$d/fig.dat" && fail_because "offload, zero everywhere, is drawn"
 [ "$(grep -c '^"' "$d/fig.dat")" -eq 24 ] || fail_because "not 6 parts x 4 GPU counts"
-grep -q '^set title "GPT-3 13B, 2 NICs \\"HDR\\""$' "$d/fig.gp" || fail_because "the title is not quoted for gnuplot"
+grep -q "^set title 'GPT-3 13B, 2 NICs \"HDR\"'\$" "$d/fig.gp" || fail_because "the title is not quoted for gnuplot"
 verdict "stack: the breakdown parts that are not all zero, for each x"
 
 d=$tmp/svg-heatmap
 grep -q '^0 0 101.2 "1" "1"$' "$d/fig.dat" || fail_because "no cell (1, 1)"
 [ "$(grep -c '^[0-9]' "$d/fig.dat")" -eq 8 ] || fail_because "not 8 cells (9 less one oom)"
 grep -q 'with labels' "$d/fig.gp" || fail_because "the values are not printed in the cells"
-grep -q 'set cblabel "TFLOP/s per GPU (Megatron)"' "$d/fig.gp" || fail_because "no colour bar label"
+grep -q "set cblabel 'TFLOP/s per GPU (Megatron)'" "$d/fig.gp" || fail_because "no colour bar label"
 verdict "heatmap: a cell per (x, y), labelled with its value"
 
 dir=$tmp/quoted
 mkdir -p "$dir"
 plot "$networks" --kind bars --x gpus --y megatron_tflops_per_gpu --by link -o "$dir/fig.pdf"
 [ "$rc" -eq 0 ] || [ "$have_gnuplot" = no ] || fail_because "exit status $rc"
-grep -q 'title "slingshot-11, \\"dragonfly\\""' "$dir/fig.gp" \
+grep -q "title 'slingshot-11, \"dragonfly\"'" "$dir/fig.gp" \
   || fail_because "the quoted by-value is not a series title"
 grep -q '^# series 1: topology.inter_node.link = slingshot-11, "dragonfly"$' "$dir/fig.dat" \
   || fail_because "no block for the quoted value"
-grep -q 'title "inter-node network"' "$dir/fig.gp" || fail_because "key title"
+grep -q "title 'inter-node network'" "$dir/fig.gp" || fail_because "key title"
 verdict "quoted CSV fields with commas and quotes parse"
 
 # --- determinism ----------------------------------------------------------------

@@ -122,6 +122,8 @@ static const struct {
   { "nan GB", UNIT_BYTES, "expected an amount of memory" },
   { "inf s", UNIT_TIME, "expected a time such as 1.5us" },
   { "0x10 GB", UNIT_BYTES, "unknown unit" },
+  { "3 not-a-unit-but-text", UNIT_BANDWIDTH, "unknown unit; expected" },
+  { "3 \x1b[2J", UNIT_TIME, "unknown unit; expected" },
 };
 
 START_TEST (test_units_bad)
@@ -134,6 +136,29 @@ START_TEST (test_units_bad)
   ck_assert_msg (why && strstr (why, bad_units[_i].why),
                  "'%s': why should contain '%s': %s", bad_units[_i].text, bad_units[_i].why, why);
   ck_assert_msg (got == -7, "'%s': *out changed on error to %g", bad_units[_i].text, got);
+}
+END_TEST
+
+/* units_number: decimal numbers only; what strtod also takes is refused. */
+static const struct {
+  const char *text;
+  gboolean ok;
+  double want;
+} numbers[] = {
+  { "2.5", TRUE, 2.5 }, { "-3", TRUE, -3 }, { "3e11", TRUE, 3e11 }, { ".5", TRUE, 0.5 },
+  { "+1E-2", TRUE, 0.01 }, { "0x1p3", FALSE, 0 }, { "0x10", FALSE, 0 }, { "inf", FALSE, 0 },
+  { "nan", FALSE, 0 }, { "1e999", FALSE, 0 }, { "", FALSE, 0 }, { " 1", FALSE, 0 },
+  { "1 ", FALSE, 0 }, { "1e", FALSE, 0 }, { "1_000", FALSE, 0 },
+};
+
+START_TEST (test_units_number)
+{
+  double got = -7;
+
+  ck_assert_msg (units_number (numbers[_i].text, &got) == numbers[_i].ok, "'%s' should be %s",
+                 numbers[_i].text, numbers[_i].ok ? "a number" : "refused");
+  if (numbers[_i].ok)
+    assert_close (got, numbers[_i].want, numbers[_i].text);
 }
 END_TEST
 
@@ -730,6 +755,7 @@ config_suite (void)
 
   tcase_add_loop_test (tc, test_units_good, 0, G_N_ELEMENTS (good_units));
   tcase_add_loop_test (tc, test_units_bad, 0, G_N_ELEMENTS (bad_units));
+  tcase_add_loop_test (tc, test_units_number, 0, G_N_ELEMENTS (numbers));
   tcase_add_test (tc, test_enum_tables);
   tcase_add_test (tc, test_exit_status);
   suite_add_tcase (s, tc);

@@ -148,6 +148,17 @@ number_length (const char *p)
 }
 
 gboolean
+units_number (const char *text, double *out)
+{
+  size_t n = number_length (text);
+
+  if (n == 0 || text[n] != '\0')
+    return FALSE;
+  *out = g_ascii_strtod (text, NULL);
+  return isfinite (*out);
+}
+
+gboolean
 units_parse (const char *text, UnitKind kind, double *out, char **why)
 {
   g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
@@ -171,8 +182,15 @@ units_parse (const char *text, UnitKind kind, double *out, char **why)
   if (!unit_factor (kind, unit, &factor))
     {
       g_autofree char *names = unit_names (kind);
-      *why = g_strdup_printf ("unknown unit '%s'; expected %s, with one of the units %s",
-                              unit, kind_example (kind), names);
+      /* A mistyped unit is short; longer text, or control characters,
+       * are not quoted back: the input may be a file that is not one
+       * (config.c's rule on quoting an input). */
+      gboolean quote = strlen (unit) <= 12;
+      for (const char *p = unit; quote && *p; p++)
+        quote = (guchar) *p >= 0x20 && *p != 0x7f;
+      *why = g_strdup_printf ("unknown unit%s%s%s; expected %s, with one of the units %s",
+                              quote ? " '" : "", quote ? unit : "", quote ? "'" : "",
+                              kind_example (kind), names);
       return FALSE;
     }
   {

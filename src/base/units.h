@@ -20,3 +20,9 @@ typedef enum {
  * caller) to a sentence saying what would be valid, such as "expected a
  * bandwidth such as 200Gb/s or 25GB/s"; the caller adds where and what. */
 gboolean units_parse (const char *text, UnitKind kind, double *out, char **why);
+
+/* Parses TEXT, all of it, as a finite decimal number ([+-]digits[.digits]
+ * [e[+-]digits], such as 2.5, -3 or 3e11) into *out. Hexadecimal
+ * (0x1p3), inf, nan, and surrounding space are refused: they are never a
+ * number a person means in an input, and strtod would take them. */
+gboolean units_number (const char *text, double *out);

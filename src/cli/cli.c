@@ -48,6 +48,15 @@ gboolean
 cli_parse (GOptionContext *context, int *argc, char ***argv)
 {
   g_autoptr (GError) error = NULL;
+  /* Every command reads input files, under the same limits: said once
+   * here, at the end of each command's --help. */
+  const char *described = g_option_context_get_description (context);
+  g_autofree char *description = g_strconcat (
+    described ? described : "", described ? "\n\n" : "",
+    "Limits: an input file is read up to 64MiB (TRAINSIM_MAX_INPUT, such as\n"
+    "1GiB, raises it), and YAML may nest at most 64 levels.", NULL);
+
+  g_option_context_set_description (context, description);
   if (g_option_context_parse (context, argc, argv, &error))
     return TRUE;
   fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",

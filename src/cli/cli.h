@@ -20,5 +20,6 @@ int cli_collective (int argc, char **argv);
  * returns the exit status the error maps to. */
 int cli_fail (const GError *error);
 /* Parses a subcommand's options; on bad usage prints the error and a
- * pointer to --help and returns FALSE. */
+ * pointer to --help and returns FALSE. Adds the input limits (the size
+ * and nesting caps) to the end of CONTEXT's description, for --help. */
 gboolean cli_parse (GOptionContext *context, int *argc, char ***argv);

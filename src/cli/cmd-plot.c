@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "output/report.h"
 #include "base/errors.h"
+#include "base/input.h"
 #include "output/plot.h"
 #include <stdio.h>
 
@@ -108,9 +109,10 @@ cli_plot (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
   gsize len = 0;
-  if (!g_file_get_contents (argv[1], &text, &len, &error))
+  if (!input_read (argv[1], &text, &len, &error))
     {
-      /* A CSV that is not there is bad input, not an I/O failure. */
+      /* A CSV that is not there is bad input, not an I/O failure; one
+       * too large or with a NUL byte in it too. */
       fprintf (stderr, "trainsim: %s\n", error->message);
       return 2;
     }

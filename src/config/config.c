@@ -6,8 +6,9 @@
  * the node that holds them. Defaults live in experiment_defaults(). */
 #include "config/config.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <limits.h>
-#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -449,6 +450,31 @@ is_path (const char *text)
   return strchr (text, '/') || g_str_has_suffix (text, ".yaml") || g_str_has_suffix (text, ".yml");
 }
 
+/* Whether FILE is a regular file, for the name at MARK. One that is there
+ * but cannot be reached (a symbolic link loop, no permission) or is not a
+ * regular file is an error saying what the system says: it is not a
+ * missing name, to be answered with "did you mean" its own name. *ERROR
+ * is left unset when FILE is simply not there. */
+static gboolean
+ref_file_usable (const char *what, const char *file, YMark mark, GError **error)
+{
+  GStatBuf st;
+  int saved;
+
+  if (g_stat (file, &st) == 0)
+    {
+      if (S_ISREG (st.st_mode))
+        return TRUE;
+      ytree_set_error (error, mark, "%s file %s is not a regular file", what, file);
+      return FALSE;
+    }
+  saved = errno;
+  if (saved != ENOENT && saved != ENOTDIR)
+    ytree_set_error (error, mark, "cannot read %s file %s: %s", what, file,
+                     g_strerror (saved));
+  return FALSE;
+}
+
 /* The path of the file that REF (a scalar: a name or a path) points to,
  * relative to the current directory where it can be: marks show it. */
 static char *
@@ -466,13 +492,16 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
       g_autofree char *dir = ref->mark.line ? g_path_get_dirname (ref->mark.file) : g_strdup (".");
       g_autofree char *file = g_path_is_absolute (ref->text)
                                 ? g_strdup (ref->text) : g_build_filename (dir, ref->text, NULL);
-      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        {
-          ytree_set_error (error, ref->mark, "%s file '%s' not found (looked for %s)",
-                           what, ref->text, file);
-          return NULL;
-        }
-      return g_steal_pointer (&file);
+      g_autoptr (GError) local = NULL;
+
+      if (ref_file_usable (what, file, ref->mark, &local))
+        return g_steal_pointer (&file);
+      if (local)
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        ytree_set_error (error, ref->mark, "%s file '%s' not found (looked for %s)",
+                         what, ref->text, file);
+      return NULL;
     }
 
   roots = search_roots (ld, ref->mark);
@@ -481,8 +510,16 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
       g_autofree char *base = g_strconcat (ref->text, ".yaml", NULL);
       g_autofree char *file = g_build_filename (g_ptr_array_index (roots, i),
                                                 ref_kinds[kind].subdir, base, NULL);
-      if (g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        return display_path (file);
+      g_autofree char *shown = display_path (file);
+      g_autoptr (GError) local = NULL;
+
+      if (ref_file_usable (what, shown, ref->mark, &local))
+        return g_steal_pointer (&shown);
+      if (local)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
     }
   names = known_names (roots, kind);
   hint = did_you_mean (ref->text, names);
@@ -498,21 +535,25 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
   return NULL;
 }
 
-/* Reads the file REF points to, as a mapping that names itself. */
+static gboolean check_document (const YNode *root, const char *what, const char *such_as,
+                                const Field *fields, GError **error);
+
+/* Reads the file REF points to, a mapping of FIELDS that names itself. */
 static YNode *
-load_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
+load_ref_file (const Loader *ld, RefKind kind, const Field *fields, const YNode *ref,
+               GError **error)
 {
   g_autofree char *file = find_ref_file (ld, kind, ref, error);
   g_autoptr (YNode) tree = NULL;
 
+  g_autofree char *what = NULL, *such_as = NULL;
+
   if (!file || !(tree = ytree_parse_file (file, error)))
     return NULL;
-  if (tree->kind != YNODE_MAPPING)
-    {
-      ytree_set_error (error, tree->mark, "a %s file must be a mapping of %s keys, got %s",
-                       ref_kinds[kind].what, ref_kinds[kind].what, ytree_kind_name (tree->kind));
-      return NULL;
-    }
+  what = g_strconcat ("a ", ref_kinds[kind].what, NULL);
+  such_as = g_strconcat (ref_kinds[kind].what, " keys", NULL);
+  if (!check_document (tree, what, such_as, fields, error))
+    return NULL;
   if (!ytree_map_find (tree, "name"))
     {
       /* A file without a name is known by its own name, minus .yaml. */
@@ -529,14 +570,14 @@ load_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
 /* A model, topology or device written as a name, a path, or a mapping
  * (merged over the named file when it has a name): the complete mapping. */
 static YNode *
-resolve_ref (const Loader *ld, RefKind kind, const YNode *node, const char *path,
-             GError **error)
+resolve_ref (const Loader *ld, RefKind kind, const Field *fields, const YNode *node,
+             const char *path, GError **error)
 {
   const YPair *name;
   YNode *base;
 
   if (node->kind == YNODE_SCALAR && !ytree_is_null (node))
-    return load_ref_file (ld, kind, node, error);
+    return load_ref_file (ld, kind, fields, node, error);
   if (node->kind != YNODE_MAPPING)
     {
       g_autofree char *got = node->kind == YNODE_SCALAR ? g_strdup ("nothing")
@@ -549,7 +590,7 @@ resolve_ref (const Loader *ld, RefKind kind, const YNode *node, const char *path
   name = ytree_map_find (node, "name");
   if (!name || name->value->kind != YNODE_SCALAR || ytree_is_null (name->value))
     return ytree_copy (node);
-  if (!(base = load_ref_file (ld, kind, name->value, error)))
+  if (!(base = load_ref_file (ld, kind, fields, name->value, error)))
     return NULL;
   ytree_merge (&base, node);
   return base;
@@ -557,13 +598,86 @@ resolve_ref (const Loader *ld, RefKind kind, const YNode *node, const char *path
 
 /* --- decoding values -------------------------------------------------------- */
 
+/* --- quoting the input in messages ------------------------------------------
+ *
+ * A path given as an experiment or a model may name any file (a private
+ * key, a password list, a mistyped path), and no message may print it:
+ * - a document that is not a mapping is named by its kind alone;
+ * - a document none of whose keys is, or is within a typo of, a key of
+ *   what it was given as is "not a model file", with nothing quoted
+ *   (check_document);
+ * - whatever else is quoted (a value, an unknown key) is an excerpt: at
+ *   most EXCERPT_CHARS characters of its first line, control characters
+ *   (a terminal's escape sequences) shown as '?'. The keys and values of
+ *   a real input are shorter. */
+#define EXCERPT_CHARS 40
+
+/* TEXT quoted for a message under the rule above: "'text'" or "'text...'". */
+static char *
+excerpt (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  GString *s = g_string_new ("'");
+  const char *p = valid;
+
+  for (int n = 0; *p && *p != '\n' && n < EXCERPT_CHARS; n++)
+    {
+      const char *next = g_utf8_next_char (p);
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        g_string_append_c (s, '?');
+      else
+        g_string_append_len (s, p, next - p);
+      p = next;
+    }
+  g_string_append (s, *p ? "...'" : "'");
+  return g_string_free (s, FALSE);
+}
+
 /* "'text'" for a scalar, "a mapping" otherwise: the tail of "..., got X". */
 static char *
 got (const YNode *v)
 {
   if (v->kind == YNODE_SCALAR)
-    return g_strdup_printf ("'%s'", v->text);
+    return excerpt (v->text);
   return g_strdup (ytree_kind_name (v->kind));
+}
+
+static const Field *find_field (const Field *fields, const char *key);
+
+/* Checks that ROOT, a whole file given as WHAT ("an experiment"), is a
+ * mapping of SUCH_AS, some of whose keys are FIELDS or near one (a typo):
+ * anything else is some other file, reported without quoting it. */
+static gboolean
+check_document (const YNode *root, const char *what, const char *such_as,
+                const Field *fields, GError **error)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  g_autofree char *valid = NULL;
+  const YPair *first;
+
+  if (root->kind != YNODE_MAPPING)
+    {
+      ytree_set_error (error, root->mark, "%s file must be a mapping of %s; this one is %s",
+                       what, such_as, ytree_is_null (root) ? "empty"
+                       : root->kind == YNODE_SCALAR ? "a single value" : "a list");
+      return FALSE;
+    }
+  if (root->items->len == 0)
+    return TRUE;
+  for (const Field *k = fields; k->key; k++)
+    g_ptr_array_add (keys, (char *) k->key);
+  for (guint i = 0; i < root->items->len; i++)
+    {
+      const YPair *pair = g_ptr_array_index (root->items, i);
+      g_autofree char *hint = did_you_mean (pair->key, keys);
+      if (find_field (fields, pair->key) || hint[0])
+        return TRUE;
+    }
+  first = g_ptr_array_index (root->items, 0);
+  valid = join (keys);
+  ytree_set_error (error, first->key_mark, "not %s file: none of its keys is one (they are "
+                   "not shown, as this may be some other file); valid keys: %s", what, valid);
+  return FALSE;
 }
 
 static gboolean
@@ -573,15 +687,11 @@ parse_int (const YNode *v, gint64 *out)
          && g_ascii_string_to_signed (v->text, 10, G_MININT64, G_MAXINT64, out, NULL);
 }
 
+/* Decimal only (units_number): 0x1p3 and inf are not numbers here. */
 static gboolean
 parse_double (const YNode *v, double *out)
 {
-  char *end;
-
-  if (v->kind != YNODE_SCALAR || v->text[0] == '\0')
-    return FALSE;
-  *out = g_ascii_strtod (v->text, &end);
-  return *end == '\0' && isfinite (*out);
+  return v->kind == YNODE_SCALAR && units_number (v->text, out);
 }
 
 static gboolean
@@ -736,7 +846,7 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
              && (!f->finish || f->finish (v, path, slot, error));
     case F_REF:
       {
-        g_autoptr (YNode) full = resolve_ref (ld, f->arg, v, path, error);
+        g_autoptr (YNode) full = resolve_ref (ld, f->arg, f->sub, v, path, error);
         return full && decode_map (ld, full, path, f->sub, slot, error)
                && (!f->finish || f->finish (full, path, slot, error));
       }
@@ -789,14 +899,14 @@ unknown_key (const char *key, YMark mark, const char *what, const Field *fields,
              gboolean values_only, GError **error)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
-  g_autofree char *hint = NULL, *valid = NULL;
+  g_autofree char *hint = NULL, *valid = NULL, *quoted = excerpt (key);
 
   for (const Field *k = fields; k->key; k++)
     if (!values_only || k->type != F_SWEEP)
       g_ptr_array_add (keys, (char *) k->key);
   hint = did_you_mean (key, keys);
   valid = join (keys);
-  ytree_set_error (error, mark, "unknown key '%s' in %s%s; valid keys: %s", key, what, hint,
+  ytree_set_error (error, mark, "unknown key %s in %s%s; valid keys: %s", quoted, what, hint,
                    valid);
 }
 
@@ -1078,15 +1188,9 @@ config_read_tree (const char *path, const char *const *overrides, GError **error
 {
   g_autoptr (YNode) root = ytree_parse_file (path, error);
 
-  if (!root)
+  if (!root || !check_document (root, "an experiment", "keys such as model, topology, "
+                                 "gpus and parallel", experiment_fields, error))
     return NULL;
-  if (root->kind != YNODE_MAPPING)
-    {
-      g_autofree char *g = got (root);
-      ytree_set_error (error, root->mark, "an experiment file must be a mapping of keys such "
-                       "as model, topology, gpus and parallel, got %s", g);
-      return NULL;
-    }
   for (size_t i = 0; overrides && overrides[i]; i++)
     if (!apply_set (root, overrides[i], error))
       return NULL;
@@ -1214,13 +1318,9 @@ config_load_validation (const char *path, GError **error)
   v = g_new0 (ValidationSpec, 1);
   v->tolerance_mape = v->tolerance_max = SPEC_UNSET;
   v->cases = g_ptr_array_new ();
-  if (root->kind != YNODE_MAPPING)
-    {
-      g_autofree char *g = got (root);
-      ytree_set_error (error, root->mark, "a validation file must be a mapping with name, "
-                       "defaults and cases, got %s", g);
-      return NULL;
-    }
+  if (!check_document (root, "a validation", "name, defaults and cases", validation_fields,
+                       error))
+    return NULL;
   if (!decode_map (&ld, root, "", validation_fields, v, error))
     return NULL;
 

@@ -5,6 +5,7 @@
 #include <yaml.h>
 
 #include "base/errors.h"
+#include "base/input.h"
 
 /* --- nodes ---------------------------------------------------------------- */
 
@@ -192,6 +193,13 @@ ytree_set_path (YNode *root, const char *path, YNode *value, GError **error)
   g_auto (GStrv) keys = g_strsplit (path, ".", -1);
   YNode *map = root;
 
+  if (g_strv_length (keys) > YTREE_MAX_DEPTH)
+    {
+      ytree_set_error (error, value->mark, "a key of more than %d parts; trainsim's "
+                       "deepest, such as topology.inter_node.fabric.kind, has 4",
+                       YTREE_MAX_DEPTH);
+      return FALSE;
+    }
   for (int i = 0; keys[i]; i++)
     if (keys[i][0] == '\0')
       {
@@ -230,7 +238,7 @@ ytree_set_path (YNode *root, const char *path, YNode *value, GError **error)
           /* "model: gpt3-175b" set at "model.layers": the name stays the
            * base that the new keys are merged over. */
           YNode *scalar = g_steal_pointer (&pair->value);
-          YNode *named = node_new (YNODE_MAPPING, scalar->mark);
+          YNode *named = node_new (YNODE_MAPPING, value->mark);
           if (ytree_is_null (scalar))
             ytree_free (scalar);
           else
@@ -247,7 +255,10 @@ ytree_set_path (YNode *root, const char *path, YNode *value, GError **error)
 typedef struct {
   yaml_parser_t parser;
   const char *file;     /* interned */
+  const char *text;     /* the input, for where a reader error is */
+  gsize len;
   gboolean positions;
+  int depth;            /* of the collection being read; 0 at the top */
 } Reader;
 
 static YMark
@@ -268,17 +279,27 @@ next_event (Reader *r, yaml_event_t *event, GError **error)
 {
   const yaml_parser_t *p = &r->parser;
   g_autofree char *context = NULL;
+  YMark mark;
 
   if (yaml_parser_parse (&r->parser, event))
     return TRUE;
+  /* A reader error (bad UTF-8, a control character) is found as the
+   * input is decoded, ahead of the scanner's marks: libyaml gives only
+   * its byte offset. */
+  if (p->error == YAML_READER_ERROR)
+    {
+      mark = reader_mark (r, p->mark);
+      if (r->positions)
+        input_position (r->text, r->len, p->problem_offset, &mark.line, &mark.col);
+    }
+  else
+    mark = reader_mark (r, p->problem_mark);
   if (p->context && r->positions)
     context = g_strdup_printf (" (%s that started at line %zu, column %zu)", p->context,
                                p->context_mark.line + 1, p->context_mark.column + 1);
   else if (p->context)
     context = g_strdup_printf (" (%s)", p->context);
-  ytree_set_error (error,
-                   reader_mark (r, p->error == YAML_READER_ERROR ? p->mark : p->problem_mark),
-                   "malformed YAML: %s%s", p->problem ? p->problem : "cannot parse",
+  ytree_set_error (error, mark, "malformed YAML: %s%s", p->problem ? p->problem : "cannot parse",
                    context ? context : "");
   return FALSE;
 }
@@ -409,9 +430,20 @@ parse_node (Reader *r, yaml_event_t *event, GError **error)
   yaml_event_delete (event);
   if (!ok)
     return NULL;
-  if (node->kind != YNODE_SCALAR && !parse_children (r, node, error))
-    return NULL;
-  return g_steal_pointer (&node);
+  if (node->kind == YNODE_SCALAR)
+    return g_steal_pointer (&node);
+  /* Checked as each collection opens, so libyaml stops here rather than
+   * after reading the rest of a deep file. */
+  if (r->depth == YTREE_MAX_DEPTH)
+    {
+      ytree_set_error (error, mark, "nested deeper than %d levels; a trainsim input "
+                       "needs a few", YTREE_MAX_DEPTH);
+      return NULL;
+    }
+  r->depth++;
+  ok = parse_children (r, node, error);
+  r->depth--;
+  return ok ? g_steal_pointer (&node) : NULL;
 }
 
 /* stream: STREAM_START [DOCUMENT_START node DOCUMENT_END] STREAM_END */
@@ -451,31 +483,38 @@ parse_stream (Reader *r, GError **error)
   return g_steal_pointer (&root);
 }
 
-YNode *
-ytree_parse_string (const char *text, const char *origin, gboolean positions,
-                    GError **error)
+/* Parses the LEN bytes of TEXT: by length, so nothing after a NUL byte
+ * could be dropped unseen (input_read refuses those anyway). */
+static YNode *
+parse_text (const char *text, gsize len, const char *origin, gboolean positions,
+            GError **error)
 {
-  Reader r = { .file = g_intern_string (origin), .positions = positions };
+  Reader r = { .file = g_intern_string (origin), .text = text, .len = len,
+               .positions = positions };
   YNode *root;
 
   if (!yaml_parser_initialize (&r.parser))
     g_error ("libyaml: out of memory");
-  yaml_parser_set_input_string (&r.parser, (const unsigned char *) text, strlen (text));
+  yaml_parser_set_input_string (&r.parser, (const unsigned char *) text, len);
   root = parse_stream (&r, error);
   yaml_parser_delete (&r.parser);
   return root;
 }
 
 YNode *
+ytree_parse_string (const char *text, const char *origin, gboolean positions,
+                    GError **error)
+{
+  return parse_text (text, strlen (text), origin, positions, error);
+}
+
+YNode *
 ytree_parse_file (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
+  gsize len;
 
-  if (!g_file_get_contents (path, &text, NULL, &local))
-    {
-      g_set_error_literal (error, TS_ERROR, TS_ERROR_IO, local->message);
-      return NULL;
-    }
-  return ytree_parse_string (text, path, TRUE, error);
+  if (!input_read (path, &text, &len, error))
+    return NULL;
+  return parse_text (text, len, path, TRUE, error);
 }

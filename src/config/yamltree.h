@@ -39,10 +39,21 @@ struct YNode {
   GPtrArray *items;   /* mapping: YPair* in order; sequence: YNode*; owned */
 };
 
-/* Parse a file, or TEXT under the name ORIGIN. With POSITIONS false, every
+/* The deepest nesting of mappings and sequences a document may have. The
+ * deepest trainsim input nests 5 levels (a validation case's topology's
+ * inter_node.fabric); the cap keeps the recursive parse, copy, merge and
+ * free of a tree far from the stack's end, and stops libyaml early on a
+ * hostile file of thousands of '[' or '{' (whose scanner slows down with
+ * the depth) instead of after it has read them all. A dotted path given
+ * to ytree_set_path may have as many keys, no more. */
+#define YTREE_MAX_DEPTH 64
+
+/* Parse a file (read with input_read: its size is capped, a NUL byte is
+ * an error), or TEXT under the name ORIGIN. With POSITIONS false, every
  * mark gets line 0 (see YMark). Errors: TS_ERROR_IO when the file cannot be
- * read, TS_ERROR_INPUT with "file:line:col: " for anything else. An empty
- * document is a null scalar. */
+ * read, TS_ERROR_INPUT with "file:line:col: " for anything else, nesting
+ * deeper than YTREE_MAX_DEPTH included. An empty document is a null
+ * scalar. */
 YNode *ytree_parse_file (const char *path, GError **error);
 YNode *ytree_parse_string (const char *text, const char *origin,
                            gboolean positions, GError **error);
@@ -60,8 +71,11 @@ void ytree_merge (YNode **base, const YNode *overlay);
 
 /* Sets the dotted PATH under the mapping ROOT to VALUE (consumed), creating
  * mappings on the way. A scalar on the way, such as "model: gpt3-175b"
- * under "model.layers", first becomes {name: gpt3-175b}. Errors cite
- * VALUE's mark. */
+ * under "model.layers", first becomes {name: gpt3-175b}: a mapping made by
+ * the setter, so it takes VALUE's mark, and an error about it (such as
+ * "parallel.tp must be an integer, got a mapping" after parallel.tp.x=4)
+ * blames the setter, not the file. Errors cite VALUE's mark; a PATH of
+ * more than YTREE_MAX_DEPTH keys is one. */
 gboolean ytree_set_path (YNode *root, const char *path, YNode *value,
                          GError **error);
 

@@ -3,8 +3,8 @@
  * sweep's failed points, --where). */
 #include "output/plot-private.h"
 #include "base/errors.h"
+#include "base/units.h"
 
-#include <math.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ table */
@@ -46,12 +46,12 @@ plot_table_line (const PlotTable *table, guint row)
 gboolean
 plot_cell_number (const char *s, double *v)
 {
-  char *end;
-
-  if (*s == '\0')
-    return FALSE;
-  *v = g_ascii_strtod (s, &end);
-  return *end == '\0' && isfinite (*v);
+  /* Blanks before the number, as in a hand-written "64, 128", are let
+   * pass as strtod lets them; hexadecimal, inf and nan are not numbers
+   * in a figure any more than in an input (units_number). */
+  while (*s == ' ' || *s == '\t')
+    s++;
+  return units_number (s, v);
 }
 
 /* One RFC 4180 record from @text at *@pos: its fields into @fields, the

@@ -537,35 +537,85 @@ figure_build (Figure *f, GString *notes, GError **error)
   return TRUE;
 }
 
-/* ------------------------------------------------------------ gnuplot text */
+/* ------------------------------------------------------------ gnuplot text
+ *
+ * A CSV may come from anyone, so its cells and column names, like the file
+ * names and --title, are text to show and never gnuplot to run. gnuplot
+ * runs `command` inside a double-quoted string (and anywhere outside a
+ * string), expands @macros outside strings, and ends a string or a
+ * comment at a line break, after which the next line is a command. So
+ * such text reaches the script only through append_gp_string (a
+ * single-quoted string, which expands nothing) or, in a comment, through
+ * one_line; in the data file, which gnuplot reads as data and never runs,
+ * it is still kept to its line. Only the script's own constants are
+ * written double-quoted. */
 
-/* A gnuplot double-quoted string. The terminals are set noenhanced, so
- * only the backslash and the quote need escaping; a newline stays one. */
+/* S as a gnuplot string expression: single-quoted, where nothing is
+ * expanded, with a quote and a line break (a two-line title) joined on
+ * as the constants "'" and "\n": the only double-quoted parts, which hold
+ * nothing of S. (gnuplot 5.4 reads the escape '' at the start of a string
+ * as an empty string.) Other control characters become spaces. Accepted
+ * wherever the script puts text (labels, titles, tic labels, assignments). */
 static void
 append_gp_string (GString *out, const char *s)
 {
-  g_autofree char *valid = NULL;
+  g_autofree char *valid = g_utf8_make_valid (s, -1);
 
-  if (!g_utf8_validate (s, -1, NULL))
-    s = valid = g_utf8_make_valid (s, -1);
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf (out, "\\%c", *p);
+  g_string_append_c (out, '\'');
+  for (const unsigned char *p = (const unsigned char *) valid; *p; p++)
+    if (*p == '\'')
+      g_string_append (out, "'.\"'\".'");
     else if (*p == '\n')
-      g_string_append (out, "\\n");
+      g_string_append (out, "'.\"\\n\".'");
     else
-      g_string_append_c (out, *p < 0x20 ? ' ' : (char) *p);
-  g_string_append_c (out, '"');
+      g_string_append_c (out, *p < 0x20 || *p == 0x7f ? ' ' : (char) *p);
+  g_string_append_c (out, '\'');
 }
 
-/* A quoted text column of the data file; gnuplot has no escape there. */
+/* The file NAME (a base name) as gnuplot is to take it: gnuplot reads
+ * '<cmd' as a command to read from (a script to load, data to plot),
+ * '|cmd' as one to write to, and '-' and '$x' as other sources, so a name
+ * that starts with anything but a letter, a digit, '_' or '.' becomes
+ * "./NAME". Owned. */
+static char *
+gp_file_name (const char *name)
+{
+  return g_ascii_isalnum (name[0]) || name[0] == '_' || name[0] == '.'
+         ? g_strdup (name) : g_strconcat ("./", name, NULL);
+}
+
+/* The file NAME as a gnuplot string (gp_file_name). */
+static void
+append_gp_file (GString *out, const char *name)
+{
+  g_autofree char *path = gp_file_name (name);
+
+  append_gp_string (out, path);
+}
+
+/* S on one line, control characters as spaces, for a comment of the
+ * script or the data file: a line break would end the comment. */
+static char *
+one_line (const char *s)
+{
+  char *line = g_utf8_make_valid (s, -1);
+
+  for (char *p = line; *p; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+  return line;
+}
+
+/* A quoted text column of the data file: gnuplot has no escape there, so
+ * a quote becomes ' and the text stays on its line. */
 static void
 append_dat_string (GString *out, const char *s)
 {
+  g_autofree char *line = one_line (s);
+
   g_string_append_c (out, '"');
-  for (const char *p = s; *p; p++)
-    g_string_append_c (out, *p == '"' ? '\'' : (*p == '\n' ? ' ' : *p));
+  for (const char *p = line; *p; p++)
+    g_string_append_c (out, *p == '"' ? '\'' : *p);
   g_string_append_c (out, '"');
 }
 
@@ -661,17 +711,21 @@ append_preamble (GString *gp, const Figure *f, const Terminal *term,
   g_autofree char *dat = g_path_get_basename (dat_path);
   g_autofree char *self = g_path_get_basename (gp_path);
   g_autofree char *csv = g_path_get_basename (f->table->name);
+  g_autofree char *self_line = one_line (self), *csv_line = one_line (csv);
+  g_autofree char *dat_line = one_line (dat);
 
+  /* Each name is followed by text of the line's own: a comment ending in
+   * a backslash would go on to swallow the next line. */
   g_string_append_printf (gp,
     "# %s: a %s plot of %s, written by trainsim plot; the data is in %s.\n"
     "# Restyle it freely, then run it from this directory: gnuplot %s\n\n"
     "set encoding utf8\nset terminal %s\n"
     "# trainsim sets outfile to a temporary name it renames once gnuplot "
     "succeeds.\nif (!exists(\"outfile\")) outfile = ",
-    self, kind_names[spec->kind], csv, dat, self, term->terminal);
-  append_gp_string (gp, fig);
+    self_line, kind_names[spec->kind], csv_line, dat_line, self_line, term->terminal);
+  append_gp_file (gp, fig);
   g_string_append (gp, "\nset output outfile\ndatafile = ");
-  append_gp_string (gp, dat);
+  append_gp_file (gp, dat);
   g_string_append (gp, "\n\n");
   for (gsize i = 0; i < G_N_ELEMENTS (series_colours); i++)
     g_string_append_printf (gp, "set style line %zu lc rgb \"%s\" lw 1.5 "
@@ -747,21 +801,25 @@ static void
 append_dat_header (GString *dat, const Figure *f, const char *columns)
 {
   g_autofree char *csv = g_path_get_basename (f->table->name);
+  g_autofree char *csv_line = one_line (csv), *columns_line = one_line (columns);
 
   g_string_append_printf (dat, "# trainsim plot: data of a %s plot of %s, "
                           "one block per series (gnuplot: index N)\n"
                           "# columns: %s\n",
-                          kind_names[f->spec->kind], csv, columns);
+                          kind_names[f->spec->kind], csv_line, columns_line);
 }
 
 /* A block's title line: "# series 2: topology.inter_node.nics_per_node = 2". */
 static void
 append_block (GString *dat, guint s, const char *column, const char *value)
 {
+  g_autofree char *column_line = one_line (column);
+  g_autofree char *value_line = value ? one_line (value) : NULL;
+
   if (s > 0)
     g_string_append (dat, "\n\n");
-  g_string_append_printf (dat, "# series %u: %s%s%s\n", s, column,
-                          value ? " = " : "", value ? value : "");
+  g_string_append_printf (dat, "# series %u: %s%s%s\n", s, column_line,
+                          value ? " = " : "", value ? value_line : "");
 }
 
 static const char *
@@ -1152,6 +1210,7 @@ plot_run_gnuplot (const char *figure, GString *notes, GError **error)
 
   g_autofree char *dir = g_path_get_dirname (figure);
   g_autofree char *gp_base = g_path_get_basename (gp);
+  g_autofree char *gp_arg = gp_file_name (gp_base);
   g_autofree char *tmp = g_build_filename (dir, ".trainsim-plot-XXXXXX", NULL);
   int fd = g_mkstemp_full (tmp, O_RDWR, 0666);  /* the umask applies */
   if (fd < 0)
@@ -1168,7 +1227,7 @@ plot_run_gnuplot (const char *figure, GString *notes, GError **error)
   g_autofree char *tmp_base = g_path_get_basename (tmp);
   g_autoptr (GString) assign = g_string_new ("outfile = ");
   append_gp_string (assign, tmp_base);
-  const char *argv[] = { gnuplot, "-e", assign->str, gp_base, NULL };
+  const char *argv[] = { gnuplot, "-e", assign->str, gp_arg, NULL };
   g_autofree char *out = NULL, *err = NULL;
   int wait_status = 0;
   g_autoptr (GError) local = NULL;

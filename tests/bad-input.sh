@@ -1,0 +1,145 @@
+#!/bin/sh
+# tests/bad-input.sh: the catalogue of bad inputs (issue 14), as a table:
+# each row runs trainsim once and says the exit status it must end with,
+# a text its stderr must hold (the place, file:line:col, then the words)
+# and one it must not (or -). Adding a case is adding a row; an input the
+# row needs goes in tests/data/bad/ or, when it is binary or large, is
+# made below into $t.
+#
+# Run by automake with TRAINSIM (the binary) and srcdir in the
+# environment; by hand, from the top build directory:
+#   TRAINSIM=./trainsim srcdir=. sh tests/bad-input.sh
+# Prints 'ok N - what' or 'not ok N - what' per row, then 'P passed, F failed'.
+
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-bad.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+# The names the rows use: $d the checked-in inputs, $t the made ones.
+d=$srcdir/tests/data/bad
+t=$tmp
+
+# repeat N TEXT: TEXT N times.
+repeat () {
+  awk -v n="$1" -v s="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", s }'
+}
+
+{ printf 'a: '; repeat 50000 '['; } >"$t/deep.yaml"
+{ printf 'a: '; repeat 30000 '{a: '; } >"$t/deep-flow.yaml"
+deep=$(repeat 50000 '[')
+printf 'model: tiny\ngpus:\000 16\n' >"$t/nul.yaml"
+printf 'gpus,mfu\n64,\0000.5\n' >"$t/nul.csv"
+printf 'model: tiny\ntopology: selene\ngpus: \303\050\n' >"$t/utf8.yaml"
+printf 'model: tiny\ntopology: selene\ngpus: \001\n' >"$t/control.yaml"
+# 20 lines of 100 bytes: byte 1024, past a 1 KiB cap, is line 11, column 25.
+repeat 20 "# $(repeat 97 x)
+" >"$t/big.yaml"
+{ echo gpus,mfu; repeat 500 '64,0.5
+'; } >"$t/big.csv"
+# A name in models/ that is a symbolic link to itself, and a path that is.
+mkdir -p "$t/loop/models"
+ln -s loop.yaml "$t/loop/models/loop.yaml"
+sed 's/^model: tiny/model: loop/' "$d/valid.yaml" >"$t/loop/experiment.yaml"
+ln -s self.yaml "$t/self.yaml"
+
+# The table. STATUS | STDERR HAS | STDERR LACKS (or -) | trainsim's
+# arguments, as shell words (VAR=VALUE words first set the environment).
+# A row's description is its arguments; keep rows on one line each.
+table () {
+  cat <<'EOF'
+# Nesting: capped at 64 levels, at the bracket that goes past, at once.
+2 | deep.yaml:1:67: nested deeper than 64 levels | - | run $t/deep.yaml
+2 | deep-flow.yaml:1:256: nested deeper than 64 levels | - | run $t/deep-flow.yaml
+2 | --set model: nested deeper than 64 levels | - | run $d/valid.yaml --set "model=$deep"
+2 | a key of more than 64 parts | - | run $d/valid.yaml --set "$(repeat 70 a.)a=1"
+# Size and bytes: read by length, capped, a NUL byte an error where it is.
+2 | nul.yaml:2:6: a NUL byte | - | run $t/nul.yaml
+2 | nul.csv:2:4: a NUL byte | - | plot $t/nul.csv --x gpus --y mfu -o $t/nul.pdf
+2 | /dev/zero:1:1: a NUL byte | - | run /dev/zero
+2 | /dev/zero:1:1: a NUL byte | - | validate /dev/zero
+2 | /dev/zero:1:1: a NUL byte | - | plot /dev/zero --x gpus --y mfu -o $t/zero.pdf
+2 | big.yaml:11:25: the input goes on past 1KiB, the most trainsim reads; if it is meant to be this large, raise the cap with TRAINSIM_MAX_INPUT | - | TRAINSIM_MAX_INPUT=1KiB run $t/big.yaml
+2 | big.yaml:1:1: an experiment file must be a mapping | goes on past | TRAINSIM_MAX_INPUT=1MiB run $t/big.yaml
+2 | big.csv:147:1: the input goes on past 1KiB | - | TRAINSIM_MAX_INPUT=1KiB plot $t/big.csv --x gpus --y mfu -o $t/big.pdf
+2 | TRAINSIM_MAX_INPUT='lots': expected an amount of memory | - | TRAINSIM_MAX_INPUT=lots run $d/valid.yaml
+# libyaml's reader errors at their line and column, not 1:1.
+2 | utf8.yaml:3:8: malformed YAML: invalid trailing UTF-8 octet | - | run $t/utf8.yaml
+2 | control.yaml:3:7: malformed YAML: control characters are not allowed | - | run $t/control.yaml
+# Blame the --set that made a value a mapping, not the file.
+2 | --set parallel.tp.x: parallel.tp must be a positive integer, got a mapping | valid.yaml: | run $d/valid.yaml --set parallel.tp.x=4
+# A name that cannot be read says why, not "did you mean" itself.
+2 | experiment.yaml:2:8: cannot read model file | did you mean | run $t/loop/experiment.yaml
+2 | Too many levels of symbolic links | did you mean | run $t/loop/experiment.yaml
+2 | --set model: cannot read model file | not found | run $d/valid.yaml --set model=$t/self.yaml
+# A file that is not an input is not quoted.
+2 | not-an-experiment.txt:1:1: an experiment file must be a mapping | c2VjcmV0 | run $d/not-an-experiment.txt
+2 | not-an-experiment.txt:1:1: a validation file must be a mapping | c2VjcmV0 | validate $d/not-an-experiment.txt
+2 | not-an-experiment.txt:1:1: a model file must be a mapping of model keys | c2VjcmV0 | run $d/valid.yaml --set model=$d/not-an-experiment.txt
+2 | not-a-mapping-of-keys.txt:1:1: not an experiment file: none of its keys | secret | run $d/not-a-mapping-of-keys.txt
+2 | not-a-mapping-of-keys.txt:1:1: not a model file: none of its keys | secret | run $d/valid.yaml --set model=$d/not-a-mapping-of-keys.txt
+# Numbers are decimal: no hexadecimal floats, in a file, a --set or a CSV.
+2 | hex-number.yaml:6:20: training.tokens must be a positive number | - | run $d/hex-number.yaml
+2 | --set compute.mfu: compute.mfu must be a fraction in (0, 1] | - | run $d/valid.yaml --set compute.mfu=0x1p-1
+2 | --set cost.gpu_hour_usd: cost.gpu_hour_usd must be a positive number | - | run $d/valid.yaml --set cost.gpu_hour_usd=0x10
+2 | hex.csv:2: megatron_tflops_per_gpu is '0x1p7', not a number | - | plot $d/hex.csv --x gpus --y megatron_tflops_per_gpu -o $t/hex.pdf
+# The located errors that were right already.
+2 | unknown-key.yaml:5:1: unknown key 'paralel' in the experiment (did you mean 'parallel'?) | - | run $d/unknown-key.yaml
+2 | bad-unit.yaml:3:50: topology.intra_node.bandwidth: expected a bandwidth such as 200Gb/s | - | run $d/bad-unit.yaml
+2 | tp-heads.yaml:6:7: tp 3 must divide the 4 attention heads | - | run $d/tp-heads.yaml
+2 | malformed.yaml:3:5: malformed YAML: did not find expected ',' or ']' | - | run $d/malformed.yaml
+2 | duplicate.yaml:4:1: duplicate key 'model' (first written at | - | run $d/duplicate.yaml
+2 | anchor.yaml:1:8: anchors (&m) are not supported | - | run $d/anchor.yaml
+2 | tag.yaml:1:8: tags (tag:yaml.org,2002:str) are not supported | - | run $d/tag.yaml
+2 | two-documents.yaml:2:1: a second YAML document | - | run $d/two-documents.yaml
+2 | unknown-model.yaml:1:8: unknown model 'tinny' (did you mean 'tiny'?) | - | run $d/unknown-model.yaml
+2 | schema-version.yaml:1:17: schema_version must be 1 | - | run $d/schema-version.yaml
+2 | unknown-schedule.yaml:4:70: parallel.schedule: unknown value '1f1c' (did you mean '1f1b'?) | - | run $d/unknown-schedule.yaml
+2 | --set parallel.tp: parallel.tp must be a positive integer, got 'two' | - | run $d/valid.yaml --set parallel.tp=two
+2 | --set parallel.tp: expected KEY=VALUE | - | run $d/valid.yaml --set parallel.tp
+2 | case-not-mapping.yaml:2:9: a case must be a mapping | - | validate $d/case-not-mapping.yaml
+2 | sweep-unknown-key.yaml:6:3: unknown key 'tpp' in parallel (did you mean 'tp'?) | - | sweep $d/sweep-unknown-key.yaml
+2 | fields.csv:2: 3 fields, but the header has 2 | - | plot $d/fields.csv --x gpus --y megatron_tflops_per_gpu -o $t/fields.pdf
+EOF
+}
+
+# trim TEXT: TEXT without the blanks around it.
+trim () {
+  printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'
+}
+
+# Read from a file, not a pipe: the loop must run in this shell to count.
+table >"$tmp/table"
+while IFS='|' read -r status has lacks args; do
+  case $status in '#'* | '') continue ;; esac
+  status=$(trim "$status")
+  has=$(trim "$has")
+  lacks=$(trim "$lacks")
+  args=$(trim "$args")
+  eval "set -- $args"
+  # The VAR=VALUE words in front, for env.
+  envs=
+  while [ $# -gt 0 ] && case $1 in [A-Z]*=*) true ;; *) false ;; esac; do
+    envs="$envs $1"
+    shift
+  done
+  # shellcheck disable=SC2086 # $envs: VAR=VALUE words, split on purpose
+  env $envs "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  [ "$rc" -eq "$status" ] || fail_because "exit status $rc, expected $status"
+  grep -qF -- "$has" "$tmp/err" || fail_because "stderr lacks '$has'"
+  [ "$lacks" = - ] || ! grep -qF -- "$lacks" "$tmp/err" || fail_because "stderr has '$lacks'"
+  verdict "$(printf '%s' "$args" | cut -c1-100): exit $status, $has"
+done <"$tmp/table"
+
+"$TRAINSIM" run --help >"$tmp/out" 2>"$tmp/err"
+grep -q 'TRAINSIM_MAX_INPUT' "$tmp/out" || fail_because "run --help does not name TRAINSIM_MAX_INPUT"
+"$TRAINSIM" plot --help >"$tmp/out" 2>"$tmp/err"
+grep -q 'TRAINSIM_MAX_INPUT' "$tmp/out" || fail_because "plot --help does not name TRAINSIM_MAX_INPUT"
+verdict "--help says how large an input may be and how to raise it"
+
+finish
