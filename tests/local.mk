@@ -33,6 +33,6 @@ tests_test_sweep_LDADD = $(TEST_LIBS)
 
 TESTS += tests/test-engine tests/test-config tests/test-output \
 	tests/test-sim tests/test-sweep tests/test-net tests/cli.sh tests/validate.sh \
-	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
+	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh tests/scale.sh
 EXTRA_DIST += tests/testlib.sh tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
-	tests/mpi.sh tests/figures.sh tests/data
+	tests/mpi.sh tests/figures.sh tests/scale.sh tests/data

@@ -243,7 +243,7 @@ sim_pieces_time (const GArray *pieces)
 {
   SimTime t = 0;
   for (guint i = 0; i < pieces->len; i++)
-    t += g_array_index (pieces, Piece, i).dur;
+    t = sim_time_add (t, g_array_index (pieces, Piece, i).dur);
   return t;
 }
 
@@ -292,9 +292,9 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
         {
           if (!b->has_pending)
             b->pending_name = phase;
-          b->pending += p->dur;
+          b->pending = sim_time_add (b->pending, p->dur);
           if (p->kind == OPK_TP)
-            b->pending_tp += p->dur;
+            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
           b->has_pending = TRUE;
           continue;
         }

@@ -39,8 +39,10 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
   const CollCost *c = &g_array_index (sim->comms, Comm, op->comm).cost;
   SimTime now = sim_engine_now (engine);
   SimTime intra = sim_time_from_s (c->intra_s);
-  SimTime end = c->pipelined ? MAX (now, op->start + intra) : now + intra;
-  sim_engine_schedule (engine, end + sim_time_from_s (c->latency_s),
+  SimTime end = c->pipelined ? MAX (now, sim_time_add (op->start, intra))
+                              : sim_time_add (now, intra);
+  sim_engine_schedule (engine,
+                       sim_time_add (end, sim_time_from_s (c->latency_s)),
                        on_op_done, sim, arg);
 }
 
@@ -53,7 +55,8 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
   SimTime now = sim_engine_now (sim->engine);
   if (op->comm == NONE)
     {
-      sim_engine_schedule (sim->engine, now + op->dur, on_op_done, sim, arg);
+      sim_engine_schedule (sim->engine, sim_time_add (now, op->dur), on_op_done,
+                           sim, arg);
       return;
     }
   const Comm *comm = &g_array_index (sim->comms, Comm, op->comm);
@@ -301,19 +304,27 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
   const ExperimentSpec *e = plan->spec;
   Sim sim = { plan, options };
   sim_build (&sim);
+  const char *file = e->marks.file ? e->marks.file : "experiment";
   gboolean ok = sim.absurd == 0;
   if (ok)
     {
       for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
         try_start (&sim, (uint32_t) i);
       sim_engine_run (sim.engine);
-      fill_result (&sim, result);
+      ok = !sim_engine_overflowed (sim.engine);
+      if (ok)
+        fill_result (&sim, result);
+      else
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                     "%s: the step would last longer than simulated time "
+                     "can count (2^63 ps, about 106 days): check "
+                     "compute.mfu and the bandwidths", file);
     }
   else
     g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
                  "%s: one operation of this plan would take %.3g s (more "
                  "than a day): check compute.mfu and the bandwidths",
-                 e->marks.file ? e->marks.file : "experiment", sim.absurd);
+                 file, sim.absurd);
 
   sim_clear (&sim);
   return ok;
