@@ -289,6 +289,27 @@ START_TEST (test_absurd_input)
   ck_assert (!sim_run (&e, &o, &r, &error));
   ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT));
   g_clear_error (&error);
+  /* Slower and slower compute: each point runs or is an input error,
+   * never an abort; somewhere the ops are each under a day but the step
+   * passes 2^63 ps (on the old executor, a wrapped time that failed the
+   * engine's at >= now assertion). */
+  e = base_spec (8, 1, 1, 1, 1024);
+  gboolean overflowed = FALSE;
+  for (double mfu = 1e-3; mfu > 1e-12; mfu /= 2)
+    {
+      e.compute.mfu = mfu;
+      if (sim_run (&e, &o, &r, &error))
+        {
+          ck_assert_msg (r.iteration_time_s < 107 * 86400.0,
+                         "mfu %g: a step of %g s", mfu, r.iteration_time_s);
+          continue;
+        }
+      ck_assert_msg (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT),
+                     "mfu %g: %s", mfu, error->message);
+      overflowed |= strstr (error->message, "106 days") != NULL;
+      g_clear_error (&error);
+    }
+  ck_assert (overflowed);
   /* Sizes beyond the GPU count are refused before any product of them. */
   e = base_spec (8, 65536, 65536, 1, 8);
   ck_assert (!sim_run (&e, &o, &r, &error));

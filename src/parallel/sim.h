@@ -38,7 +38,8 @@ typedef struct {
 } SimOptions;
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
- * longer than any sane plan (absurd efficiencies or bandwidths). */
+ * longer than any sane plan, or the step longer than 2^63 ps (absurd
+ * efficiencies or bandwidths). */
 gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
                        SimResult *result, GError **error);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual
