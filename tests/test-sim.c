@@ -30,13 +30,21 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
                                             SPEC_UNSET,
                                             { FABRIC_FAT_TREE, 1.0, 1, 0, 1.0 },
                                             NIC_PATH_NVLINK, { 0, { 0 } } };
-  e.topology.host = (HostSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
+  /* A host that issues kernels in 1 ns: the tests of other mechanisms
+   * see them alone; the host model's own tests set it. */
+  e.topology.host = (HostSpec) { .pcie_bandwidth = SPEC_UNSET,
+                                 .memory_bytes = SPEC_UNSET,
+                                 .cpu_adam_params_per_s = SPEC_UNSET,
+                                 .gpus_per_pcie_switch = 1,
+                                 .kernel_launch_s = 1e-9 };
   e.gpus = gpus;
   e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
                                 SCHEDULE_1F1B, 1, FALSE, TRUE,
                                 25 * 1024 * 1024, FALSE };
-  e.training = (TrainingSpec) { PRECISION_BF16, RECOMPUTE_NONE, FALSE,
-                                SPEC_UNSET };
+  e.training = (TrainingSpec) { .precision = PRECISION_BF16,
+                                .recompute = RECOMPUTE_NONE,
+                                .attention = ATTENTION_UNFUSED,
+                                .tokens = SPEC_UNSET };
   e.compute = (ComputeSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.cost.gpu_hour_usd = 1.5;
   return e;
@@ -557,7 +565,7 @@ START_TEST (test_breakdown_adds_up)
   SimResult r = run (&e, FALSE);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload;
+               + b->optimizer + b->offload + b->host;
   ck_assert_msg (fabs (sum / r.iteration_time_s - 1) < 1e-9,
                  "parts add to %.9g, iteration %.9g", sum,
                  r.iteration_time_s);
@@ -652,6 +660,50 @@ START_TEST (test_auto_micro_batch_fits)
   ck_assert_msg (r.fits_memory && r.micro_batch <= 2,
                  "auto picked micro-batch %d at %.3f GiB of %.3f", r.micro_batch,
                  r.memory_per_gpu_gib, e.topology.gpu.memory_bytes / GIB);
+}
+END_TEST
+
+/* The host issues every kernel in order and the GPU cannot run ahead of
+ * it. A chain of kernels shorter than their issuing takes the issuing
+ * time; longer ones hide it but for the first launch of each chunk (the
+ * host waits for the GPU at each micro-batch's start, as Megatron's
+ * timers make it). */
+START_TEST (test_host_dispatch)
+{
+  /* One tiny layer: every kernel is a 4 us launch floor, far below a
+   * 1 ms issue. Per micro-batch the host issues the embedding's 4, the
+   * layer's 14 forward and 31 backward, the head's 14 forward and 9
+   * backward and the embedding's 2 backward kernels: 74; the optimizer
+   * 6 + 1 (16 tensors in one Adam launch). Two micro-batches: 155 ms. */
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
+  e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64 };
+  e.topology.host.kernel_launch_s = 1e-3;
+  SimResult r = run (&e, FALSE);
+  ck_assert_msg (fabs (r.iteration_time_s / 0.155 - 1) < 0.005,
+                 "iteration %.6g s, expected 0.155 s", r.iteration_time_s);
+  /* Nearly all of it is the GPU waiting for the host. */
+  ck_assert_msg (r.breakdown_s.host > 0.95 * r.iteration_time_s,
+                 "host-bound %.6g s of %.6g s", r.breakdown_s.host,
+                 r.iteration_time_s);
+  /* Longer kernels hide their issuing: 4 micro-batches of the 8-layer
+   * test model, 0.5 us a launch (its shortest kernels, the cross
+   * entropy's 12 in 12 us, take 1 us each), cost at most each chunk's
+   * first launch and the optimizer's issuing (8 chunks; 6 + 3 optimizer
+   * launches, Adam's 100 tensors in three) more than a host that issues
+   * in 1 ns. */
+  ExperimentSpec big = base_spec (1, 1, 1, 4, 16);
+  SimResult fast = run (&big, FALSE);
+  big.topology.host.kernel_launch_s = 0.5e-6;
+  SimResult slow = run (&big, FALSE);
+  double extra = slow.iteration_time_s - fast.iteration_time_s;
+  ck_assert_msg (extra > 0 && extra < (8 + 9) * 0.5e-6 + 1e-9,
+                 "issuing added %.6g s", extra);
+  ck_assert (slow.breakdown_s.host < 1e-4);
+  /* The flat MFU model has no host. */
+  big.compute.mfu = 0.5;
+  big.topology.host.kernel_launch_s = 1;
+  SimResult flat = run (&big, FALSE);
+  ck_assert_double_eq (flat.breakdown_s.host, 0);
 }
 END_TEST
 
@@ -937,7 +989,7 @@ START_TEST (test_offload)
                  r.breakdown_s.offload, adam, up);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload;
+               + b->optimizer + b->offload + b->host;
   ck_assert (fabs (sum / r.iteration_time_s - 1) < 1e-9);
   ck_assert_double_eq (b->optimizer, 0);
   /* A wider PCIe link, or one per GPU, is never slower. */
@@ -986,6 +1038,7 @@ sim_suite (void)
   tcase_add_test (models, test_ring_allreduce_4_ranks);
   tcase_add_test (models, test_gemm_time);
   tcase_add_test (models, test_attention_kernels);
+  tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);

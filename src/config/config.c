@@ -127,6 +127,7 @@ static const Field host_fields[] = {
   F ("memory", F_UNIT, HostSpec, memory_bytes, .arg = UNIT_BYTES),
   F ("cpu_adam_params_per_s", F_NUMBER, HostSpec, cpu_adam_params_per_s),
   F ("gpus_per_pcie_switch", F_INT, HostSpec, gpus_per_pcie_switch),
+  F ("kernel_launch", F_UNIT, HostSpec, kernel_launch_s, .arg = UNIT_TIME),
   END
 };
 
@@ -285,6 +286,7 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.host.memory_bytes = SPEC_UNSET;
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
   e->topology.host.gpus_per_pcie_switch = 1;
+  e->topology.host.kernel_launch_s = SPEC_UNSET;
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = TRUE;

@@ -201,6 +201,8 @@ typedef struct {
                                  * unknown */
   int gpus_per_pcie_switch;     /* GPUs sharing one PCIe link to the host;
                                  * default 1 */
+  double kernel_launch_s;       /* a host thread's time to issue one kernel;
+                                 * SPEC_UNSET: the calibrated default */
 } HostSpec;
 
 typedef struct {

@@ -27,6 +27,17 @@
 #define GEMM_TILE_N           128
 #define GEMM_K_HALF           256.0
 #define LAUNCH_FLOOR_S        4e-6
+/* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
+ *   PyTorch: Python, the module and autograd layers, the dispatcher and
+ *   the CUDA launch. Measured bounds: 8 us for a bare torch.add from
+ *   Python on an A100 host (flagos-ai/Torch-FL PR #27, 2026, its table
+ *   "Findings (NVIDIA A100)") and about 45 us per kernel for module-level
+ *   eager code (facebookresearch/sam2 issue #768, 2026: 1,185 kernels in
+ *   53.7 ms of host time, A6000); the CUDA runtime call alone is 5-20 us
+ *   (Meta's Holistic Trace Analysis docs, cuda_kernel_launch_stats).
+ *   Megatron issues its layers as module-level eager code: the upper
+ *   bound. A topology's host.kernel_launch overrides it. Not fitted. */
+#define HOST_LAUNCH_S         45e-6
 #define A100_SMS              108
 
 void
@@ -45,6 +56,8 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
     cm->hbm_efficiency = compute->hbm_efficiency;
   cm->mfu = compute->mfu > 0 ? compute->mfu : 0;
   cm->launch_floor_s = LAUNCH_FLOOR_S;
+  /* The flat model prices FLOPs only, as cost tables do. */
+  cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
   cm->sms = A100_SMS;
   cm->bytes_per_element =
     (precision == PRECISION_FP16 || precision == PRECISION_BF16) ? 2 : 4;

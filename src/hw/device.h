@@ -36,6 +36,8 @@ typedef struct {
   double hbm_efficiency;
   double mfu;              /* > 0: flat model, every FLOP at mfu * peak */
   double launch_floor_s;
+  double host_launch_s;    /* the host's time to issue one kernel; 0 under
+                            * the flat MFU model */
   int sms;                 /* streaming multiprocessors, for wave quantization */
   double bytes_per_element;/* 2 for fp16/bf16, 4 for tf32/fp32 */
 } ComputeModel;

@@ -197,7 +197,7 @@ global_rank (const Sim *sim, int stage, int replica, int tp_rank)
 static Piece
 piece_of (Sim *sim, const GraphOp *g)
 {
-  Piece p = { OPK_COMPUTE, 0, g->name };
+  Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
   if (g->kind == GOP_COMPUTE)
     {
       p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
@@ -249,13 +249,29 @@ sim_pieces_time (const GArray *pieces)
 
 /* ---- emitting a rank's program ---------------------------------------------- */
 
-/* A rank being built: its coordinates and the compute op being fused. */
+/* A rank being built: its coordinates, the compute op being fused, and
+ * where its host thread stands.
+ *
+ * The host issues every compute-stream op in program order, as eager
+ * PyTorch does, and the GPU cannot start an op before the host has
+ * issued it. For a fused op of kernels with GPU times g_i, each issued
+ * in h, the GPU's first kernel waits for one issue, and kernel i cannot
+ * start before h x i after the host began: started at H with the stream
+ * free at G, the op ends at max (G, H + lead) + sum g, where
+ * lead = max_i (h x i - (g_1 + ... + g_i-1)). So each compute-stream op
+ * gets a host op of its lead before it, and the rest of its issuing
+ * (carry) runs on the host while the GPU works. */
 typedef struct {
   Sim *sim;
   int rank;               /* simulated rank index */
   int stage, replica, tp_rank;
   SimTime pending;        /* fused compute not yet emitted */
   SimTime pending_tp;     /* of pending: fused TP collectives */
+  SimTime pending_host;   /* the host's time to issue pending */
+  SimTime lead;           /* pending's lead (above) */
+  SimTime carry;          /* issuing left from the last op */
+  uint32_t sync;          /* a GPU op the host waits for before issuing
+                           * the next (a blocking call), or NONE */
   const char *pending_name;
   gboolean has_pending;
   uint32_t last;          /* last op on the compute stream */
@@ -267,18 +283,64 @@ typedef struct {
   uint32_t gather, module_first, module_last[2];
 } Builder;
 
+/* The lead of a piece of n launches and GPU time dur, issued from
+ * host_before after gpu_before of GPU work: its first launch, or its last
+ * when the host is the slower (its kernels taken as dur / n each). */
+static SimTime
+piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
+            SimTime gpu_before)
+{
+  SimTime first = host_before + h - gpu_before;
+  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
+  return MAX (first, last);
+}
+
+/* Adds a compute-stream op and, with a host model, the host op that
+ * issues it first: waiting for the sync op, if one is due. */
+static uint32_t
+add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
+            SimTime lead, SimTime host)
+{
+  Sim *sim = b->sim;
+  uint32_t issue = NONE;
+  if (sim->host_launch > 0)
+    {
+      if (b->sync != NONE && b->carry > 0)
+        {
+          add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST, b->carry, "host",
+                  b->mb);
+          b->carry = 0;
+        }
+      issue = add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
+                      sim_time_add (b->carry, lead), "issue", b->mb);
+      if (b->sync != NONE)
+        add_edge (sim, b->sync, issue);
+      b->sync = NONE;
+      b->carry = MAX (host - lead, 0);
+    }
+  uint32_t id = add_op (sim, b->rank, SIM_STREAM_COMPUTE, kind, dur, name,
+                        b->mb);
+  if (issue != NONE)
+    add_edge (sim, issue, id);
+  /* A chunk's receive is what its first host op waits for. */
+  if (b->first_of_chunk == NONE)
+    b->first_of_chunk = issue != NONE ? issue : id;
+  if (b->module_first == NONE)
+    b->module_first = id;
+  b->last = id;
+  return id;
+}
+
 static void
 flush (Builder *b)
 {
   if (!b->has_pending)
     return;
-  b->last = add_op (b->sim, b->rank, SIM_STREAM_COMPUTE, OPK_COMPUTE,
-                    b->pending, b->pending_name, b->mb);
+  add_issued (b, OPK_COMPUTE, b->pending, b->pending_name, b->lead,
+              b->pending_host);
   op_at (b->sim, b->last)->tp_part = b->pending_tp;
-  if (b->first_of_chunk == NONE)
-    b->first_of_chunk = b->last;
   b->has_pending = FALSE;
-  b->pending = b->pending_tp = 0;
+  b->pending = b->pending_tp = b->pending_host = b->lead = 0;
 }
 
 static void
@@ -288,10 +350,15 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
   for (guint i = 0; i < pieces->len; i++)
     {
       const Piece *p = &g_array_index (pieces, Piece, i);
+      SimTime host = p->launches * sim->host_launch;
       if (p->kind == OPK_COMPUTE || sim->fuse_tp)
         {
           if (!b->has_pending)
             b->pending_name = phase;
+          b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
+                                              p->dur, b->pending_host,
+                                              b->pending));
+          b->pending_host = sim_time_add (b->pending_host, host);
           b->pending = sim_time_add (b->pending, p->dur);
           if (p->kind == OPK_TP)
             b->pending_tp = sim_time_add (b->pending_tp, p->dur);
@@ -299,10 +366,9 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
           continue;
         }
       flush (b);
-      b->last = add_op (sim, b->rank, SIM_STREAM_COMPUTE, OPK_TP, p->dur,
-                        p->name, b->mb);
-      if (b->first_of_chunk == NONE)
-        b->first_of_chunk = b->last;
+      add_issued (b, OPK_TP, p->dur, p->name,
+                  piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
+                  host);
       join_coll (sim, b->last, sim->tp_colls,
                  b->stage * sim->plan->dp + b->replica, sim->plan->tp,
                  &b->tp_count);
@@ -444,7 +510,7 @@ begin_module (Builder *b, double params)
   /* The fetch (or the gather) starts once module k-2 is done. */
   if (b->module_last[1] != NONE)
     add_edge (sim, b->module_last[1], up != NONE ? up : b->gather);
-  b->module_first = sim->ops->len;
+  b->module_first = NONE;   /* the module's first compute-stream op */
 }
 
 static void
@@ -537,6 +603,12 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
 
   b->mb = mb;
   b->first_of_chunk = NONE;
+  /* Megatron times each micro-batch's forward and backward with timers
+   * that synchronize the device (megatron/schedules.py, forward_step and
+   * backward_step; global_vars.py _Timer.start and stop: Megatron-LM
+   * v2.6, Megatron-DeepSpeed f01c9e6e): the host issues a chunk only
+   * once the GPU has finished the last. */
+  b->sync = b->last;
   if (dir == 0)
     {
       if (first)
@@ -584,12 +656,12 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     {
       /* Megatron's p2p_communication waits for its isend/irecv requests
        * (and synchronizes the device) before the next compute: a send
-       * blocks the sender's compute stream. */
+       * blocks the sender's compute stream, and its host. */
       build_pp_comm (b, dir);
       size_t k = (size_t) b->rank * 2 + dir;
-      b->last = add_op (sim, b->rank, SIM_STREAM_COMPUTE, OPK_PP,
-                        sim->pp_dur[k],
-                        dir == 0 ? "send_activations" : "send_gradients", mb);
+      add_issued (b, OPK_PP, sim->pp_dur[k],
+                  dir == 0 ? "send_activations" : "send_gradients",
+                  sim->host_launch, sim->host_launch);
       op_at (sim, b->last)->comm = sim->pp_comm[k];
       sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
     }
@@ -652,7 +724,8 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   const ExperimentSpec *e = plan->spec;
   Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
                 .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
-                .mb = -1, .gather = NONE, .module_last = { NONE, NONE } };
+                .sync = NONE, .mb = -1, .gather = NONE, .module_first = NONE,
+                .module_last = { NONE, NONE } };
   g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
   schedule_items (plan, stage, items);
 
@@ -669,14 +742,19 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
 
   uint32_t last_dp = NONE;
   double stage_params = 0;
+  /* Parameter tensors: a layer's 12 (QKV, projection, FC1 and FC2
+   * weights and biases, two layer norms' scales and shifts), the
+   * embedding's word and position tables, the final layer norm's 2. */
+  int tensors = 0;
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
       stage_params += plan_chunk_layers (plan, stage) * sim->layer_params;
+      tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
-        stage_params += sim->emb_params;
+        stage_params += sim->emb_params, tensors += 2;
       if (vstage == plan->pp * v - 1)
-        stage_params += sim->head_params;
+        stage_params += sim->head_params, tensors += 2;
     }
   for (guint i = 0; i < items->len; i++)
     {
@@ -697,10 +775,20 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
   uint32_t opt, updated;
   if (sim->offload == OFFLOAD_NONE)
-    opt = updated = add_op (sim, rank, SIM_STREAM_COMPUTE, OPK_OPTIMIZER,
-                            ticks (sim, compute_memory_time (
-                              &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
-                            "optimizer", -1);
+    {
+      /* Megatron's mixed-precision step (megatron/optimizer/optimizer.py
+       * and clip_grads.py, v2.6) reads two values back, each a sync: the
+       * overflow flag after unscaling, and the gradient norm. It launches
+       * the unscale, the norm, the clip and the copy to the half-precision
+       * weights (apex multi_tensor_apply ops), two all-reduces, and Adam
+       * in launches of at most 36 tensors (apex's depth-4 list limit). */
+      SimTime host = (6 + (tensors + 35) / 36) * sim->host_launch;
+      b.sync = last_dp != NONE ? last_dp : b.last;
+      opt = updated = add_issued (&b, OPK_OPTIMIZER,
+                                  ticks (sim, compute_memory_time (
+                                    &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
+                                  "optimizer", host, host);
+    }
   else
     {
       opt = updated = add_op (sim, rank, SIM_STREAM_TO_HOST, OPK_OFFLOAD,
@@ -758,6 +846,12 @@ sim_build (Sim *sim)
   sim->engine = sim_engine_new ();
   compute_model_init (&sim->cm, &e->topology.gpu, &e->compute,
                       e->training.precision);
+  /* The flat MFU model has no host; a topology may say what its host's
+   * issuing costs. */
+  sim->host_launch = ticks (sim, sim->cm.host_launch_s > 0
+                                 && e->topology.host.kernel_launch_s > 0
+                                 ? e->topology.host.kernel_launch_s
+                                 : sim->cm.host_launch_s);
   net_model_init (&sim->net, &e->topology, e->collectives.algorithm);
   transformer_layer_shape (&sim->ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,

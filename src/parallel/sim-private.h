@@ -23,6 +23,7 @@ typedef enum {
   OPK_DP,
   OPK_OPTIMIZER,
   OPK_OFFLOAD,          /* PCIe copies and the CPU's Adam */
+  OPK_HOST,             /* the host issuing the next compute-stream op */
   OPK_N
 } OpKind;
 
@@ -66,10 +67,12 @@ typedef struct {
   uint32_t first, n;
 } Comm;
 
-/* A step of a chunk's program: a stretch of kernels or a TP collective. */
+/* A step of a chunk's program: a stretch of kernels or a TP collective,
+ * and the host's time to issue it. */
 typedef struct {
   OpKind kind;          /* OPK_COMPUTE or OPK_TP */
   SimTime dur;
+  int launches;         /* kernels (NCCL calls) the host issues for it */
   const char *name;
 } Piece;
 
@@ -122,6 +125,8 @@ typedef struct {
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */
   double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
+  SimTime host_launch;    /* the host's time to issue one kernel; 0: no
+                           * host ops (the flat MFU model) */
 } Sim;
 
 static inline Op *

@@ -12,11 +12,11 @@
 #include "base/errors.h"
 
 static const char *const op_kind_category[OPK_N] = {
-  "compute", "tp", "pp", "dp", "optimizer", "offload",
+  "compute", "tp", "pp", "dp", "optimizer", "offload", "host",
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
-  "compute", "pp send", "dp", "zero gather", "to host", "from host",
+  "compute", "pp send", "dp", "zero gather", "to host", "from host", "host",
 };
 
 /* ---- running ---------------------------------------------------------------- */
@@ -120,15 +120,26 @@ static void
 account (Sim *sim, const Op *op, Stream *st)
 {
   Breakdown *bd = &sim->breakdown[op->stream / SIM_N_STREAMS];
-  double gap = sim_time_to_s (op->ready - st->last_end);
+  SimTime ready = op->ready;
+  const Op *dep = op->released_by == NONE ? NULL
+                  : op_at (sim, op->released_by);
+  if (ready > st->last_end && dep != NULL && dep->kind == OPK_HOST)
+    {
+      /* Idle while the host issued this op is host-bound; before that
+       * the host itself waited (for a receive, or the GPU at a sync):
+       * that part goes to what it waited for. */
+      SimTime from = MAX (dep->start, st->last_end);
+      bd->host += sim_time_to_s (ready - from);
+      ready = from;
+      dep = dep->released_by == NONE ? NULL : op_at (sim, dep->released_by);
+    }
+  double gap = sim_time_to_s (ready - st->last_end);
   if (gap > 0)
     {
-      const Op *dep = op->released_by == NONE ? NULL
-                      : op_at (sim, op->released_by);
       if (dep != NULL && dep->kind == OPK_PP)
         {
           SimTime lo = MAX (dep->start, st->last_end);
-          SimTime hi = MIN (dep->end, op->ready);
+          SimTime hi = MIN (dep->end, ready);
           double exposed = hi > lo ? sim_time_to_s (hi - lo) : 0;
           bd->pp_comm += exposed;
           bd->bubble += gap - exposed;
