@@ -269,6 +269,28 @@ parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
 EOF
 bad "a bandwidth without a unit exits 2" no_unit "GB/s|Gb/s"
 
+put attention_conflict <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+training: {attention: unfused, flash_attention: true}
+EOF
+bad "flash_attention: true beside attention: unfused exits 2" attention_conflict \
+  "contradicts.*unfused, flash1, flash1-triton or flash2"
+
+put attention_unknown <<'EOF'
+schema_version: 1
+model: gpt3-175b
+topology: selene
+gpus: 1024
+parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
+training: {attention: flash3}
+EOF
+bad "an unknown attention kernel exits 2 with the valid ones" attention_unknown \
+  "flash1-triton or flash2"
+
 put missing <<'EOF'
 schema_version: 1
 topology: selene
@@ -419,8 +441,8 @@ defaults:
   training: {precision: bf16, recompute: full}
   parallel: {micro_batch: 1}
 cases:
-  - {id: dp8, gpus: 8, parallel: {tp: 1, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.25}}
-  - {id: tp2, gpus: 16, parallel: {tp: 2, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.15}}
+  - {id: dp8, gpus: 8, parallel: {tp: 1, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.30}}
+  - {id: tp2, gpus: 16, parallel: {tp: 2, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.25}}
 EOF
 sed 's/^tolerance: .*/tolerance: {mape: 0.0001, max: 0.0001}/' "$tmp/valid.yaml" \
   >"$tmp/tight.yaml"

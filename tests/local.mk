@@ -38,7 +38,10 @@ TESTS += tests/test-engine tests/test-config tests/test-output \
 # that the parts of that work merge apart.
 TESTS += tests/plot-hostile.sh
 TESTS += tests/bad-input.sh
+TESTS += tests/scale.sh
 EXTRA_DIST += tests/testlib.sh tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
 	tests/mpi.sh tests/figures.sh tests/data
 EXTRA_DIST += tests/plot-hostile.sh
 EXTRA_DIST += tests/bad-input.sh
+EXTRA_DIST += tests/scale.sh
+

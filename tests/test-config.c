@@ -312,6 +312,7 @@ START_TEST (test_experiment_good)
   ck_assert_int_eq (e.training.precision, PRECISION_FP16);
   ck_assert_int_eq (e.training.recompute, RECOMPUTE_SELECTIVE);
   ck_assert (e.training.flash_attention);
+  ck_assert_int_eq (e.training.attention, ATTENTION_FLASH2);
   assert_close (e.training.tokens, 300e9, "tokens");
   assert_close (e.compute.mfu, 0.45, "mfu");
   assert_close (e.compute.matmul_efficiency, 0.8, "compute matmul");
@@ -362,6 +363,7 @@ START_TEST (test_experiment_defaults)
   ck_assert_int_eq (e.training.precision, PRECISION_BF16);
   ck_assert_int_eq (e.training.recompute, RECOMPUTE_NONE);
   ck_assert (!e.training.flash_attention);
+  ck_assert_int_eq (e.training.attention, ATTENTION_UNFUSED);
   ck_assert (e.training.tokens == SPEC_UNSET);
   ck_assert (e.compute.mfu == SPEC_UNSET);
   ck_assert (e.compute.matmul_efficiency == SPEC_UNSET);

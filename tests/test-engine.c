@@ -715,6 +715,62 @@ START_TEST (test_engine_past_asserts)
 }
 END_TEST
 
+/* A handler that schedules its successor `arg` more picoseconds on, with
+ * the arithmetic of the executor: saturating, so a step past 2^63 ps
+ * stays at SIM_TIME_MAX instead of wrapping into the past. */
+static void
+far_step (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  log_fire (engine, ctx, arg);
+  sim_engine_schedule (engine, sim_time_add (sim_engine_now (engine),
+                                             (SimTime) arg),
+                       far_step, ctx, arg);
+}
+
+/* Times that pass 2^63 ps stop the run with overflowed set, every event
+ * before them fired; on the old engine the wrapped time failed its
+ * at >= now assertion. */
+START_TEST (test_engine_overflow_stops)
+{
+  static const uint64_t step = SIM_TIME_MAX / 2 + 1;
+  static const uint64_t want_args[] = { step, step };
+  static const SimTime want_times[] = { 0, SIM_TIME_MAX / 2 + 1 };
+  g_autoptr (SimEngine) engine = sim_engine_new ();
+  Log log;
+
+  log_init (&log);
+  sim_engine_schedule (engine, 0, far_step, &log, step);
+  ck_assert (!sim_engine_overflowed (engine));
+  ck_assert_uint_eq (sim_engine_run (engine), 2);
+  ck_assert (sim_engine_overflowed (engine));
+  assert_log (&log, want_args, want_times, G_N_ELEMENTS (want_args));
+  log_clear (&log);
+}
+END_TEST
+
+/* The checked arithmetic of simtime.h at its edges. */
+START_TEST (test_checked_arithmetic)
+{
+  ck_assert_int_eq (sim_time_from_s (1.5e-12), 2);
+  ck_assert_int_eq (sim_time_from_s (86400), 86400 * INT64_C (1000000000000));
+  ck_assert_int_eq (sim_time_from_s (1e7), SIM_TIME_MAX);     /* 116 days */
+  ck_assert_int_eq (sim_time_from_s (INFINITY), SIM_TIME_MAX);
+  ck_assert_int_eq (sim_time_from_s (NAN), SIM_TIME_MAX);
+  ck_assert_int_eq (sim_time_from_ps (9223372036854774784.0),
+                    INT64_C (9223372036854774784));
+  ck_assert_int_eq (sim_time_add (SIM_TIME_MAX - 1, 1), SIM_TIME_MAX);
+  ck_assert_int_eq (sim_time_add (SIM_TIME_MAX - 1, 2), SIM_TIME_MAX);
+  ck_assert_int_eq (sim_time_add (5, SIM_TIME_MAX), SIM_TIME_MAX);
+  ck_assert_int_eq (sim_time_add (5, 7), 12);
+  ck_assert_uint_eq (sat_mul_u64 (UINT64_C (1) << 32, UINT64_C (1) << 32),
+                     UINT64_MAX);
+  ck_assert_uint_eq (sat_mul_u64 (UINT64_C (1) << 31, UINT64_C (1) << 32),
+                     UINT64_C (1) << 63);
+  ck_assert_uint_eq (sat_add_u64 (UINT64_MAX - 1, 2), UINT64_MAX);
+  ck_assert_uint_eq (sat_add_u64 (3, 4), 7);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static Suite *
@@ -751,6 +807,8 @@ engine_suite (void)
   tcase_add_test (tc, test_engine_run_counts);
   tcase_add_test (tc, test_engine_ids_recycled);
   tcase_add_test (tc, test_engine_hold_model);
+  tcase_add_test (tc, test_engine_overflow_stops);
+  tcase_add_test (tc, test_checked_arithmetic);
   if (fork)
     tcase_add_test_raise_signal (tc, test_engine_past_asserts, SIGABRT);
   suite_add_tcase (s, tc);

@@ -227,7 +227,7 @@ static const char *const json_keys[] = {
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
   "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"optimizer\": ", "\"offload\": ",
-  "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
+  "\"host\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
 };
 
 /* ---------------------------------------------------------------- formats */
@@ -286,7 +286,7 @@ START_TEST (test_json_values)
     "\"activations_gib\": 20.25, \"other_gib\": 8.5, \"total_gib\": 61.25, "
     "\"capacity_gib\": 80, \"host_gib\": 0, \"host_capacity_gib\": 0}, ",
     "\"breakdown_s\": {\"compute\": 26.1, ",
-    "\"offload\": 0.0234567}, ",
+    "\"offload\": 0.0234567, \"host\": 0}, ",
     "\"events\": 18446744073709551615, ",
     "\"days_to_train\": 34.2, \"cost_usd\": 1.23457e+06}\n",
   };
@@ -334,7 +334,7 @@ START_TEST (test_json_non_finite_is_null)
   ck_assert_msg (strstr (json, "{\"iteration_time_s\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "\"mfu\": null, \"hfu\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "\"weights_gib\": null, ") != NULL, "%s", json);
-  ck_assert_msg (strstr (json, "\"offload\": null}") != NULL, "%s", json);
+  ck_assert_msg (strstr (json, "\"offload\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "\"cost_usd\": null}") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "nan") == NULL && strstr (json, "inf") == NULL,
                  "%s", json);
@@ -382,7 +382,7 @@ START_TEST (test_csv_columns)
   ck_assert_msg (strstr (header->str, ",memory.host_capacity_gib,breakdown_s.compute,") != NULL,
                  "%s", header->str);
   ck_assert_msg (g_str_has_suffix (header->str,
-                   ",breakdown_s.offload,dp_traffic_gib,events,days_to_train,cost_usd\n"), "%s", header->str);
+                   ",breakdown_s.offload,breakdown_s.host,dp_traffic_gib,events,days_to_train,cost_usd\n"), "%s", header->str);
   ck_assert_int_eq (count_char (header->str, '\n'), 1);
   ck_assert_int_eq (count_char (row->str, '\n'), 1);
 

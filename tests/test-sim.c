@@ -30,13 +30,21 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
                                             SPEC_UNSET,
                                             { FABRIC_FAT_TREE, 1.0, 1, 0, 1.0 },
                                             NIC_PATH_NVLINK, { 0, { 0 } } };
-  e.topology.host = (HostSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
+  /* A host that issues kernels in 1 ns: the tests of other mechanisms
+   * see them alone; the host model's own tests set it. */
+  e.topology.host = (HostSpec) { .pcie_bandwidth = SPEC_UNSET,
+                                 .memory_bytes = SPEC_UNSET,
+                                 .cpu_adam_params_per_s = SPEC_UNSET,
+                                 .gpus_per_pcie_switch = 1,
+                                 .kernel_launch_s = 1e-9 };
   e.gpus = gpus;
   e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
                                 SCHEDULE_1F1B, 1, FALSE, TRUE,
                                 25 * 1024 * 1024, FALSE };
-  e.training = (TrainingSpec) { PRECISION_BF16, RECOMPUTE_NONE, FALSE,
-                                SPEC_UNSET };
+  e.training = (TrainingSpec) { .precision = PRECISION_BF16,
+                                .recompute = RECOMPUTE_NONE,
+                                .attention = ATTENTION_UNFUSED,
+                                .tokens = SPEC_UNSET };
   e.compute = (ComputeSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.cost.gpu_hour_usd = 1.5;
   return e;
@@ -59,7 +67,7 @@ static void
 one_gpu_shape (const ExperimentSpec *e, ComputeModel *cm, LayerShape *ls)
 {
   compute_model_init (cm, &e->topology.gpu, &e->compute, PRECISION_BF16);
-  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, FALSE, cm);
+  transformer_layer_shape (ls, &e->model, 1, 1, FALSE, ATTENTION_UNFUSED, cm);
 }
 
 /* ---- hand-computed small cases ---------------------------------------- */
@@ -128,6 +136,64 @@ START_TEST (test_gemm_time)
 }
 END_TEST
 
+/* Fused attention runs at Dao 2023's Figure 4 rates: exactly at the
+ * benchmark's shape, interpolated between its points, clamped beyond
+ * them, and slower when a small grid leaves SMs idle. */
+START_TEST (test_attention_kernels)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  ComputeModel cm;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  /* The benchmark: 16k tokens at hidden 2048, d = 128 (16 heads), 2k
+   * sequence: 8 x 16 sequence-heads, 16 x 128 = 2048 blocks in 19 waves
+   * of 108 SMs; FA-2's causal forward + backward at 155 TFLOP/s. */
+  double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
+  Kernel f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, FALSE);
+  Kernel b = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, TRUE);
+  double got = compute_kernel_time (&cm, &f) + compute_kernel_time (&cm, &b);
+  double expect = 3.5 * fwd / (155e12 * (2048.0 / (19 * 108)));
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* d = 96 sits halfway between the d = 64 (140) and d = 128 (155)
+   * rates; the same grid. */
+  f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 96, FALSE);
+  expect = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 96
+           / (147.5e12 * (2048.0 / (19 * 108)));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* 64k tokens take the 16k rate: FA v1, d = 64, 97 TFLOP/s; 32 x 512
+   * blocks fill 152 waves but the last (16384 = 151.7 x 108). */
+  f = compute_attention (&cm, ATTENTION_FLASH1, 32, 65536, 64, FALSE);
+  expect = 0.5 * 4.0 * 32 * 65536.0 * 65536 * 64
+           / (97e12 * (16384.0 / (152 * 108)));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* Two sequence-heads of 1k: 16 blocks on 108 SMs, one wave of which
+   * 16 / 108 works; the Triton kernel's d = 64 rate at 1k is 75. */
+  f = compute_attention (&cm, ATTENTION_FLASH1_TRITON, 2, 1024, 64, FALSE);
+  expect = 0.5 * 4.0 * 2 * 1024.0 * 1024 * 64
+           / (75e12 * (16.0 / 108));
+  got = compute_kernel_time (&cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  /* FlashAttention-2 is the fastest at every measured point. */
+  for (int64_t s = 512; s <= 16384; s *= 2)
+    for (int64_t d = 64; d <= 128; d += 64)
+      {
+        double t[ATTENTION_N];
+        for (int impl = ATTENTION_FLASH1; impl < ATTENTION_N; impl++)
+          {
+            Kernel k = compute_attention (&cm, impl, 64, s, d, TRUE);
+            t[impl] = compute_kernel_time (&cm, &k);
+          }
+        ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1]);
+        ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1_TRITON]);
+      }
+}
+END_TEST
+
 START_TEST (test_flops_formulas)
 {
   /* GPT-3 175B: model FLOPs equal 72 B s l h^2 (1 + s/6h + V/12lh) and
@@ -160,7 +226,7 @@ START_TEST (test_memory_closed_forms)
   ComputeModel cm;
   LayerShape ls;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
-  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, FALSE, &cm);
+  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, ATTENTION_UNFUSED, &cm);
   double params = 8 * transformer_layer_params (&ls)
                   + transformer_embedding_params (&ls)
                   + transformer_head_params (&ls);
@@ -171,7 +237,7 @@ START_TEST (test_memory_closed_forms)
   ModelSpec gated = e.model;
   gated.mlp = MLP_SWIGLU;
   LayerShape gs;
-  transformer_layer_shape (&gs, &gated, 1, 1, FALSE, FALSE, &cm);
+  transformer_layer_shape (&gs, &gated, 1, 1, FALSE, ATTENTION_UNFUSED, &cm);
   ck_assert_double_eq (transformer_layer_params (&gs),
                        4 * h * h + 3 * h * 4096 + 3 * h + 4096 * 2 + h + h
                        + 4 * h);
@@ -231,6 +297,27 @@ START_TEST (test_absurd_input)
   ck_assert (!sim_run (&e, &o, &r, &error));
   ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT));
   g_clear_error (&error);
+  /* Slower and slower compute: each point runs or is an input error,
+   * never an abort; somewhere the ops are each under a day but the step
+   * passes 2^63 ps (on the old executor, a wrapped time that failed the
+   * engine's at >= now assertion). */
+  e = base_spec (8, 1, 1, 1, 1024);
+  gboolean overflowed = FALSE;
+  for (double mfu = 1e-3; mfu > 1e-12; mfu /= 2)
+    {
+      e.compute.mfu = mfu;
+      if (sim_run (&e, &o, &r, &error))
+        {
+          ck_assert_msg (r.iteration_time_s < 107 * 86400.0,
+                         "mfu %g: a step of %g s", mfu, r.iteration_time_s);
+          continue;
+        }
+      ck_assert_msg (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT),
+                     "mfu %g: %s", mfu, error->message);
+      overflowed |= strstr (error->message, "106 days") != NULL;
+      g_clear_error (&error);
+    }
+  ck_assert (overflowed);
   /* Sizes beyond the GPU count are refused before any product of them. */
   e = base_spec (8, 65536, 65536, 1, 8);
   ck_assert (!sim_run (&e, &o, &r, &error));
@@ -478,7 +565,7 @@ START_TEST (test_breakdown_adds_up)
   SimResult r = run (&e, FALSE);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload;
+               + b->optimizer + b->offload + b->host;
   ck_assert_msg (fabs (sum / r.iteration_time_s - 1) < 1e-9,
                  "parts add to %.9g, iteration %.9g", sum,
                  r.iteration_time_s);
@@ -573,6 +660,50 @@ START_TEST (test_auto_micro_batch_fits)
   ck_assert_msg (r.fits_memory && r.micro_batch <= 2,
                  "auto picked micro-batch %d at %.3f GiB of %.3f", r.micro_batch,
                  r.memory_per_gpu_gib, e.topology.gpu.memory_bytes / GIB);
+}
+END_TEST
+
+/* The host issues every kernel in order and the GPU cannot run ahead of
+ * it. A chain of kernels shorter than their issuing takes the issuing
+ * time; longer ones hide it but for the first launch of each chunk (the
+ * host waits for the GPU at each micro-batch's start, as Megatron's
+ * timers make it). */
+START_TEST (test_host_dispatch)
+{
+  /* One tiny layer: every kernel is a 4 us launch floor, far below a
+   * 1 ms issue. Per micro-batch the host issues the embedding's 4, the
+   * layer's 14 forward and 31 backward, the head's 14 forward and 9
+   * backward and the embedding's 2 backward kernels: 74; the optimizer
+   * 6 + 1 (16 tensors in one Adam launch). Two micro-batches: 155 ms. */
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
+  e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64 };
+  e.topology.host.kernel_launch_s = 1e-3;
+  SimResult r = run (&e, FALSE);
+  ck_assert_msg (fabs (r.iteration_time_s / 0.155 - 1) < 0.005,
+                 "iteration %.6g s, expected 0.155 s", r.iteration_time_s);
+  /* Nearly all of it is the GPU waiting for the host. */
+  ck_assert_msg (r.breakdown_s.host > 0.95 * r.iteration_time_s,
+                 "host-bound %.6g s of %.6g s", r.breakdown_s.host,
+                 r.iteration_time_s);
+  /* Longer kernels hide their issuing: 4 micro-batches of the 8-layer
+   * test model, 0.5 us a launch (its shortest kernels, the cross
+   * entropy's 12 in 12 us, take 1 us each), cost at most each chunk's
+   * first launch and the optimizer's issuing (8 chunks; 6 + 3 optimizer
+   * launches, Adam's 100 tensors in three) more than a host that issues
+   * in 1 ns. */
+  ExperimentSpec big = base_spec (1, 1, 1, 4, 16);
+  SimResult fast = run (&big, FALSE);
+  big.topology.host.kernel_launch_s = 0.5e-6;
+  SimResult slow = run (&big, FALSE);
+  double extra = slow.iteration_time_s - fast.iteration_time_s;
+  ck_assert_msg (extra > 0 && extra < (8 + 9) * 0.5e-6 + 1e-9,
+                 "issuing added %.6g s", extra);
+  ck_assert (slow.breakdown_s.host < 1e-4);
+  /* The flat MFU model has no host. */
+  big.compute.mfu = 0.5;
+  big.topology.host.kernel_launch_s = 1;
+  SimResult flat = run (&big, FALSE);
+  ck_assert_double_eq (flat.breakdown_s.host, 0);
 }
 END_TEST
 
@@ -858,7 +989,7 @@ START_TEST (test_offload)
                  r.breakdown_s.offload, adam, up);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload;
+               + b->optimizer + b->offload + b->host;
   ck_assert (fabs (sum / r.iteration_time_s - 1) < 1e-9);
   ck_assert_double_eq (b->optimizer, 0);
   /* A wider PCIe link, or one per GPU, is never slower. */
@@ -906,6 +1037,8 @@ sim_suite (void)
   TCase *models = tcase_create ("models");
   tcase_add_test (models, test_ring_allreduce_4_ranks);
   tcase_add_test (models, test_gemm_time);
+  tcase_add_test (models, test_attention_kernels);
+  tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);

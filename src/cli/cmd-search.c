@@ -185,6 +185,7 @@ append_why (GString *out, const Candidate *a, const Candidate *b)
     { "PP comm", G_STRUCT_OFFSET (Breakdown, pp_comm) },
     { "DP comm", G_STRUCT_OFFSET (Breakdown, dp_comm) },
     { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
+    { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
   };
   g_string_append (out, "      vs the next:");
   int shown = 0;

@@ -127,6 +127,7 @@ static const Field host_fields[] = {
   F ("memory", F_UNIT, HostSpec, memory_bytes, .arg = UNIT_BYTES),
   F ("cpu_adam_params_per_s", F_NUMBER, HostSpec, cpu_adam_params_per_s),
   F ("gpus_per_pcie_switch", F_INT, HostSpec, gpus_per_pcie_switch),
+  F ("kernel_launch", F_UNIT, HostSpec, kernel_launch_s, .arg = UNIT_TIME),
   END
 };
 
@@ -143,6 +144,9 @@ static const Field topology_fields[] = {
 
 static gboolean model_finish (const YNode *map, const char *path, void *base, GError **error);
 static gboolean topology_finish (const YNode *map, const char *path, void *base,
+                                 GError **error);
+
+static gboolean training_finish (const YNode *map, const char *path, void *base,
                                  GError **error);
 
 static const Field model_fields[] = {
@@ -186,6 +190,7 @@ static const Field zero_fields[] = {
 static const Field training_fields[] = {
   F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
   F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE),
+  F ("attention", F_ENUM, TrainingSpec, attention, .arg = SPEC_ENUM_ATTENTION),
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
   F ("tokens", F_NUMBER, TrainingSpec, tokens),
   END
@@ -218,7 +223,8 @@ static const Field experiment_fields[] = {
   F ("gpus", F_INT, ExperimentSpec, gpus, REQUIRED, MARK (gpus)),
   F ("parallel", F_MAP, ExperimentSpec, parallel, REQUIRED, .sub = parallel_fields),
   F ("zero", F_MAP, ExperimentSpec, zero, .sub = zero_fields),
-  F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields),
+  F ("training", F_MAP, ExperimentSpec, training, .sub = training_fields,
+     .finish = training_finish),
   F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
@@ -280,6 +286,7 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.host.memory_bytes = SPEC_UNSET;
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
   e->topology.host.gpus_per_pcie_switch = 1;
+  e->topology.host.kernel_launch_s = SPEC_UNSET;
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = TRUE;
@@ -837,7 +844,8 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
                        "got %s", path, g);
       return FALSE;
     case F_MAP:
-      return decode_map (ld, v, path, f->sub, slot, error);
+      return decode_map (ld, v, path, f->sub, slot, error)
+             && (!f->finish || f->finish (v, path, slot, error));
     case F_REF:
       {
         g_autoptr (YNode) full = resolve_ref (ld, f->arg, f->sub, v, path, error);
@@ -995,6 +1003,34 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
           return FALSE;
         }
       m->ffn_hidden = 4 * m->hidden;
+    }
+  return TRUE;
+}
+
+/* flash_attention, the older key, says flash2 or unfused; attention names
+ * the kernel. Both may be given only when they agree. */
+static gboolean
+training_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  TrainingSpec *t = base;
+  const YPair *fa = ytree_map_find (map, "flash_attention");
+  const YPair *at = ytree_map_find (map, "attention");
+
+  if (fa == NULL)
+    return TRUE;
+  if (at == NULL)
+    {
+      t->attention = t->flash_attention ? ATTENTION_FLASH2 : ATTENTION_UNFUSED;
+      return TRUE;
+    }
+  if (t->flash_attention != (t->attention != ATTENTION_UNFUSED))
+    {
+      ytree_set_error (error, fa->value->mark, "%s.flash_attention: %s contradicts "
+                       "%s.attention: %s; give only attention (unfused, flash1, "
+                       "flash1-triton or flash2)", path,
+                       t->flash_attention ? "true" : "false", path,
+                       spec_enum_name (SPEC_ENUM_ATTENTION, t->attention));
+      return FALSE;
     }
   return TRUE;
 }

@@ -41,6 +41,11 @@ static const char *const algorithm_names[ALGORITHM_N] = {
   [ALGORITHM_HIERARCHICAL] = "hierarchical",
 };
 
+static const char *const attention_names[ATTENTION_N] = {
+  [ATTENTION_UNFUSED] = "unfused", [ATTENTION_FLASH1] = "flash1",
+  [ATTENTION_FLASH1_TRITON] = "flash1-triton", [ATTENTION_FLASH2] = "flash2",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -54,6 +59,7 @@ static const struct {
   [SPEC_ENUM_MLP] = { mlp_names, MLP_N },
   [SPEC_ENUM_NIC_PATH] = { nic_path_names, NIC_PATH_N },
   [SPEC_ENUM_ALGORITHM] = { algorithm_names, ALGORITHM_N },
+  [SPEC_ENUM_ATTENTION] = { attention_names, ATTENTION_N },
 };
 
 const char *

@@ -77,6 +77,17 @@ typedef enum {
 
 /* The collective algorithm: auto lets the NCCL-like tuner of net/ pick per
  * message size and scale, as NCCL does unless NCCL_ALGO is set. */
+/* The attention kernel (training.attention): Megatron's unfused path
+ * (batched GEMMs around a fused scale-mask-softmax and dropout), or one
+ * fused FlashAttention kernel: v1 (CUDA), v1 in Triton, or v2. */
+typedef enum {
+  ATTENTION_UNFUSED,
+  ATTENTION_FLASH1,
+  ATTENTION_FLASH1_TRITON,
+  ATTENTION_FLASH2,
+  ATTENTION_N
+} Attention;
+
 typedef enum {
   ALGORITHM_AUTO,
   ALGORITHM_RING,
@@ -98,6 +109,7 @@ typedef enum {
   SPEC_ENUM_MLP,
   SPEC_ENUM_NIC_PATH,
   SPEC_ENUM_ALGORITHM,
+  SPEC_ENUM_ATTENTION,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -189,6 +201,8 @@ typedef struct {
                                  * unknown */
   int gpus_per_pcie_switch;     /* GPUs sharing one PCIe link to the host;
                                  * default 1 */
+  double kernel_launch_s;       /* a host thread's time to issue one kernel;
+                                 * SPEC_UNSET: the calibrated default */
 } HostSpec;
 
 typedef struct {
@@ -233,6 +247,8 @@ typedef struct {
 typedef struct {
   Precision precision;     /* default bf16 */
   Recompute recompute;     /* default none */
+  /* default unfused; flash_attention: true, the older key, means flash2 */
+  Attention attention;
   gboolean flash_attention;
   double tokens;           /* SPEC_UNSET when not given */
 } TrainingSpec;

@@ -16,6 +16,7 @@ struct SimEngine {
   uint32_t n_free, free_cap;
   SimTime now;
   uint64_t fired;
+  gboolean overflowed;
 };
 
 SimEngine *
@@ -100,6 +101,13 @@ sim_engine_run (SimEngine *engine)
   SimTime t;
   while (eventq_pop (engine->queue, &id, &t))
     {
+      if (t == SIM_TIME_MAX)
+        {
+          /* A saturated time: nothing after it is meaningful. */
+          release_id (engine, id);
+          engine->overflowed = TRUE;
+          break;
+        }
       g_assert (t >= engine->now);
       engine->now = t;
       Event ev = engine->pool[id];
@@ -109,6 +117,12 @@ sim_engine_run (SimEngine *engine)
       ev.fn (engine, ev.ctx, ev.arg);
     }
   return engine->fired - before;
+}
+
+gboolean
+sim_engine_overflowed (const SimEngine *engine)
+{
+  return engine->overflowed;
 }
 
 uint64_t

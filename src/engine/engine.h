@@ -4,7 +4,9 @@
  * with a context pointer and a 64-bit argument, fired at its time. Events
  * come from a pool and are recycled when they fire (ROSS's rule), so a run
  * allocates nothing per event once the pool has grown. Scheduling in the
- * past is a bug and asserts. All state lives in the SimEngine: no globals,
+ * past is a bug and asserts. An event at SIM_TIME_MAX stands for a time
+ * that saturated (simtime.h): the run stops when it comes up, and
+ * sim_engine_overflowed() says so. All state lives in the SimEngine: no globals,
  * so sweeps can run engines in parallel threads. */
 #pragma once
 
@@ -28,8 +30,12 @@ SimEventId sim_engine_schedule (SimEngine *engine, SimTime at, SimEventFn fn,
 void sim_engine_reschedule (SimEngine *engine, SimEventId id, SimTime at);
 /* Drops a pending event. O(log n). */
 void sim_engine_cancel (SimEngine *engine, SimEventId id);
-/* Runs until no event is left; returns the number of events fired by
- * this call. */
+/* Runs until no event is left, or until the next one is due at
+ * SIM_TIME_MAX (dropped unfired, the rest left queued); returns the number of events
+ * fired by this call. */
 uint64_t sim_engine_run (SimEngine *engine);
+/* Whether a run stopped at an event due at SIM_TIME_MAX: some time went
+ * past what int64 picoseconds hold, and the run's times mean nothing. */
+gboolean sim_engine_overflowed (const SimEngine *engine);
 /* Events fired since the engine was made. */
 uint64_t sim_engine_events (const SimEngine *engine);

@@ -6,18 +6,32 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
+/* Kernel launches. An op is one launch unless set_launches says more:
+ * the counts are those of Megatron's layer as its code launches them in
+ * fp16 with its fused kernels (Megatron-DeepSpeed f01c9e6e and
+ * Megatron-LM v2.6: megatron/model/transformer.py, fused_softmax.py,
+ * fused_bias_gelu.py; apex's layer norm backward runs three kernels,
+ * csrc/layer_norm_cuda_kernel.cu): 14 in a layer's forward and 31 in
+ * its backward, each TP collective one NCCL call. */
 static void
 push_compute (GArray *ops, const char *name, Kernel k)
 {
-  GraphOp op = { GOP_COMPUTE, name, k, 0, FALSE };
+  GraphOp op = { GOP_COMPUTE, name, k, 0, FALSE, 1 };
   g_array_append_val (ops, op);
 }
 
 static void
 push_comm (GArray *ops, GraphOpKind kind, const char *name, double bytes)
 {
-  GraphOp op = { kind, name, { 0 }, bytes, FALSE };
+  GraphOp op = { kind, name, { 0 }, bytes, FALSE, 1 };
   g_array_append_val (ops, op);
+}
+
+/* The last op pushed launches n kernels. */
+static void
+set_launches (GArray *ops, int n)
+{
+  g_array_index (ops, GraphOp, ops->len - 1).launches = n;
 }
 
 static void
@@ -98,7 +112,7 @@ transformer_padded_vocab (int64_t vocab, int tp)
 void
 transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
                          int micro_batch, gboolean sequence_parallel,
-                         gboolean flash_attention, const ComputeModel *cm)
+                         Attention attention, const ComputeModel *cm)
 {
   ls->b = micro_batch;
   ls->s = m->seq_len;
@@ -110,7 +124,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->vocab = transformer_padded_vocab (m->vocab, tp);
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
-  ls->flash_attention = flash_attention;
+  ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
 }
@@ -121,14 +135,12 @@ void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
-  if (ls->flash_attention)
+  if (ls->attention != ATTENTION_UNFUSED)
     {
       /* One fused kernel; causal masking skips half of the s x s blocks. */
-      Kernel k = { KERNEL_ATTENTION,
-                   0.5 * 4.0 * ls->b * heads * ls->s * ls->s * d,
-                   4.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
-                   0, 0, 0, 0 };
-      push_compute (ops, "flash_attention", k);
+      push_compute (ops, "flash_attention",
+                    compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                       ls->s, d, FALSE));
       return;
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
@@ -136,6 +148,7 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
   push_elementwise (ops, ls, "attn_softmax", scores, 1, 1, 0);
   push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
   push_gemm (ops, ls, "attn_v", ls->b * heads, ls->s, d, ls->s);
+  set_launches (ops, 2);   /* and the context's permute to [s, b, h] */
 }
 
 void
@@ -178,17 +191,24 @@ push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
  * gradient; the input gradient leaves by all-reduce (reduce-scatter with
  * SP). Megatron's LinearWithGradAccumulationAndAsyncCommunication runs
  * the gather under the input-gradient GEMM and the reduction under the
- * weight-gradient GEMM; without it they run in turn. */
+ * weight-gradient GEMM; without it they run in turn. extra_launches:
+ * kernels beside each GEMM (QKV's one: the q, k, v gradients'
+ * concatenation beside the input gradient, the bias gradient's reduction
+ * beside the weight gradient). */
 static void
 column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
                           const char *dgrad, const char *wgrad,
-                          const char *reduce, int64_t m, int64_t n, int64_t k)
+                          const char *reduce, int64_t m, int64_t n, int64_t k,
+                          int extra_launches)
 {
   double bytes = ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
   if (!ls->tp_overlap)
     {
       enter_tp (ops, ls, gather);
-      push_gemm_backward (ops, ls, dgrad, wgrad, 1, m, n, k);
+      push_gemm (ops, ls, dgrad, 1, m, k, n);
+      set_launches (ops, 1 + extra_launches);
+      push_gemm (ops, ls, wgrad, 1, k, n, m);
+      set_launches (ops, 1 + extra_launches);
       leave_tp (ops, ls, reduce);
       return;
     }
@@ -198,12 +218,14 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
   push_gemm (ops, ls, dgrad, 1, m, k, n);
+  set_launches (ops, 1 + extra_launches);
   if (ls->t > 1)
     {
       leave_tp (ops, ls, reduce);
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
   push_gemm (ops, ls, wgrad, 1, k, n, m);
+  set_launches (ops, 1 + extra_launches);
 }
 
 void
@@ -217,35 +239,34 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
    * column-parallel block's backward ends with the input gradient's
    * all-reduce (a reduce-scatter with SP). */
   push_elementwise (ops, ls, "residual2_bwd", e, 1, 1, 1);
+  set_launches (ops, 2);   /* bias-dropout-add backward */
   enter_tp (ops, ls, "tp_allgather_mlp_bwd");
   push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
                       ls->ffn / ls->t);
   push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
                     ls->gated ? 2 : 1, 0);
+  set_launches (ops, 2);   /* and the bias gradient's reduction */
   column_parallel_backward (ops, ls, "tp_allgather_fc1_input", "fc1_dgrad",
                             "fc1_wgrad", "tp_allreduce_mlp_bwd", tokens,
-                            fc1_width (ls), ls->h);
+                            fc1_width (ls), ls->h, 0);
   push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
+  set_launches (ops, 3);
   push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
+  set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
   push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
                       tokens, ls->h, ls->h / ls->t);
-  if (ls->flash_attention)
-    {
-      /* FlashAttention-2's backward runs five block GEMMs to the
-       * forward's two, and recomputes the scores. */
-      Kernel k = { KERNEL_ATTENTION,
-                   0.5 * 10.0 * ls->b * heads * ls->s * ls->s * d,
-                   8.0 * ls->cm->bytes_per_element * ls->b * ls->s * heads * d,
-                   0, 0, 0, 0 };
-      push_compute (ops, "flash_attention_bwd", k);
-    }
+  if (ls->attention != ATTENTION_UNFUSED)
+    push_compute (ops, "flash_attention_bwd",
+                  compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                     ls->s, d, TRUE));
   else
     {
       double scores = (double) ls->b * heads * ls->s * ls->s;
       push_gemm_backward (ops, ls, "attn_v_dgrad", "attn_v_wgrad",
                           ls->b * heads, ls->s, d, ls->s);
+      g_array_index (ops, GraphOp, ops->len - 2).launches = 2; /* permute */
       push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
       push_elementwise (ops, ls, "attn_softmax_bwd", scores, 2, 1, 0);
       push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
@@ -253,8 +274,9 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
     }
   column_parallel_backward (ops, ls, "tp_allgather_qkv_input", "qkv_dgrad",
                             "qkv_wgrad", "tp_allreduce_attn_bwd", tokens,
-                            qkv_width (ls), ls->h);
+                            qkv_width (ls), ls->h, 1);
   push_elementwise (ops, ls, "ln1_bwd", e, 2, 1, 0);
+  set_launches (ops, 4);   /* and the residual branch's gradient add */
 }
 
 /* ---- embedding and head ------------------------------------------------ */
@@ -266,6 +288,7 @@ transformer_embedding_forward (const LayerShape *ls, GArray *ops)
   /* Vocab-parallel lookup: each rank gathers the rows it holds (zeros
    * elsewhere), then the ranks all-reduce (reduce-scatter with SP). */
   push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
+  set_launches (ops, 3);   /* word and position lookups, their sum */
   leave_tp (ops, ls, "tp_allreduce_embedding");
   push_elementwise (ops, ls, "embedding_dropout", token_elems (ls), 2, 1, 1);
 }
@@ -276,6 +299,7 @@ transformer_embedding_backward (const LayerShape *ls, GArray *ops)
   double e = (double) ls->b * ls->s * ls->h;
   enter_tp (ops, ls, "tp_allgather_embedding_bwd");
   push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
+  set_launches (ops, 2);   /* word and position embedding backward */
 }
 
 void
@@ -293,8 +317,14 @@ transformer_head_forward (const LayerShape *ls, GArray *ops)
   push_compute (ops, "cross_entropy",
                 compute_memory_op (logits * (ls->cm->bytes_per_element + 8),
                                    5 * logits));
+  /* megatron/mpu/cross_entropy.py: max, sub, masked gather, exp, sum,
+   * log, div and their masks, about 12 kernels. */
+  set_launches (ops, 12);
   if (ls->t > 1)
-    push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
+    {
+      push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
+      set_launches (ops, 3);
+    }
 }
 
 void
@@ -305,10 +335,12 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
   push_compute (ops, "cross_entropy_bwd",
                 compute_memory_op (logits * (ls->cm->bytes_per_element + 4),
                                    2 * logits));
+  set_launches (ops, 4);   /* softmax - one-hot, scaled by the loss grad */
   push_gemm_backward (ops, ls, "logits_dgrad", "logits_wgrad", 1, tokens,
                       ls->vocab / ls->t, ls->h);
   leave_tp (ops, ls, "tp_allreduce_head_bwd");
   push_elementwise (ops, ls, "final_ln_bwd", token_elems (ls), 2, 1, 0);
+  set_launches (ops, 3);
 }
 
 /* ---- parameters and FLOPs ---------------------------------------------- */

@@ -29,6 +29,7 @@ typedef struct {
   double comm_bytes;  /* TP collectives: the full (unsplit) buffer */
   gboolean overlap;   /* a TP collective that runs alongside the next op
                        * (a GEMM): only what outlasts it is exposed */
+  int launches;       /* kernels (or NCCL calls) the host issues for it */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */
@@ -37,7 +38,7 @@ typedef struct {
   int t;
   gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;
-  gboolean flash_attention;
+  Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   const ComputeModel *cm;
 } LayerShape;
@@ -47,7 +48,7 @@ typedef struct {
 int64_t transformer_padded_vocab (int64_t vocab, int tp);
 void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
                               int micro_batch, gboolean sequence_parallel,
-                              gboolean flash_attention,
+                              Attention attention,
                               const ComputeModel *cm);
 
 /* Each appends GraphOps to ops (a GArray of GraphOp). */

@@ -13,8 +13,7 @@
  * HBM_EFFICIENCY: memory-bound kernels reach 85-90 % of HBM bandwidth
  *   (DESIGN.md section 4): the low end, as Megatron's fused kernels also
  *   do arithmetic.
- * ATTENTION_EFFICIENCY: FlashAttention-2 reaches 50-73 % of peak in the
- *   forward pass on A100 and less in the backward (Dao 2023, fig. 5).
+ * Fused attention: by implementation, the tables below (attention_rate).
  * GEMM_TILE_M/N: a 256 x 128 output tile, cuBLAS/CUTLASS's usual tile for
  *   large half-precision GEMMs on A100; with 108 SMs it sets the waves.
  * GEMM_K_HALF: the inner size at which a GEMM runs at half its large-k
@@ -24,11 +23,21 @@
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.76
 #define HBM_EFFICIENCY        0.85
-#define ATTENTION_EFFICIENCY  0.60
 #define GEMM_TILE_M           256
 #define GEMM_TILE_N           128
 #define GEMM_K_HALF           256.0
 #define LAUNCH_FLOOR_S        4e-6
+/* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
+ *   PyTorch: Python, the module and autograd layers, the dispatcher and
+ *   the CUDA launch. Measured bounds: 8 us for a bare torch.add from
+ *   Python on an A100 host (flagos-ai/Torch-FL PR #27, 2026, its table
+ *   "Findings (NVIDIA A100)") and about 45 us per kernel for module-level
+ *   eager code (facebookresearch/sam2 issue #768, 2026: 1,185 kernels in
+ *   53.7 ms of host time, A6000); the CUDA runtime call alone is 5-20 us
+ *   (Meta's Holistic Trace Analysis docs, cuda_kernel_launch_stats).
+ *   Megatron issues its layers as module-level eager code: the upper
+ *   bound. A topology's host.kernel_launch overrides it. Not fitted. */
+#define HOST_LAUNCH_S         45e-6
 #define A100_SMS              108
 
 void
@@ -45,12 +54,78 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
     cm->matmul_efficiency = compute->matmul_efficiency;
   if (compute->hbm_efficiency > 0)
     cm->hbm_efficiency = compute->hbm_efficiency;
-  cm->attention_efficiency = ATTENTION_EFFICIENCY;
   cm->mfu = compute->mfu > 0 ? compute->mfu : 0;
   cm->launch_floor_s = LAUNCH_FLOOR_S;
+  /* The flat model prices FLOPs only, as cost tables do. */
+  cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
   cm->sms = A100_SMS;
   cm->bytes_per_element =
     (precision == PRECISION_FP16 || precision == PRECISION_BF16) ? 2 : 4;
+}
+
+/* ---- fused attention ----------------------------------------------------
+ *
+ * Forward + backward TFLOP/s of causal attention on an A100 SXM4 80GB in
+ * fp16, by implementation, head dimension (64, 128) and sequence (512,
+ * 1k, 2k, 4k, 8k, 16k): Dao 2023, "FlashAttention-2" (arXiv:2307.08691),
+ * Figure 4 (c) and (d), as labelled on its bars (the figure's file is
+ * assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention,
+ * commit 4f285b35). Batch x sequence is 16k tokens at hidden 2048. The
+ * causal rates count half of the 4 s^2 d FLOPs of the forward and 2.5x
+ * that in backward, as trainsim's attention kernels do. "flash1" is the
+ * figure's FlashAttention (v1, CUDA); "flash1-triton" its "FA Triton"
+ * column, the closest published measurement of a 2023 Triton kernel;
+ * "flash2" FlashAttention-2. A rate is used as a fraction of the A100's
+ * 312 TFLOPS, so that another device scales with its peak. Measured
+ * points only: a sequence outside 512-16k takes the nearest end's rate,
+ * and a head dimension between 64 and 128 (or outside) is interpolated
+ * (or takes the nearest). */
+#define ATTN_POINTS 6
+#define ATTN_BENCH_PEAK 312e12
+/* Query rows per thread block: FlashAttention's kernels tile the queries
+ * in blocks of 128 rows, one block per (sequence, head, row block). */
+#define ATTN_BLOCK_ROWS 128
+static const double attention_rate[ATTENTION_N][2][ATTN_POINTS] = {
+  [ATTENTION_FLASH1] = { { 58, 70, 77, 87, 92, 97 },
+                         { 55, 62, 69, 76, 80, 83 } },
+  [ATTENTION_FLASH1_TRITON] = { { 59, 75, 79, 76, 79, 80 },
+                                { 50, 61, 68, 74, 78, 80 } },
+  [ATTENTION_FLASH2] = { { 88, 119, 140, 156, 165, 171 },
+                         { 99, 133, 155, 173, 182, 189 } },
+};
+
+/* Rate at head dimension row (0: 64, 1: 128), linear in log2 of s. */
+static double
+attention_rate_at (Attention impl, int row, int64_t s)
+{
+  double x = log2 ((double) s) - 9;   /* 0 at 512, 5 at 16k */
+  x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
+  int i = MIN ((int) x, ATTN_POINTS - 2);
+  const double *r = attention_rate[impl][row];
+  return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12;
+}
+
+/* Of the SMs' waves, the fraction doing work: the last wave of a small
+ * grid leaves SMs idle. */
+static double
+wave_efficiency (const ComputeModel *cm, int64_t blocks)
+{
+  int64_t waves = (blocks + cm->sms - 1) / cm->sms;
+  return (double) blocks / (double) (waves * cm->sms);
+}
+
+/* Fraction of peak a fused attention kernel reaches: the published rate,
+ * scaled by how well its grid fills the SMs. The benchmark's grid of
+ * 16k / 128 row blocks x 16-32 heads (2048-4096 blocks) fills them to
+ * 99.8 %, so its rates stand for a full grid. */
+static double
+attention_efficiency (const ComputeModel *cm, const Kernel *a)
+{
+  double dx = CLAMP (((double) a->k - 64) / 64, 0.0, 1.0);
+  double rate = (1 - dx) * attention_rate_at (a->attention, 0, a->m)
+                + dx * attention_rate_at (a->attention, 1, a->m);
+  int64_t rows = (a->m + ATTN_BLOCK_ROWS - 1) / ATTN_BLOCK_ROWS;
+  return rate / ATTN_BENCH_PEAK * wave_efficiency (cm, a->batch * rows);
 }
 
 /* Fraction of the large-GEMM rate this shape reaches: the last wave of
@@ -62,10 +137,8 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
   int64_t big = MAX (g->m, g->n), small = MIN (g->m, g->n);
   int64_t tiles = g->batch * ((big + GEMM_TILE_M - 1) / GEMM_TILE_M)
                            * ((small + GEMM_TILE_N - 1) / GEMM_TILE_N);
-  int64_t waves = (tiles + cm->sms - 1) / cm->sms;
-  double wave_eff = (double) tiles / (double) (waves * cm->sms);
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
-  return wave_eff * k_eff;
+  return wave_efficiency (cm, tiles) * k_eff;
 }
 
 double
@@ -83,7 +156,7 @@ compute_kernel_time (const ComputeModel *cm, const Kernel *k)
           eff = cm->matmul_efficiency * gemm_shape_efficiency (cm, k);
           break;
         case KERNEL_ATTENTION:
-          eff = cm->attention_efficiency;
+          eff = attention_efficiency (cm, k);
           break;
         case KERNEL_MEMORY:
         default:
@@ -104,14 +177,28 @@ compute_gemm (const ComputeModel *cm, int64_t batch, int64_t m, int64_t n,
   double w = cm->bytes_per_element;
   Kernel g = { KERNEL_GEMM, 2.0 * batch * m * n * k,
                w * batch * ((double) m * k + (double) k * n + (double) m * n),
-               batch, m, n, k };
+               batch, m, n, k, ATTENTION_UNFUSED };
   return g;
+}
+
+Kernel
+compute_attention (const ComputeModel *cm, Attention impl, int64_t batch_heads,
+                   int64_t s, int64_t d, gboolean backward)
+{
+  /* Forward: Q K^T and P V over the causal half of the s x s scores;
+   * backward: 2.5 times that (five block GEMMs to the forward's two, the
+   * scores recomputed). HBM: Q, K, V and O (and their gradients). */
+  double fwd = 0.5 * 4.0 * (double) batch_heads * s * s * d;
+  double io = 4.0 * cm->bytes_per_element * (double) batch_heads * s * d;
+  Kernel a = { KERNEL_ATTENTION, backward ? 2.5 * fwd : fwd,
+               backward ? 2 * io : io, batch_heads, s, s, d, impl };
+  return a;
 }
 
 Kernel
 compute_memory_op (double bytes, double flops)
 {
-  Kernel g = { KERNEL_MEMORY, flops, bytes, 0, 0, 0, 0 };
+  Kernel g = { KERNEL_MEMORY, flops, bytes, 0, 0, 0, 0, ATTENTION_UNFUSED };
   return g;
 }
 

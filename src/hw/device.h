@@ -14,7 +14,8 @@
 
 typedef enum {
   KERNEL_GEMM,        /* dense matrix multiply, possibly batched */
-  KERNEL_ATTENTION,   /* fused (flash) attention */
+  KERNEL_ATTENTION,   /* fused (flash) attention: batch = b x heads,
+                       * m = n = sequence, k = head dimension */
   KERNEL_MEMORY,      /* element-wise / normalization / reduction: HBM-bound */
 } KernelKind;
 
@@ -22,8 +23,10 @@ typedef struct {
   KernelKind kind;
   double flops;       /* FLOPs executed */
   double bytes;       /* HBM bytes read + written */
-  /* GEMM shape: batch of (m x k) @ (k x n); zero for other kinds. */
+  /* GEMM shape: batch of (m x k) @ (k x n); for attention, see above;
+   * zero for other kinds. */
   int64_t batch, m, n, k;
+  Attention attention;  /* KERNEL_ATTENTION: which implementation */
 } Kernel;
 
 typedef struct {
@@ -31,9 +34,10 @@ typedef struct {
   double hbm_bandwidth;    /* bytes/s */
   double matmul_efficiency;
   double hbm_efficiency;
-  double attention_efficiency;
   double mfu;              /* > 0: flat model, every FLOP at mfu * peak */
   double launch_floor_s;
+  double host_launch_s;    /* the host's time to issue one kernel; 0 under
+                            * the flat MFU model */
   int sms;                 /* streaming multiprocessors, for wave quantization */
   double bytes_per_element;/* 2 for fp16/bf16, 4 for tf32/fp32 */
 } ComputeModel;
@@ -45,6 +49,11 @@ double compute_kernel_time (const ComputeModel *cm, const Kernel *k);
 /* A GEMM of shape batch x (m x k) @ (k x n), bytes included. */
 Kernel compute_gemm (const ComputeModel *cm, int64_t batch, int64_t m,
                      int64_t n, int64_t k);
+/* Causal attention over batch_heads sequences of s tokens with head
+ * dimension d, forward or backward, by a fused implementation. */
+Kernel compute_attention (const ComputeModel *cm, Attention impl,
+                          int64_t batch_heads, int64_t s, int64_t d,
+                          gboolean backward);
 /* A memory-bound kernel touching bytes, doing flops. */
 Kernel compute_memory_op (double bytes, double flops);
 /* Seconds of an HBM-bound pass over bytes (the optimizer step), also

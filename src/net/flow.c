@@ -167,11 +167,10 @@ reshare (FlowNet *net, uint32_t new_flow)
       Flow *f = flow_at (net, id);
       if (id != new_flow && f->rate == f->old_rate)
         continue;
-      /* A flow starved to a crawl by absurd inputs ends at the far edge
-       * of simulated time rather than overflowing it. */
-      double ps = ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S);
-      SimTime at = ps < (double) ((SIM_TIME_MAX - now) / 2)
-                   ? now + (SimTime) ps : now + (SIM_TIME_MAX - now) / 2;
+      /* A flow starved to a crawl by absurd inputs ends at SIM_TIME_MAX,
+       * where the engine stops (simtime.h), rather than overflowing. */
+      SimTime at = sim_time_add (now, sim_time_from_ps (
+        ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S)));
       if (id == new_flow)
         f->event = sim_engine_schedule (net->engine, at, on_flow_done, net, id);
       else

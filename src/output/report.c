@@ -120,6 +120,7 @@ static const Field fields[] = {
   FIELD ("breakdown_s", "dp_comm", FIELD_DOUBLE, breakdown_s.dp_comm, FALSE),
   FIELD ("breakdown_s", "optimizer", FIELD_DOUBLE, breakdown_s.optimizer, FALSE),
   FIELD ("breakdown_s", "offload", FIELD_DOUBLE, breakdown_s.offload, FALSE),
+  FIELD ("breakdown_s", "host", FIELD_DOUBLE, breakdown_s.host, FALSE),
   FIELD (NULL, "dp_traffic_gib", FIELD_BYTES_AS_GIB, dp_traffic, FALSE),
   FIELD (NULL, "events", FIELD_U64, events, FALSE),
   FIELD (NULL, "days_to_train", FIELD_DOUBLE, days_to_train, TRUE),
@@ -429,6 +430,7 @@ append_table (GString *out, const SimResult *r, const char *title)
     { "compute", b->compute }, { "TP comm", b->tp_comm }, { "bubble", b->bubble },
     { "PP comm", b->pp_comm }, { "DP comm", b->dp_comm },
     { "optimizer", b->optimizer }, { "offload", b->offload },
+    { "host-bound", b->host },
   };
   const MemoryBreakdown *m = &r->memory;
   double capacity_gib = m->capacity / GIB;

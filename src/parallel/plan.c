@@ -254,7 +254,8 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   if (r == RECOMPUTE_FULL)
     return 2 * k * s * b * h / (sp ? t : 1);
   double linear = sp ? (32 * k + 2) / t : 8 * k + 2 + 24 * k / t;
-  double scores = (r == RECOMPUTE_SELECTIVE || e->training.flash_attention)
+  double scores = (r == RECOMPUTE_SELECTIVE
+                   || e->training.attention != ATTENTION_UNFUSED)
                   ? 0 : (4 * k + 1) * a * s / (h * t);
   return s * b * h * (linear + scores);
 }
@@ -299,7 +300,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                       e->training.precision);
   transformer_layer_shape (&ls, &e->model, p->tp, p->micro_batch,
                            e->parallel.sequence_parallel,
-                           e->training.flash_attention, &cm);
+                           e->training.attention, &cm);
   double w = cm.bytes_per_element;
   int zs = e->zero.stage;
   Offload off = e->zero.offload;

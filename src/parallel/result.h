@@ -18,6 +18,7 @@ typedef struct {
   double dp_comm;     /* exposed data-parallel / ZeRO collectives */
   double optimizer;   /* the optimizer step */
   double offload;     /* exposed CPU-offload transfers and CPU Adam */
+  double host;        /* compute idle while the host issues the kernels */
 } Breakdown;
 
 /* Bytes per GPU at the peak, on the stage with the largest footprint. */

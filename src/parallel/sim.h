@@ -29,6 +29,7 @@ typedef enum {
   SIM_STREAM_GATHER,    /* ZeRO-3 parameter gathers */
   SIM_STREAM_TO_HOST,   /* offload: gradients down, then the CPU's Adam */
   SIM_STREAM_FROM_HOST, /* offload: parameters up */
+  SIM_STREAM_HOST,      /* the CPU thread that issues the GPU's kernels */
   SIM_N_STREAMS
 } SimStream;
 
@@ -38,7 +39,8 @@ typedef struct {
 } SimOptions;
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
- * longer than any sane plan (absurd efficiencies or bandwidths). */
+ * longer than any sane plan, or the step longer than 2^63 ps (absurd
+ * efficiencies or bandwidths). */
 gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
                        SimResult *result, GError **error);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual

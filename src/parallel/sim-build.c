@@ -1,0 +1,993 @@
+/* sim-build.c: the builder: a plan's schedule as ops on streams; see
+ * sim-private.h.
+ *
+ * Kernels between two communication points of a rank are fused into one
+ * compute op (their durations add: they run back to back on one stream),
+ * which keeps a 3072-GPU plan at a few hundred thousand events. */
+#include "parallel/sim-private.h"
+
+/* Adam in Megatron's mixed precision touches per parameter: the fp32 grad
+ * (read twice: norm for clipping, then the update: 8), the fp32 master
+ * weight, m and v (read and write: 24), and the half-precision copy it
+ * writes back (2). */
+#define ADAM_BYTES_PER_PARAM 34.0
+
+/* ---- building ops --------------------------------------------------------- */
+
+/* No op may last longer than this: a step of days means an input such as
+ * compute.mfu: 1e-9 or a 1 b/s link, and int64 picoseconds would overflow
+ * on the way to the end of the run. */
+#define MAX_OP_SECONDS (24 * 3600.0)
+
+/* Seconds to ticks, noting any op that no sane plan has. */
+static SimTime
+ticks (Sim *sim, double seconds)
+{
+  if (!(seconds <= MAX_OP_SECONDS))
+    {
+      sim->absurd = MAX (sim->absurd, isnan (seconds) ? INFINITY : seconds);
+      return 0;
+    }
+  return sim_time_from_s (seconds);
+}
+
+/* The DP group of a stage's representative rank: it starts at the stage's
+ * first rank (both modes use it, so they cost collectives alike). */
+static GroupShape
+dp_shape (const Sim *sim, int stage)
+{
+  const Plan *p = sim->plan;
+  return net_group_shape (&sim->net, stage * p->dp * p->tp, p->dp, p->tp);
+}
+
+static uint32_t
+add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
+        const char *name, int mb)
+{
+  uint32_t id = sim->ops->len;
+  Op op = { dur, 0, 0, 0, name, NONE, NONE, 0, NONE,
+            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, mb, kind, 0, NONE };
+  g_array_append_val (sim->ops, op);
+  Stream *st = &sim->streams[op.stream];
+  if (st->tail == NONE)
+    st->head = id;
+  else
+    op_at (sim, st->tail)->next = id;
+  st->tail = id;
+  return id;
+}
+
+static void
+add_edge (Sim *sim, uint32_t from, uint32_t to)
+{
+  Edge e = { to, op_at (sim, from)->edges };
+  op_at (sim, from)->edges = sim->edges->len;
+  g_array_append_val (sim->edges, e);
+  op_at (sim, to)->waits++;
+}
+
+/* In full mode, the k-th collective of a group is one instance shared by
+ * its members; in symmetric mode a collective has no peers to wait for. */
+static void
+join_coll (Sim *sim, uint32_t op, GArray **groups, int group, int size,
+           uint32_t *counter)
+{
+  if (!sim->options->full || size <= 1)
+    return;
+  GArray *list = groups[group];
+  uint32_t k = (*counter)++;
+  if (k == list->len)
+    {
+      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
+      g_array_set_size (sim->members, sim->members->len + size);
+      g_array_append_val (sim->colls, c);
+      uint32_t cid = sim->colls->len - 1;
+      g_array_append_val (list, cid);
+    }
+  uint32_t cid = g_array_index (list, uint32_t, k);
+  Coll *c = &g_array_index (sim->colls, Coll, cid);
+  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
+  op_at (sim, op)->coll = cid;
+}
+
+/* ---- communication over the NICs -------------------------------------------- */
+
+void
+sim_add_use (GArray *uses, guint first, uint32_t resource, double coef)
+{
+  for (guint i = first; i < uses->len; i++)
+    {
+      FlowUse *u = &g_array_index (uses, FlowUse, i);
+      if (u->resource == resource)
+        {
+          u->coef += coef;
+          return;
+        }
+    }
+  FlowUse u = { resource, coef };
+  g_array_append_val (uses, u);
+}
+
+/* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
+ * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
+ * or its own over PCIe (and always its own for point-to-point and
+ * all-to-all), and the node's uplink for the share that leaves its
+ * fabric group. */
+static void
+add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
+              gboolean out, double k)
+{
+  const NetModel *net = &sim->net;
+  int gpn = net->gpus_per_node, nics = net->nics;
+  uint32_t base = (uint32_t) (rank / gpn) * (uint32_t) sim->resources_per_node;
+  uint32_t side = out ? 0 : (uint32_t) nics;
+  if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
+    for (int n = 0; n < nics; n++)
+      sim_add_use (uses, first, base + side + (uint32_t) n, k / nics);
+  else if (nics >= gpn)
+    {
+      /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
+      int own = nics / gpn, g = rank % gpn;
+      for (int n = 0; n < own; n++)
+        sim_add_use (uses, first, base + side + (uint32_t) (g * own + n), k / own);
+    }
+  else
+    sim_add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[rank % gpn], k);
+  if (c->uplink_share > 0)
+    sim_add_use (uses, first, base + 2 * (uint32_t) nics + (out ? 0 : 1),
+             k * c->uplink_share);
+}
+
+/* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving,
+ * for a collective) and, for a send, peers[0..n) receiving; NONE when
+ * nothing crosses a NIC. A send between GPUs of one node loads no NIC. */
+static uint32_t
+make_comm (Sim *sim, const CollCost *c, const int *ranks, const int *peers,
+           const double *scale, int n)
+{
+  if (sim->flows == NULL || c->nic_bytes <= 0)
+    return NONE;
+  int gpn = sim->net.gpus_per_node;
+  Comm comm = { *c, sim->uses->len, 0 };
+  for (int i = 0; i < n; i++)
+    {
+      if (peers && ranks[i] / gpn == peers[i] / gpn)
+        continue;
+      double k = scale ? scale[i] : 1;
+      add_gpu_uses (sim, sim->uses, comm.first, ranks[i], c, TRUE, k);
+      add_gpu_uses (sim, sim->uses, comm.first, peers ? peers[i] : ranks[i], c,
+                    FALSE, k);
+    }
+  comm.n = sim->uses->len - comm.first;
+  if (comm.n == 0)
+    return NONE;
+  g_array_append_val (sim->comms, comm);
+  return sim->comms->len - 1;
+}
+
+/* The ranks a representative of STAGE stands for in its first node (in
+ * full mode, the rank itself); returns how many, written to out. */
+static int
+stage_ranks_in_node (const Sim *sim, int rank, int stage, int *out)
+{
+  const Plan *p = sim->plan;
+  if (sim->options->full)
+    {
+      out[0] = rank;
+      return 1;
+    }
+  int per_stage = p->dp * p->tp, gpn = sim->net.gpus_per_node;
+  int first = stage * per_stage, n = 0;
+  for (int r = first; r < first + per_stage && r / gpn == first / gpn; r++)
+    out[n++] = r;
+  return n;
+}
+
+/* The global rank of simulated rank `rank` (stage, replica, tp_rank). */
+static int
+global_rank (const Sim *sim, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  return (stage * p->dp + replica) * p->tp + tp_rank;
+}
+
+/* ---- pieces ---------------------------------------------------------------- */
+
+/* A graph op's piece: a kernel, or a TP collective over the TP group. */
+static Piece
+piece_of (Sim *sim, const GraphOp *g)
+{
+  Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
+  if (g->kind == GOP_COMPUTE)
+    {
+      p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
+      return p;
+    }
+  CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
+                : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
+                : COLL_ALL_GATHER;
+  p.kind = OPK_TP;
+  p.dur = ticks (sim, net_collective_time (
+    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)));
+  return p;
+}
+
+static GArray *
+pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
+{
+  g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  emit (&sim->ls, gops);
+  for (guint i = 0; i < gops->len; i++)
+    {
+      const GraphOp *g = &g_array_index (gops, GraphOp, i);
+      Piece p = piece_of (sim, g);
+      if (g->overlap)
+        {
+          /* The next op (a GEMM) runs alongside: it comes first, then
+           * what of the collective outlasts it. */
+          const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
+          g_assert (next->kind == GOP_COMPUTE);
+          Piece k = piece_of (sim, next);
+          g_array_append_val (pieces, k);
+          p.dur = MAX (p.dur - k.dur, 0);
+        }
+      g_array_append_val (pieces, p);
+    }
+  return pieces;
+}
+
+/* A program's time on its own: its kernels and TP collectives in turn. */
+SimTime
+sim_pieces_time (const GArray *pieces)
+{
+  SimTime t = 0;
+  for (guint i = 0; i < pieces->len; i++)
+    t = sim_time_add (t, g_array_index (pieces, Piece, i).dur);
+  return t;
+}
+
+/* ---- emitting a rank's program ---------------------------------------------- */
+
+/* A rank being built: its coordinates, the compute op being fused, and
+ * where its host thread stands.
+ *
+ * The host issues every compute-stream op in program order, as eager
+ * PyTorch does, and the GPU cannot start an op before the host has
+ * issued it. For a fused op of kernels with GPU times g_i, each issued
+ * in h, the GPU's first kernel waits for one issue, and kernel i cannot
+ * start before h x i after the host began: started at H with the stream
+ * free at G, the op ends at max (G, H + lead) + sum g, where
+ * lead = max_i (h x i - (g_1 + ... + g_i-1)). So each compute-stream op
+ * gets a host op of its lead before it, and the rest of its issuing
+ * (carry) runs on the host while the GPU works. */
+typedef struct {
+  Sim *sim;
+  int rank;               /* simulated rank index */
+  int stage, replica, tp_rank;
+  SimTime pending;        /* fused compute not yet emitted */
+  SimTime pending_tp;     /* of pending: fused TP collectives */
+  SimTime pending_host;   /* the host's time to issue pending */
+  SimTime lead;           /* pending's lead (above) */
+  SimTime carry;          /* issuing left from the last op */
+  uint32_t sync;          /* a GPU op the host waits for before issuing
+                           * the next (a blocking call), or NONE */
+  const char *pending_name;
+  gboolean has_pending;
+  uint32_t last;          /* last op on the compute stream */
+  uint32_t first_of_chunk;
+  int mb;
+  uint32_t tp_count, dp_count;
+  /* ZeRO-3: the gather of the module being emitted, the module's first
+   * op, and the last ops of the two modules before it. */
+  uint32_t gather, module_first, module_last[2];
+} Builder;
+
+/* The lead of a piece of n launches and GPU time dur, issued from
+ * host_before after gpu_before of GPU work: its first launch, or its last
+ * when the host is the slower (its kernels taken as dur / n each). */
+static SimTime
+piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
+            SimTime gpu_before)
+{
+  SimTime first = host_before + h - gpu_before;
+  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
+  return MAX (first, last);
+}
+
+/* Adds a compute-stream op and, with a host model, the host op that
+ * issues it first: waiting for the sync op, if one is due. */
+static uint32_t
+add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
+            SimTime lead, SimTime host)
+{
+  Sim *sim = b->sim;
+  uint32_t issue = NONE;
+  if (sim->host_launch > 0)
+    {
+      if (b->sync != NONE && b->carry > 0)
+        {
+          add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST, b->carry, "host",
+                  b->mb);
+          b->carry = 0;
+        }
+      issue = add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
+                      sim_time_add (b->carry, lead), "issue", b->mb);
+      if (b->sync != NONE)
+        add_edge (sim, b->sync, issue);
+      b->sync = NONE;
+      b->carry = MAX (host - lead, 0);
+    }
+  uint32_t id = add_op (sim, b->rank, SIM_STREAM_COMPUTE, kind, dur, name,
+                        b->mb);
+  if (issue != NONE)
+    add_edge (sim, issue, id);
+  /* A chunk's receive is what its first host op waits for. */
+  if (b->first_of_chunk == NONE)
+    b->first_of_chunk = issue != NONE ? issue : id;
+  if (b->module_first == NONE)
+    b->module_first = id;
+  b->last = id;
+  return id;
+}
+
+static void
+flush (Builder *b)
+{
+  if (!b->has_pending)
+    return;
+  add_issued (b, OPK_COMPUTE, b->pending, b->pending_name, b->lead,
+              b->pending_host);
+  op_at (b->sim, b->last)->tp_part = b->pending_tp;
+  b->has_pending = FALSE;
+  b->pending = b->pending_tp = b->pending_host = b->lead = 0;
+}
+
+static void
+emit_pieces (Builder *b, const GArray *pieces, const char *phase)
+{
+  Sim *sim = b->sim;
+  for (guint i = 0; i < pieces->len; i++)
+    {
+      const Piece *p = &g_array_index (pieces, Piece, i);
+      SimTime host = p->launches * sim->host_launch;
+      if (p->kind == OPK_COMPUTE || sim->fuse_tp)
+        {
+          if (!b->has_pending)
+            b->pending_name = phase;
+          b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
+                                              p->dur, b->pending_host,
+                                              b->pending));
+          b->pending_host = sim_time_add (b->pending_host, host);
+          b->pending = sim_time_add (b->pending, p->dur);
+          if (p->kind == OPK_TP)
+            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
+          b->has_pending = TRUE;
+          continue;
+        }
+      flush (b);
+      add_issued (b, OPK_TP, p->dur, p->name,
+                  piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
+                  host);
+      join_coll (sim, b->last, sim->tp_colls,
+                 b->stage * sim->plan->dp + b->replica, sim->plan->tp,
+                 &b->tp_count);
+    }
+}
+
+/* How many of the count ranks first, first + stride, ... are in node. */
+static int
+group_members_in_node (const Sim *sim, int first, int count, int stride,
+                       int node)
+{
+  int64_t gpn = sim->net.gpus_per_node;
+  int64_t lo = node * gpn - first, hi = (node + 1) * gpn - 1 - first;
+  int64_t j_lo = lo <= 0 ? 0 : (lo + stride - 1) / stride;
+  int64_t j_hi = hi < 0 ? -1 : MIN (count - 1, hi / stride);
+  return (int) MAX (j_hi - j_lo + 1, 1);
+}
+
+/* A data-parallel collective op on the rank's DP stream: its duration
+ * at the static NIC share, and a Comm when its bytes cross NICs. */
+static uint32_t
+add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
+           const char *name)
+{
+  Sim *sim = b->sim;
+  CollCost c = net_collective_cost (&sim->net, kind, bytes,
+                                    dp_shape (sim, b->stage), -1, 0);
+  uint32_t id = add_op (sim, b->rank, stream, OPK_DP,
+                        ticks (sim, net_static_time (&sim->net, &c, 0)), name,
+                        stream == SIM_STREAM_GATHER ? b->mb : -1);
+  /* What a ring sends per GPU (Rajbhandari 2020 section 7): an
+   * all-reduce twice what a reduce-scatter or an all-gather does. */
+  const Plan *p = sim->plan;
+  sim->dp_traffic[b->rank] += (kind == COLL_ALL_REDUCE ? 2 : 1)
+                              * (double) (p->dp - 1) / p->dp * bytes;
+  join_coll (sim, id, sim->dp_colls, b->stage * p->tp + b->tp_rank, p->dp,
+             &b->dp_count);
+  int ranks[SPEC_MAX_GPUS_PER_NODE];
+  double scale[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  /* nic_bytes is per member where the group has the fewest members in a
+   * node (c.per_node); a node with more members carries the same ring
+   * traffic, each of them a share of it. */
+  for (int i = 0; i < n; i++)
+    scale[i] = (double) c.per_node
+               / group_members_in_node (sim, b->stage * p->dp * p->tp
+                                        + ranks[i] % p->tp, p->dp, p->tp,
+                                        ranks[i] / sim->net.gpus_per_node);
+  op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, scale, n);
+  return id;
+}
+
+/* A copy of `bytes` over PCIe between this rank's GPU and the host
+ * (to_host: gradients down; else parameters up) on the offload stream of
+ * that direction. The GPUs behind one PCIe switch share its link to the
+ * host (host.gpus_per_pcie_switch); in symmetric mode the representative
+ * loads it for the GPUs of its stage there. A copy's launch costs a few
+ * microseconds, nothing next to a bucket's milliseconds: no latency. */
+static uint32_t
+add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
+{
+  Sim *sim = b->sim;
+  const HostSpec *h = &sim->plan->spec->topology.host;
+  int gpn = sim->net.gpus_per_node, per = h->gpus_per_pcie_switch;
+  int ranks[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
+  for (int i = 0; i < n; i++)
+    sim_add_use (sim->uses, comm.first,
+             (uint32_t) ((ranks[i] / gpn) * sim->resources_per_node
+                         + sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
+                         + (to_host ? 0 : 1)), 1);
+  comm.n = sim->uses->len - comm.first;
+  double shared = 1;
+  for (guint u = comm.first; u < sim->uses->len; u++)
+    shared = MAX (shared, g_array_index (sim->uses, FlowUse, u).coef);
+  g_array_append_val (sim->comms, comm);
+  uint32_t id = add_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
+                                              : SIM_STREAM_FROM_HOST,
+                        OPK_OFFLOAD, ticks (sim, bytes * shared
+                                                 / h->pcie_bandwidth),
+                        name, b->mb);
+  op_at (sim, id)->comm = sim->comms->len - 1;
+  return id;
+}
+
+/* The gradients of `params` parameters, complete after op `after`: the
+ * data-parallel reduction (an all-reduce, or a reduce-scatter from ZeRO
+ * stage 1), then with CPU offload the copy of this rank's partition to
+ * the host. Returns the last op, NONE when nothing moves. */
+static uint32_t
+emit_grads (Builder *b, double params, uint32_t after)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  double bytes = params * sim->cm.bytes_per_element;
+  uint32_t last = NONE;
+  if (plan->dp > 1)
+    {
+      CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
+                                                  : COLL_ALL_REDUCE;
+      last = add_dp_op (b, SIM_STREAM_DP, kind, bytes,
+                        kind == COLL_ALL_REDUCE ? "dp_allreduce"
+                                                : "dp_reduce_scatter");
+      add_edge (sim, after, last);
+    }
+  if (sim->offload != OFFLOAD_NONE)
+    {
+      uint32_t down = add_pcie_op (b, TRUE, bytes / plan->dp,
+                                   "offload_gradients");
+      add_edge (sim, last != NONE ? last : after, down);
+      last = down;
+    }
+  return last;
+}
+
+/* ZeRO-3 (Rajbhandari 2020 section 5.3, DeepSpeed stage 3): a module's
+ * parameters are all-gathered before its forward and again before its
+ * backward, on their own stream. DeepSpeed's prefetcher issues module k's
+ * gather as module k-1 starts, so it hides behind k-1's compute and two
+ * modules at most are whole at once (plan.c counts them). With the
+ * parameters offloaded, the shard comes up over PCIe first. */
+static void
+begin_module (Builder *b, double params)
+{
+  Sim *sim = b->sim;
+  if (!sim->zero3)
+    return;
+  flush (b);
+  double bytes = params * sim->cm.bytes_per_element;
+  uint32_t up = sim->offload == OFFLOAD_OPTIMIZER_PARAMS
+    ? add_pcie_op (b, FALSE, bytes / sim->plan->dp, "offload_fetch") : NONE;
+  b->gather = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
+                         "zero3_gather");
+  if (up != NONE)
+    add_edge (sim, up, b->gather);
+  /* The fetch (or the gather) starts once module k-2 is done. */
+  if (b->module_last[1] != NONE)
+    add_edge (sim, b->module_last[1], up != NONE ? up : b->gather);
+  b->module_first = NONE;   /* the module's first compute-stream op */
+}
+
+static void
+end_module (Builder *b)
+{
+  if (!b->sim->zero3)
+    return;
+  flush (b);
+  add_edge (b->sim, b->gather, b->module_first);
+  b->module_last[1] = b->module_last[0];
+  b->module_last[0] = b->last;
+}
+
+/* One module's program (its recomputed forward first, if any) between
+ * ZeRO-3's gather of its parameters and the next module's. */
+static void
+emit_module (Builder *b, double params, const GArray *recompute,
+             const GArray *pieces, const char *phase)
+{
+  begin_module (b, params);
+  if (recompute != NULL)
+    emit_pieces (b, recompute, phase);
+  emit_pieces (b, pieces, phase);
+  end_module (b);
+}
+
+/* The cost of this rank's pipeline sends in direction dir (0: forward to
+ * the next stage, 1: backward to the previous), once per rank. The stage
+ * is as slow as its slowest sender: across nodes if any of its ranks'
+ * peers is in another node. Megatron's scatter/gather sends 1/t of the
+ * activation from each TP rank and all-gathers it over NVLink on arrival. */
+static void
+build_pp_comm (Builder *b, int dir)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  size_t k = (size_t) b->rank * 2 + dir;
+  if (sim->pp_dur[k] >= 0)
+    return;
+  int peer_stage = dir == 0 ? (b->stage + 1) % plan->pp
+                            : (b->stage + plan->pp - 1) % plan->pp;
+  int stride = plan->dp * plan->tp, gpn = sim->net.gpus_per_node;
+  int across = -1;
+  for (int r = 0; r < stride && across < 0; r++)
+    if ((b->stage * stride + r) / gpn != (peer_stage * stride + r) / gpn)
+      across = r;
+  CollCost c = net_send_cost (&sim->net, sim->pp_bytes, b->stage * stride
+                              + MAX (across, 0), peer_stage * stride
+                              + MAX (across, 0));
+  c.intra_s += sim_time_to_s (sim->pp_gather);
+  c.pipelined = FALSE;
+  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0));
+  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  for (int i = 0; i < n; i++)
+    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
+  sim->pp_comm[k] = make_comm (sim, &c, ranks, peers, NULL, n);
+}
+
+/* Index of (direction, micro-batch, chunk) in first_op / send_op. */
+static size_t
+slot (const Sim *sim, int rank, int dir, int mb, int chunk)
+{
+  const Plan *p = sim->plan;
+  return (((size_t) rank * 2 + dir) * p->micro_batches + mb)
+         * p->virtual_stages + chunk;
+}
+
+/* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on
+ * model chunk `chunk` of this stage. final: the chunk's last backward,
+ * when its gradients are complete and data parallelism may start. */
+static void
+emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
+            uint32_t *last_dp)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  int vstage = chunk * plan->pp + b->stage;
+  int vstages = plan->pp * plan->virtual_stages;
+  gboolean first = vstage == 0, last = vstage == vstages - 1;
+  /* Gradients move after the last backward of the step, or after every
+   * backward when ZeRO-3 keeps only a shard of them. */
+  gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
+  gboolean bucketing = (final || sim->zero3) && e->parallel.gradient_bucketing
+                       && moves;
+  double bucket = 0, bucket_cap = e->parallel.bucket_bytes
+                                  / sim->cm.bytes_per_element;
+
+  b->mb = mb;
+  b->first_of_chunk = NONE;
+  /* Megatron times each micro-batch's forward and backward with timers
+   * that synchronize the device (megatron/schedules.py, forward_step and
+   * backward_step; global_vars.py _Timer.start and stop: Megatron-LM
+   * v2.6, Megatron-DeepSpeed f01c9e6e): the host issues a chunk only
+   * once the GPU has finished the last. */
+  b->sync = b->last;
+  if (dir == 0)
+    {
+      if (first)
+        emit_module (b, sim->emb_params, NULL, sim->emb_fwd, "forward");
+      for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
+        emit_module (b, sim->layer_params, NULL, sim->layer_fwd, "forward");
+      if (last)
+        emit_module (b, sim->head_params, NULL, sim->head_fwd, "forward");
+    }
+  else
+    {
+      if (last)
+        {
+          emit_module (b, sim->head_params, NULL, sim->head_bwd, "backward");
+          bucket += sim->head_params;
+        }
+      for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
+        {
+          emit_module (b, sim->layer_params, sim->recompute, sim->layer_bwd,
+                       "backward");
+          bucket += sim->layer_params;
+          if (bucketing && bucket >= bucket_cap)
+            {
+              flush (b);
+              *last_dp = emit_grads (b, bucket, b->last);
+              bucket = 0;
+            }
+        }
+      if (first)
+        {
+          emit_module (b, sim->emb_params, NULL, sim->emb_bwd, "backward");
+          bucket += sim->emb_params;
+        }
+    }
+  flush (b);
+  /* Without buckets, ZeRO-3 still reduces each backward's gradients. */
+  if ((bucketing || (dir == 1 && sim->zero3)) && bucket > 0)
+    *last_dp = emit_grads (b, bucket, b->last);
+
+  g_assert (b->first_of_chunk != NONE);
+  sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
+  /* Activations go to the next virtual stage, gradients to the previous. */
+  gboolean sends = dir == 0 ? !last : !first;
+  if (sends)
+    {
+      /* Megatron's p2p_communication waits for its isend/irecv requests
+       * (and synchronizes the device) before the next compute: a send
+       * blocks the sender's compute stream, and its host. */
+      build_pp_comm (b, dir);
+      size_t k = (size_t) b->rank * 2 + dir;
+      add_issued (b, OPK_PP, sim->pp_dur[k],
+                  dir == 0 ? "send_activations" : "send_gradients",
+                  sim->host_launch, sim->host_launch);
+      op_at (sim, b->last)->comm = sim->pp_comm[k];
+      sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
+    }
+}
+
+/* ---- schedules ------------------------------------------------------------ */
+
+typedef struct {
+  int dir, mb, chunk;
+} Item;
+
+/* The order in which stage s runs forward and backward chunks. GPipe:
+ * every forward, then every backward. 1F1B (Narayanan 2021, fig. 4):
+ * pp - s - 1 warm-up forwards, then alternate, then drain. Interleaved:
+ * Megatron's forward_backward_pipelining_with_interleaving: micro-batches
+ * in groups of pp walk the model chunks in turn, with a longer warm-up. */
+static void
+schedule_items (const Plan *p, int s, GArray *items)
+{
+  int m = p->micro_batches, v = p->virtual_stages, pp = p->pp;
+  int total = m * v;
+  if (p->spec->parallel.schedule == SCHEDULE_GPIPE)
+    {
+      for (int c = 0; c < v; c++)
+        for (int mb = 0; mb < m; mb++)
+          g_array_append_val (items, ((Item) { 0, mb, c }));
+      for (int c = v - 1; c >= 0; c--)
+        for (int mb = 0; mb < m; mb++)
+          g_array_append_val (items, ((Item) { 1, mb, c }));
+      return;
+    }
+  int warmup = v == 1 ? pp - s - 1 : (pp - s - 1) * 2 + (v - 1) * pp;
+  /* Megatron runs every forward first when m == pp with interleaving. */
+  if (v > 1 && m == pp)
+    warmup = total;
+  warmup = MIN (warmup, total);
+  int f = 0, bk = 0;
+  /* k-th forward / backward unit -> micro-batch and chunk. */
+#define UNIT_MB(k) (v == 1 ? (k) : ((k) / (pp * v)) * pp + (k) % pp)
+#define FWD_CHUNK(k) (v == 1 ? 0 : ((k) / pp) % v)
+#define BWD_CHUNK(k) (v == 1 ? 0 : v - 1 - ((k) / pp) % v)
+  for (; f < warmup; f++)
+    g_array_append_val (items, ((Item) { 0, UNIT_MB (f), FWD_CHUNK (f) }));
+  for (; f < total; f++, bk++)
+    {
+      g_array_append_val (items, ((Item) { 0, UNIT_MB (f), FWD_CHUNK (f) }));
+      g_array_append_val (items, ((Item) { 1, UNIT_MB (bk), BWD_CHUNK (bk) }));
+    }
+  for (; bk < total; bk++)
+    g_array_append_val (items, ((Item) { 1, UNIT_MB (bk), BWD_CHUNK (bk) }));
+#undef UNIT_MB
+#undef FWD_CHUNK
+#undef BWD_CHUNK
+}
+
+static void
+build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
+{
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
+                .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
+                .sync = NONE, .mb = -1, .gather = NONE, .module_first = NONE,
+                .module_last = { NONE, NONE } };
+  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
+  schedule_items (plan, stage, items);
+
+  /* Each chunk's last backward completes its gradients. */
+  int v = plan->virtual_stages;
+  g_assert (v >= 1);
+  g_autofree int *last_bwd = g_new (int, (guint) v);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *it = &g_array_index (items, Item, i);
+      if (it->dir == 1)
+        last_bwd[it->chunk] = (int) i;
+    }
+
+  uint32_t last_dp = NONE;
+  double stage_params = 0;
+  /* Parameter tensors: a layer's 12 (QKV, projection, FC1 and FC2
+   * weights and biases, two layer norms' scales and shifts), the
+   * embedding's word and position tables, the final layer norm's 2. */
+  int tensors = 0;
+  for (int c = 0; c < v; c++)
+    {
+      int vstage = c * plan->pp + stage;
+      stage_params += plan_chunk_layers (plan, stage) * sim->layer_params;
+      tensors += 12 * plan_chunk_layers (plan, stage);
+      if (vstage == 0)
+        stage_params += sim->emb_params, tensors += 2;
+      if (vstage == plan->pp * v - 1)
+        stage_params += sim->head_params, tensors += 2;
+    }
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *it = &g_array_index (items, Item, i);
+      emit_chunk (&b, it->dir, it->mb, it->chunk,
+                  it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
+    }
+  if (!e->parallel.gradient_bucketing && !sim->zero3)
+    last_dp = emit_grads (&b, stage_params, b.last);
+
+  /* The optimizer updates this rank's share of the parameters once every
+   * gradient is reduced: on the GPU, or with offload on the host's CPUs
+   * (ZeRO-Offload's CPU-Adam, which DeepSpeed runs after backward), whose
+   * updated half-precision shard then comes back up. ZeRO 1-2 then
+   * all-gather the updated parameters; ZeRO-3 gathers them as the next
+   * step needs them. */
+  b.mb = -1;
+  double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
+  uint32_t opt, updated;
+  if (sim->offload == OFFLOAD_NONE)
+    {
+      /* Megatron's mixed-precision step (megatron/optimizer/optimizer.py
+       * and clip_grads.py, v2.6) reads two values back, each a sync: the
+       * overflow flag after unscaling, and the gradient norm. It launches
+       * the unscale, the norm, the clip and the copy to the half-precision
+       * weights (apex multi_tensor_apply ops), two all-reduces, and Adam
+       * in launches of at most 36 tensors (apex's depth-4 list limit). */
+      SimTime host = (6 + (tensors + 35) / 36) * sim->host_launch;
+      b.sync = last_dp != NONE ? last_dp : b.last;
+      opt = updated = add_issued (&b, OPK_OPTIMIZER,
+                                  ticks (sim, compute_memory_time (
+                                    &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
+                                  "optimizer", host, host);
+    }
+  else
+    {
+      opt = updated = add_op (sim, rank, SIM_STREAM_TO_HOST, OPK_OFFLOAD,
+                              ticks (sim, opt_params * sim->adam_s_per_param),
+                              "cpu_adam", -1);
+      if (sim->offload == OFFLOAD_OPTIMIZER)
+        {
+          updated = add_pcie_op (&b, FALSE, opt_params * sim->cm.bytes_per_element,
+                                 "offload_parameters");
+          add_edge (sim, opt, updated);
+        }
+    }
+  if (last_dp != NONE)
+    add_edge (sim, last_dp, opt);
+  if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1)
+    {
+      double bytes = stage_params * sim->cm.bytes_per_element;
+      uint32_t id = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
+                               "dp_allgather_params");
+      add_edge (sim, updated, id);
+    }
+}
+
+/* Links each chunk to the send of the chunk it consumes. */
+static void
+link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  int vstages = p->pp * p->virtual_stages;
+  for (int dir = 0; dir < 2; dir++)
+    for (int mb = 0; mb < p->micro_batches; mb++)
+      for (int c = 0; c < p->virtual_stages; c++)
+        {
+          int vstage = c * p->pp + stage;
+          int from = dir == 0 ? vstage - 1 : vstage + 1;
+          if (from < 0 || from >= vstages)
+            continue;
+          int from_stage = from % p->pp, from_chunk = from / p->pp;
+          int from_rank = sim->options->full
+            ? (from_stage * p->dp + replica) * p->tp + tp_rank : from_stage;
+          uint32_t send = sim->send_op[slot (sim, from_rank, dir, mb,
+                                             from_chunk)];
+          add_edge (sim, send, sim->first_op[slot (sim, rank, dir, mb, c)]);
+        }
+}
+
+/* ---- the graph ---------------------------------------------------------------- */
+
+void
+sim_build (Sim *sim)
+{
+  const Plan *plan = sim->plan;
+  const SimOptions *options = sim->options;
+  const ExperimentSpec *e = plan->spec;
+  sim->engine = sim_engine_new ();
+  compute_model_init (&sim->cm, &e->topology.gpu, &e->compute,
+                      e->training.precision);
+  /* The flat MFU model has no host; a topology may say what its host's
+   * issuing costs. */
+  sim->host_launch = ticks (sim, sim->cm.host_launch_s > 0
+                                 && e->topology.host.kernel_launch_s > 0
+                                 ? e->topology.host.kernel_launch_s
+                                 : sim->cm.host_launch_s);
+  net_model_init (&sim->net, &e->topology, e->collectives.algorithm);
+  transformer_layer_shape (&sim->ls, &e->model, plan->tp, plan->micro_batch,
+                           e->parallel.sequence_parallel,
+                           e->training.attention, &sim->cm);
+  sim->ls.tp_overlap = e->parallel.tp_overlap;
+  sim->layer_params = transformer_layer_params (&sim->ls);
+  sim->emb_params = transformer_embedding_params (&sim->ls);
+  /* With pp > 1 the last stage keeps its own copy of the tied word
+   * embedding (Megatron's shared embedding). */
+  sim->head_params = transformer_head_params (&sim->ls)
+    + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
+  sim->layer_fwd = pieces_from_graph (sim, transformer_layer_forward);
+  sim->layer_bwd = pieces_from_graph (sim, transformer_layer_backward);
+  sim->attn_fwd = pieces_from_graph (sim, transformer_attention_core_forward);
+  sim->recompute = e->training.recompute == RECOMPUTE_FULL ? sim->layer_fwd
+                  : e->training.recompute == RECOMPUTE_SELECTIVE ? sim->attn_fwd
+                  : NULL;
+  sim->emb_fwd = pieces_from_graph (sim, transformer_embedding_forward);
+  sim->emb_bwd = pieces_from_graph (sim, transformer_embedding_backward);
+  sim->head_fwd = pieces_from_graph (sim, transformer_head_forward);
+  sim->head_bwd = pieces_from_graph (sim, transformer_head_backward);
+
+  /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
+   * of the activations from each TP rank and all-gathers them over
+   * NVLink on arrival (with sequence parallelism they are split already). */
+  sim->pp_bytes = sim->cm.bytes_per_element * plan->micro_batch
+                 * (double) e->model.seq_len * e->model.hidden / plan->tp;
+  if (plan->tp > 1 && !sim->ls.sequence_parallel)
+    sim->pp_gather = ticks (sim, net_collective_time (
+      &sim->net, COLL_ALL_GATHER, sim->pp_bytes * plan->tp,
+      net_group_shape (&sim->net, 0, plan->tp, 1)));
+
+  sim->fuse_tp = !options->full && options->trace == NULL;
+  sim->ranks = options->full ? plan->gpus : plan->pp;
+  sim->ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  sim->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
+  sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
+  sim->uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim->coll_uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim->pp_comm = g_new (uint32_t, (gsize) sim->ranks * 2);
+  sim->pp_dur = g_new (SimTime, (gsize) sim->ranks * 2);
+  for (int i = 0; i < sim->ranks * 2; i++)
+    sim->pp_dur[i] = -1;
+  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
+  sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim->offload = e->zero.offload;
+  const HostSpec *host = &e->topology.host;
+  if (sim->offload != OFFLOAD_NONE)
+    sim->adam_s_per_param = e->topology.gpus_per_node
+                           / host->cpu_adam_params_per_s;
+  if (sim->net.has_network || sim->offload != OFFLOAD_NONE)
+    {
+      /* Per node: each NIC's send and receive sides, then the uplinks
+       * into the fabric, out and in; with offload, each PCIe switch's
+       * link to the host, towards the host and towards the GPUs. */
+      int nodes = (plan->gpus + sim->net.gpus_per_node - 1)
+                  / sim->net.gpus_per_node;
+      int nic_side = sim->net.has_network ? 2 * sim->net.nics + 2 : 0;
+      int switches = sim->offload != OFFLOAD_NONE
+        ? sim->net.gpus_per_node / host->gpus_per_pcie_switch : 0;
+      sim->pcie_base = nic_side;
+      sim->resources_per_node = nic_side + 2 * switches;
+      guint n = (guint) nodes * (guint) sim->resources_per_node;
+      g_autofree double *capacity = g_new (double, n);
+      for (guint i = 0; i < n; i++)
+        {
+          int k = (int) (i % (guint) sim->resources_per_node);
+          capacity[i] = k >= nic_side ? host->pcie_bandwidth
+            : k < 2 * sim->net.nics ? sim->net.nic_bandwidth
+            : sim->net.uplink_fraction * sim->net.nics * sim->net.nic_bandwidth;
+        }
+      sim->flows = flow_net_new (sim->engine, n, capacity);
+    }
+  sim->streams = g_new (Stream, (gsize) sim->ranks * SIM_N_STREAMS);
+  for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
+    sim->streams[i] = (Stream) { NONE, NONE, FALSE, 0 };
+  sim->breakdown = g_new0 (Breakdown, (gsize) sim->ranks);
+  sim->dp_traffic = g_new0 (double, (gsize) sim->ranks);
+  size_t slots = (size_t) sim->ranks * 2 * plan->micro_batches
+                 * plan->virtual_stages;
+  sim->first_op = g_new (uint32_t, slots);
+  sim->send_op = g_new (uint32_t, slots);
+  for (size_t i = 0; i < slots; i++)
+    sim->first_op[i] = sim->send_op[i] = NONE;
+  int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
+  sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
+  sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
+  for (int i = 0; i < tp_groups; i++)
+    sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  for (int i = 0; i < dp_groups; i++)
+    sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+
+  /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
+   * mode builds rank (stage, 0, 0) of each stage. */
+  for (int r = 0; r < sim->ranks; r++)
+    {
+      int stage = options->full ? r / (plan->dp * plan->tp) : r;
+      int replica = options->full ? (r / plan->tp) % plan->dp : 0;
+      int tp_rank = options->full ? r % plan->tp : 0;
+      build_rank (sim, r, stage, replica, tp_rank);
+    }
+  for (int r = 0; r < sim->ranks; r++)
+    {
+      int stage = options->full ? r / (plan->dp * plan->tp) : r;
+      int replica = options->full ? (r / plan->tp) % plan->dp : 0;
+      int tp_rank = options->full ? r % plan->tp : 0;
+      link_pipeline (sim, r, stage, replica, tp_rank);
+    }
+}
+
+void
+sim_clear (Sim *sim)
+{
+  int tp_groups = sim->plan->pp * sim->plan->dp;
+  int dp_groups = sim->plan->pp * sim->plan->tp;
+  for (int i = 0; i < tp_groups; i++)
+    g_array_unref (sim->tp_colls[i]);
+  for (int i = 0; i < dp_groups; i++)
+    g_array_unref (sim->dp_colls[i]);
+  g_free (sim->tp_colls);
+  g_free (sim->dp_colls);
+  g_free (sim->first_op);
+  g_free (sim->send_op);
+  g_free (sim->pp_comm);
+  g_free (sim->pp_dur);
+  flow_net_free (sim->flows);
+  g_free (sim->streams);
+  g_free (sim->breakdown);
+  g_free (sim->dp_traffic);
+  GArray *arrays[] = { sim->ops, sim->edges, sim->colls, sim->members,
+                       sim->comms, sim->uses, sim->coll_uses,
+                       sim->layer_fwd, sim->layer_bwd, sim->attn_fwd, sim->emb_fwd,
+                       sim->emb_bwd, sim->head_fwd, sim->head_bwd };
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    g_array_unref (arrays[i]);
+  sim_engine_free (sim->engine);
+}

@@ -1,0 +1,148 @@
+/* sim-private.h: what the executor's two halves share: the op graph's
+ * structs and the Sim that carries a replay's state.
+ *
+ * sim-build.c turns a plan's schedule into ops on streams (the builder);
+ * sim.c replays them as engine events and reads the result off them (the
+ * executor). Nothing outside src/parallel includes this header. */
+#pragma once
+
+#include "parallel/sim.h"
+#include "engine/engine.h"
+#include "graph/transformer.h"
+#include "hw/device.h"
+#include "net/flow.h"
+#include "net/net.h"
+
+#define NONE UINT32_MAX
+#define COLL_FLAG (UINT64_C (1) << 63)
+
+typedef enum {
+  OPK_COMPUTE,
+  OPK_TP,
+  OPK_PP,
+  OPK_DP,
+  OPK_OPTIMIZER,
+  OPK_OFFLOAD,          /* PCIe copies and the CPU's Adam */
+  OPK_HOST,             /* the host issuing the next compute-stream op */
+  OPK_N
+} OpKind;
+
+typedef struct {
+  SimTime dur;
+  SimTime ready, start, end;
+  const char *name;
+  uint32_t next;        /* next op on the same stream */
+  uint32_t edges;       /* first out-edge, or NONE */
+  uint32_t waits;       /* unfinished dependencies */
+  uint32_t coll;        /* collective instance, or NONE */
+  uint32_t stream;      /* rank * SIM_N_STREAMS + SimStream */
+  uint32_t released_by; /* the dependency that finished last */
+  int32_t mb;
+  uint8_t kind;
+  SimTime tp_part;      /* of dur: TP collectives fused into a compute op */
+  uint32_t comm;        /* Comm whose NIC bytes run as a flow, or NONE */
+} Op;
+
+typedef struct {
+  uint32_t to, next;
+} Edge;
+
+typedef struct {
+  uint32_t head, tail;
+  gboolean busy;
+  SimTime last_end;
+} Stream;
+
+typedef struct {
+  uint32_t n, arrived;
+  uint32_t members;     /* offset of n op ids in Sim.members */
+  uint32_t filled;
+} Coll;
+
+/* A communication op whose bytes cross NICs: its cost, and the resources
+ * its flow loads (uses[first .. first + n) in Sim.uses), for the GPUs it
+ * stands for. */
+typedef struct {
+  CollCost cost;
+  uint32_t first, n;
+} Comm;
+
+/* A step of a chunk's program: a stretch of kernels or a TP collective,
+ * and the host's time to issue it. */
+typedef struct {
+  OpKind kind;          /* OPK_COMPUTE or OPK_TP */
+  SimTime dur;
+  int launches;         /* kernels (NCCL calls) the host issues for it */
+  const char *name;
+} Piece;
+
+typedef struct {
+  const Plan *plan;
+  const SimOptions *options;
+  SimEngine *engine;      /* owned */
+  ComputeModel cm;
+  NetModel net;
+  LayerShape ls;
+  int ranks;              /* simulated ranks */
+  GArray *ops;            /* Op */
+  GArray *edges;          /* Edge */
+  GArray *colls;          /* Coll */
+  GArray *members;        /* uint32_t */
+  Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
+  Breakdown *breakdown;   /* owned: per rank */
+  /* Pieces of each program, built once. */
+  GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
+         *head_bwd;
+  /* What a layer's backward runs again first: layer_fwd (full
+   * recompute), attn_fwd (selective) or NULL. */
+  const GArray *recompute;
+  double layer_params, emb_params, head_params;
+  SimTime pp_gather;      /* TP all-gather of a received activation */
+  double pp_bytes;        /* sent by each GPU of a stage */
+  FlowNet *flows;         /* owned; NULL without a network */
+  int resources_per_node; /* NIC send and receive sides, uplink out, in */
+  GArray *comms;          /* Comm */
+  GArray *uses;           /* FlowUse */
+  GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
+  uint32_t *pp_comm;      /* per rank and direction: the send's Comm, or
+                           * NONE inside a node */
+  SimTime *pp_dur;        /* per rank and direction: the send's duration;
+                           * -1 until build_pp_comm has costed it */
+  double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
+  /* In symmetric mode a TP collective waits for no other simulated rank:
+   * it can join the compute op around it, which cuts the events of a
+   * tp > 1 plan several-fold. Kept apart for a trace, which shows them,
+   * and in full mode, where peers synchronize on them. */
+  gboolean fuse_tp;
+  /* Per rank, direction and micro-batch x chunk: the chunk's first op and
+   * its outgoing send. */
+  uint32_t *first_op, *send_op;
+  /* Full mode: per TP group and per DP group, its collectives in order. */
+  GArray **tp_colls, **dp_colls;
+  double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
+  gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
+  Offload offload;
+  int pcie_base;          /* the node's first PCIe resource: per switch,
+                           * towards the host then towards the GPUs */
+  double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
+  SimTime host_launch;    /* the host's time to issue one kernel; 0: no
+                           * host ops (the flat MFU model) */
+} Sim;
+
+static inline Op *
+op_at (Sim *sim, uint32_t id)
+{
+  return &g_array_index (sim->ops, Op, id);
+}
+
+/* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
+ * resource keeps the flows short). */
+void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
+/* A program's time on its own: its kernels and TP collectives in turn. */
+SimTime sim_pieces_time (const GArray *pieces);
+
+/* Makes sim's models, pieces and op graph for sim->plan and
+ * sim->options (sim->plan, sim->options set, the rest zero). */
+void sim_build (Sim *sim);
+/* Frees what sim_build made. */
+void sim_clear (Sim *sim);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# tests/scale.sh: plans at the edges of what the simulator can count and
+# hold: a step past 2^63 ps, sizes whose products wrap 32 bits, and plans
+# over the simulator's memory and event budgets (TRAINSIM_MAX_SIM_MEMORY,
+# TRAINSIM_MAX_EVENTS) are each a clear error for that point (exit 2 for
+# `run`, an infeasible row in `sweep`), never an abort.
+#
+# Run by automake with TRAINSIM (the binary) and srcdir (the top source
+# directory) in the environment; by hand, from the top build directory:
+#   TRAINSIM=./trainsim srcdir=. sh tests/scale.sh
+# Prints 'ok N - what' or 'not ok N - what' per case, then 'P passed, F
+# failed', and exits 1 when a case failed.
+
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-scale.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+TRAINSIM_DATA_PATH=$srcdir
+export TRAINSIM_DATA_PATH
+tiny=$srcdir/experiments/tiny.yaml
+
+# expect_error DESC PATTERN ARG...: trainsim exits 2 and says PATTERN (a
+# grep -E pattern) on stderr, with no assertion or abort.
+expect_error () {
+  desc=$1
+  pattern=$2
+  shift 2
+  ts "$@"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq -- "$pattern" "$tmp/err" || fail_because "stderr does not match '$pattern'"
+  if grep -q -e 'ERROR' -e 'Bail out' "$tmp/err"; then
+    fail_because "an assertion failed"
+  fi
+  verdict "$desc"
+}
+
+# Each kernel under a day at an MFU of 5e-8, but 1024 sequences of them
+# are more than 2^63 ps (the old executor's sum wrapped and the engine's
+# at >= now assertion aborted).
+expect_error "run: a step past 2^63 ps exits 2 and says why" \
+  "tiny.yaml: the step would last longer than simulated time can count" \
+  run "$tiny" --set 'compute={mfu: 5e-8}' --set parallel.global_batch=1024
+
+ts sweep "$tiny" --sweep 'compute.mfu=0.4,5e-8' \
+  --set parallel.global_batch=1024 -o "$tmp/mfu.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q '^0\.4,ok,' "$tmp/mfu.csv" 2>/dev/null ||
+  fail_because "no ok row for mfu 0.4"
+grep -q '^5e-8,infeasible,"the step would last longer' "$tmp/mfu.csv" \
+  2>/dev/null || fail_because "no infeasible row with the reason for 5e-8"
+verdict "sweep: a step past 2^63 ps is an infeasible row with the reason"
+
+finish
