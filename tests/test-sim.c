@@ -136,6 +136,20 @@ START_TEST (test_gemm_time)
 }
 END_TEST
 
+/* A forward fused-attention kernel over bh sequence-heads of s tokens
+ * (head dimension d) takes its causal FLOPs at rate x wave (the working
+ * share of the SMs' waves). */
+static void
+assert_attention_forward (const ComputeModel *cm, Attention impl, int64_t bh,
+                          int64_t s, int64_t d, double rate, double wave)
+{
+  Kernel f = compute_attention (cm, impl, bh, s, d, FALSE);
+  double expect = 0.5 * 4.0 * bh * (double) s * s * d / (rate * wave);
+  double got = compute_kernel_time (cm, &f);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+}
+
 /* Fused attention runs at Dao 2023's Figure 4 rates: exactly at the
  * benchmark's shape, interpolated between its points, clamped beyond
  * them, and slower when a small grid leaves SMs idle. */
@@ -147,37 +161,26 @@ START_TEST (test_attention_kernels)
   /* The benchmark: 16k tokens at hidden 2048, d = 128 (16 heads), 2k
    * sequence: 8 x 16 sequence-heads, 16 x 128 = 2048 blocks in 19 waves
    * of 108 SMs; FA-2's causal forward + backward at 155 TFLOP/s. */
+  double wave = 2048.0 / (19 * 108);
   double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
   Kernel f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, FALSE);
   Kernel b = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, TRUE);
   double got = compute_kernel_time (&cm, &f) + compute_kernel_time (&cm, &b);
-  double expect = 3.5 * fwd / (155e12 * (2048.0 / (19 * 108)));
+  double expect = 3.5 * fwd / (155e12 * wave);
   ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
                  got, expect);
   /* d = 96 sits halfway between the d = 64 (140) and d = 128 (155)
    * rates; the same grid. */
-  f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 96, FALSE);
-  expect = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 96
-           / (147.5e12 * (2048.0 / (19 * 108)));
-  got = compute_kernel_time (&cm, &f);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_attention_forward (&cm, ATTENTION_FLASH2, 128, 2048, 96, 147.5e12,
+                            wave);
   /* 64k tokens take the 16k rate: FA v1, d = 64, 97 TFLOP/s; 32 x 512
    * blocks fill 152 waves but the last (16384 = 151.7 x 108). */
-  f = compute_attention (&cm, ATTENTION_FLASH1, 32, 65536, 64, FALSE);
-  expect = 0.5 * 4.0 * 32 * 65536.0 * 65536 * 64
-           / (97e12 * (16384.0 / (152 * 108)));
-  got = compute_kernel_time (&cm, &f);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_attention_forward (&cm, ATTENTION_FLASH1, 32, 65536, 64, 97e12,
+                            16384.0 / (152 * 108));
   /* Two sequence-heads of 1k: 16 blocks on 108 SMs, one wave of which
    * 16 / 108 works; the Triton kernel's d = 64 rate at 1k is 75. */
-  f = compute_attention (&cm, ATTENTION_FLASH1_TRITON, 2, 1024, 64, FALSE);
-  expect = 0.5 * 4.0 * 2 * 1024.0 * 1024 * 64
-           / (75e12 * (16.0 / 108));
-  got = compute_kernel_time (&cm, &f);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_attention_forward (&cm, ATTENTION_FLASH1_TRITON, 2, 1024, 64, 75e12,
+                            16.0 / 108);
   /* FlashAttention-2 is the fastest at every measured point. */
   for (int64_t s = 512; s <= 16384; s *= 2)
     for (int64_t d = 64; d <= 128; d += 64)
