@@ -36,3 +36,7 @@ TESTS += tests/test-engine tests/test-config tests/test-output \
 	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
 EXTRA_DIST += tests/testlib.sh tests/cli.sh tests/validate.sh tests/sweep.sh tests/plot.sh \
 	tests/mpi.sh tests/figures.sh tests/data
+
+# How validate scores: roles, goals and known gaps, FLOP conventions, order.
+TESTS += tests/validate-roles.sh
+EXTRA_DIST += tests/validate-roles.sh
