@@ -62,6 +62,15 @@ has () {
     fail_because "$1: no '$2' in: $(summary "$1")"
 }
 
+# scored FILE STATUS TEXT DESC: validate FILE.yaml exits STATUS with TEXT in
+# its summary line.
+scored () {
+  ts validate "$tmp/$1.yaml"
+  [ "$rc" -eq "$2" ] || fail_because "exit status $rc, expected $2"
+  has "$1" "$3"
+  verdict "$4"
+}
+
 # --- the probe: trainsim's predictions ----------------------------------------
 
 {
@@ -134,30 +143,14 @@ gap_file met 'tolerance: {mape: 0.20}
 known_gap: {mape: 0.30}'
 gap_file signed 'tolerance: {mean_signed: 0.05}'
 
-ts validate "$tmp/missed.yaml"
-[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
-has missed "; FAIL: MAPE above the goal 10.0%"
-verdict "MAPE 13.3 % against a goal of 10 % without a known gap fails"
-
-ts validate "$tmp/gap.yaml"
-[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-has gap "; KNOWN GAP (goal: MAPE 10.0%, max 50.0%)"
-verdict "within the known gap (15 %), the file is a KNOWN GAP and passes"
-
-ts validate "$tmp/overgap.yaml"
-[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
-has overgap "; FAIL: MAPE above the known gap 12.0%"
-verdict "above the known gap (12 %) fails"
-
-ts validate "$tmp/met.yaml"
-[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-has met "; goal met"
-verdict "a known gap whose goal is met says so"
-
-ts validate "$tmp/signed.yaml"
-[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
-has signed "; FAIL: |mean signed error| above the goal 5.0%"
-verdict "mean signed error -10 % against a bound of 5 % fails"
+scored missed 1 "; FAIL: MAPE above the goal 10.0%" \
+  "MAPE 13.3 % against a goal of 10 % without a known gap fails"
+scored gap 0 "; KNOWN GAP (goal: MAPE 10.0%, max 50.0%)" \
+  "within the known gap (15 %), the file is a KNOWN GAP and passes"
+scored overgap 1 "; FAIL: MAPE above the known gap 12.0%" "above the known gap (12 %) fails"
+scored met 0 "; goal met" "a known gap whose goal is met says so"
+scored signed 1 "; FAIL: |mean signed error| above the goal 5.0%" \
+  "mean signed error -10 % against a bound of 5 % fails"
 
 # --- measured TFLOP/s through the file's FLOP convention ------------------------------
 
@@ -195,10 +188,7 @@ verdict "the convention chooses which TFLOP/s are compared"
   vhead tf-both validation "flops: megatron"
   echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: $(pred 1 64), tflops_per_gpu: $megatron_tf}}"
 } >"$tmp/tf-both.yaml"
-ts validate "$tmp/tf-both.yaml"
-[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-has tf-both "over 1 cases"
-verdict "a time and TFLOP/s that agree: the time is scored once"
+scored tf-both 0 "over 1 cases" "a time and TFLOP/s that agree: the time is scored once"
 
 # --- the order of groups that differ only in micro-batch ----------------------------
 
@@ -221,16 +211,10 @@ order_file ordergap 'tolerance: {misordered: 0}
 known_gap: {misordered: 1}'
 [ "$(awk -v a="$(pred 1 64)" -v b="$(pred 4 64)" 'BEGIN { print (a > b) }')" = 1 ] ||
   fail_because "the probe does not predict micro-batch 4 faster than 1: the test needs it"
-ts validate "$tmp/order.yaml"
-[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
-has order ", in measured order: 1 of 2 groups"
-has order "; FAIL: groups out of measured order above the goal 0"
-verdict "order_within: one group of two in measured order; the goal of none out of order fails"
-
-ts validate "$tmp/ordergap.yaml"
-[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-has ordergap "KNOWN GAP (goal: groups out of measured order 0)"
-verdict "one group out of order within a known gap of one passes"
+scored order 1 ", in measured order: 1 of 2 groups; FAIL: groups out of measured order above the goal 0" \
+  "order_within: one group of two in measured order; the goal of none out of order fails"
+scored ordergap 0 "KNOWN GAP (goal: groups out of measured order 0)" \
+  "one group out of order within a known gap of one passes"
 
 # --- the memory model: runs that ran, runs that did not, measured memory --------------
 
@@ -259,10 +243,7 @@ grep -Eq 'oom-big +ran out of memory; predicted [0-9.]+ GiB of 80.0: fits' "$tmp
   fail_because "no 'fits' row for oom-big"
 verdict "memory: one run predicted out of memory, one OOM predicted to fit, memory error +10 %"
 
-ts validate "$tmp/memory1.yaml"
-[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
-has memory1 "; FAIL: memory misses above the goal 1"
-verdict "two memory misses against a goal of one fail"
+scored memory1 1 "; FAIL: memory misses above the goal 1" "two memory misses against a goal of one fail"
 
 # --- bad input: exit 2 at file:line:col, saying what is valid -------------------------
 
