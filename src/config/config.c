@@ -1373,7 +1373,9 @@ remove_path (YNode *root, const char *path)
 }
 
 /* Puts the cases of V whose experiments (TREES) differ only in the keys
- * of ORDER into groups: order_group numbers each group of two or more. */
+ * of ORDER into groups: order_group numbers each group of two or more
+ * runs with a time (a layer's times or a run out of memory are not
+ * ordered). */
 static gboolean
 group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **error)
 {
@@ -1387,11 +1389,14 @@ group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **e
     {
       ValidationCase *c = g_ptr_array_index (v->cases, i);
       g_autoptr (YNode) rest = ytree_copy (g_ptr_array_index (trees, i));
-      GString *text = g_string_new (NULL);
+      GString *text;
       gpointer group;
 
       for (guint k = 0; k < order->items->len; k++)
         found[k] |= remove_path (rest, ((const YNode *) g_ptr_array_index (order->items, k))->text);
+      if (c->measured_iteration_time_s == SPEC_UNSET && c->measured_tflops_per_gpu == SPEC_UNSET)
+        continue;
+      text = g_string_new (NULL);
       tree_text (text, rest);
       if (!g_hash_table_lookup_extended (groups, text->str, NULL, &group))
         {
@@ -1420,7 +1425,8 @@ group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **e
   for (guint i = 0; i < v->cases->len; i++)
     {
       ValidationCase *c = g_ptr_array_index (v->cases, i);
-      c->order_group = number[c->order_group];
+      if (c->order_group >= 0)
+        c->order_group = number[c->order_group];
     }
   return TRUE;
 }
