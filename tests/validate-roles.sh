@@ -239,7 +239,7 @@ memory_file memory1 'tolerance: {memory_misses: 1}'
 ts validate "$tmp/memory.yaml"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
 has memory "over 3 cases"
-has memory ", memory MAPE 10.0% over 1 cases (mean signed error +10.0%)"
+has memory ", memory MAPE 10.0% (1 cases, mean signed error +10.0%)"
 has memory ", predicted out of memory but ran: 1, predicted to fit but ran out of memory: 1"
 has memory "; goal met"
 grep -Eq 'oom-small +ran out of memory; predicted [0-9.]+ GiB of 1.0: agrees' "$tmp/out" ||

@@ -325,8 +325,9 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
     g_string_append_printf (summary, ", in measured order: %d of %d groups",
                             v->order_groups - s.misordered, v->order_groups);
   if (memory.n > 0)
-    g_string_append_printf (summary, ", memory MAPE %.1f%% over %d cases "
-                            "(mean signed error %+.1f%%)", score_mape (&memory),
+    /* Not "over N cases": scripts read that as the file's case count. */
+    g_string_append_printf (summary, ", memory MAPE %.1f%% (%d cases, mean "
+                            "signed error %+.1f%%)", score_mape (&memory),
                             memory.n, score_mean_signed (&memory));
   if (oom_but_ran > 0)
     g_string_append_printf (summary, ", predicted out of memory but ran: %d",
