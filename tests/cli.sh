@@ -434,6 +434,7 @@ verdict "run -f json of a plan that does not fit says fits_memory false"
 put valid <<'EOF'
 schema_version: 1
 name: cli-test
+role: validation
 tolerance: {mape: 0.5, max: 0.9}
 defaults:
   model: gpt3-125m

@@ -45,3 +45,7 @@ EXTRA_DIST += tests/plot-hostile.sh
 EXTRA_DIST += tests/bad-input.sh
 EXTRA_DIST += tests/scale.sh
 
+
+# How validate scores: roles, goals and known gaps, FLOP conventions, order.
+TESTS += tests/validate-roles.sh
+EXTRA_DIST += tests/validate-roles.sh

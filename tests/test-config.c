@@ -639,14 +639,14 @@ START_TEST (test_validation_good)
   ck_assert_msg (v != NULL, "load: %s", error ? error->message : "");
   ck_assert_str_eq (v->name, "tiny-validation");
   ck_assert_str_eq (v->source, "made up for the tests");
-  assert_close (v->tolerance_mape, 0.05, "mape");
-  assert_close (v->tolerance_max, 0.15, "max");
+  assert_close (v->tolerance.mape, 0.05, "mape");
+  assert_close (v->tolerance.max, 0.15, "max");
   ck_assert_int_eq (v->cases->len, 2);
 
   c = g_ptr_array_index (v->cases, 0);
   ck_assert_str_eq (c->id, "small");
   {
-    g_autofree char *where = g_strconcat (path, ":13:5", NULL);
+    g_autofree char *where = g_strconcat (path, ":15:5", NULL);
     ck_assert_str_eq (c->where, where);
   }
   assert_close (c->measured_iteration_time_s, 3.53, "iteration time");

@@ -1,15 +1,20 @@
 #!/bin/sh
-# vtrain-to-yaml.sh: regenerate vtrain-multinode.yaml (a trainsim validation file)
-# from the vTrain authors' measurements, ../shared/validation/vtrain-multinode.csv.
+# vtrain-to-yaml.sh: regenerate vtrain-multinode.yaml and vtrain-single.yaml
+# (trainsim validation files) from the vTrain authors' measurements,
+# ../shared/validation/vtrain-multinode.csv and vtrain-single.csv.
 #
 # Usage: vtrain-to-yaml.sh [CSV [OUT]]
-#   CSV  default: <repo>/../shared/validation/vtrain-multinode.csv
-#   OUT  default: vtrain-multinode.yaml next to this script; "-" writes to stdout
+#   CSV  one of the two CSVs (its header says which set it is); default: both,
+#        from <repo>/../shared/validation/
+#   OUT  default: the CSV's name with .yaml, next to this script; "-" writes
+#        to stdout
 #
-# The CSV (CRLF or LF line endings) has one measured run per row:
+# The CSVs (CRLF or LF line endings, an optional UTF-8 byte-order mark) have
+# one measured run per row. vtrain-multinode.csv:
 #   Parameters (billion),# GPUs,global batch,micro batch,hidden size,attention heads,
 #   # layers,sequence length,tensor parallelism,data parallelism,pipeline parallelism,
 #   iteration time (ms)
+# vtrain-single.csv: the same without the first column.
 # Each row becomes one case; rows that trainsim would reject (tp not dividing heads,
 # pp not dividing layers, gpus != tp*pp*dp, global batch not divisible by
 # micro_batch*dp) are listed on stderr and the script fails without writing OUT.
@@ -17,9 +22,15 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-csv=${1:-$here/../../../shared/validation/vtrain-multinode.csv}
-shown=${1:-../shared/validation/vtrain-multinode.csv}  # named in the generated header
-out=${2:-$here/vtrain-multinode.yaml}
+
+if [ $# -eq 0 ]; then
+	for set in multinode single; do
+		"$0" "$here/../../../shared/validation/vtrain-$set.csv"
+	done
+	exit 0
+fi
+csv=$1
+out=${2:-$here/$(basename "$csv" .csv).yaml}
 
 if [ ! -r "$csv" ]; then
 	echo "vtrain-to-yaml.sh: cannot read $csv" >&2
@@ -27,13 +38,20 @@ if [ ! -r "$csv" ]; then
 fi
 
 convert() {
-	awk -F, -v csvname="$(basename "$csv")" -v shown="$shown" '
+	# LC_ALL=C: awk counts bytes, so the byte-order mark is three of them.
+	LC_ALL=C awk -F, -v csvname="$(basename "$csv")" '
 	function isint(x) { return x ~ /^[0-9]+$/ && x + 0 > 0 }
 	{ sub(/\r$/, "") }
 	NR == 1 {
-		want = "Parameters (billion),# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)"
-		if ($0 != want) {
-			printf "%s:1: unexpected header\n  got:  %s\n  want: %s\n", csvname, $0, want > "/dev/stderr"
+		if (substr($0, 1, 3) == "\357\273\277")
+			$0 = substr($0, 4)
+		common = "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)"
+		if ($0 == "Parameters (billion)," common) {
+			set = "multinode"; skip = 1
+		} else if ($0 == common) {
+			set = "single"; skip = 0
+		} else {
+			printf "%s:1: unexpected header\n  got:  %s\n  want: %s\n  or:   %s\n", csvname, $0, "Parameters (billion)," common, common > "/dev/stderr"
 			bad = 1; exit 1
 		}
 		next
@@ -41,13 +59,15 @@ convert() {
 	/^[ \t]*$/ { next }
 	{
 		line = NR
-		if (NF != 12) {
-			printf "%s:%d: %d fields, want 12\n", csvname, line, NF > "/dev/stderr"
+		if (NF != 11 + skip) {
+			printf "%s:%d: %d fields, want %d\n", csvname, line, NF, 11 + skip > "/dev/stderr"
 			bad = 1; next
 		}
-		params = $1; gpus = $2; gb = $3; mb = $4; h = $5; a = $6; l = $7
-		s = $8; tp = $9; dp = $10; pp = $11; ms = $12
-		for (i = 2; i <= 11; i++)
+		params = skip ? $1 : ""
+		gpus = $(1 + skip); gb = $(2 + skip); mb = $(3 + skip); h = $(4 + skip)
+		a = $(5 + skip); l = $(6 + skip); s = $(7 + skip); tp = $(8 + skip)
+		dp = $(9 + skip); pp = $(10 + skip); ms = $(11 + skip)
+		for (i = 1 + skip; i <= 10 + skip; i++)
 			if (!isint($i)) {
 				printf "%s:%d: field %d (%s) is not a positive integer\n", csvname, line, i, $i > "/dev/stderr"
 				bad = 1; next
@@ -66,45 +86,98 @@ convert() {
 			bad = 1; next
 		}
 		n++
-		id = sprintf("v%03d-%sb-t%dd%dp%d-mb%d", n, params, tp, dp, pp, mb)
+		if (set == "multinode") {
+			id = sprintf("v%03d-%sb-t%dd%dp%d-mb%d", n, params, tp, dp, pp, mb)
+			model = sprintf("{layers: %d, hidden: %d, heads: %d%s}", l, h, a, s == 2048 ? "" : sprintf(", seq_len: %d", s))
+		} else {
+			id = sprintf("s%04d-%dx%d-t%dd%dp%d-b%d-mb%d", n, h, l, tp, dp, pp, gb, mb)
+			model = sprintf("{layers: %d, hidden: %d%s%s}", l, h, a == 16 ? "" : sprintf(", heads: %d", a), s == 1024 ? "" : sprintf(", seq_len: %d", s))
+		}
 		key = params "," gpus "," gb "," mb "," h "," a "," l "," s "," tp "," dp "," pp
 		if (key in first)
 			cases[n] = sprintf("  # %s repeats the configuration of %s (a second measurement)\n", id, first[key])
 		else
 			first[key] = id
-		model = sprintf("{layers: %d, hidden: %d, heads: %d%s}", l, h, a, s == 2048 ? "" : sprintf(", seq_len: %d", s))
 		cases[n] = cases[n] sprintf("  - {id: %s, model: %s, gpus: %d, parallel: {tp: %d, pp: %d, dp: %d, micro_batch: %d, global_batch: %d}, measured: {iteration_time_s: %.7g}}\n",
 			id, model, gpus, tp, pp, dp, mb, gb, ms / 1000)
 	}
 	END {
 		if (bad) exit 1
 		print "# Generated by experiments/validation/vtrain-to-yaml.sh from"
-		print "# " shown "; edit the script, not this file, and rerun it."
+		print "# ../shared/validation/" csvname "; edit the script, not this file, and rerun it."
 		print "#"
-		print "# Iteration times of GPT models trained with Megatron-DeepSpeed on A100 clusters,"
+		if (set == "multinode") {
+			print "# Iteration times of GPT models trained with Megatron-DeepSpeed on A100 clusters,"
+		} else {
+			print "# Iteration times of GPT models trained with Megatron-DeepSpeed on one A100 node,"
+		}
 		print "# measured by the vTrain authors: Bang et al., \"vTrain: A Simulation Framework for"
 		print "# Evaluating Cost-Effective and Compute-Optimal Large Language Model Training\","
 		print "# MICRO 2024 (arXiv:2312.12391). The data are distributed under the MIT licence,"
 		print "# Copyright (c) 2024, VIA Research Group at KAIST; see vtrain-LICENSE here."
-		print "# Settings stated in their configuration files: A100, 8 GPUs per node, 150 GB/s"
-		print "# intra-node, 4 x 200 Gb/s HDR per node (topologies/vtrain-a100.yaml), fp16,"
-		print "# vocabulary 50257, full activation checkpointing, 1F1B, and no gradient bucketing"
-		print "# (the data-parallel all-reduce starts after the last backward, not overlapped)."
-		print "# Rows with tp 16 span two nodes: tp_across_nodes is allowed for the whole file."
+		if (set == "multinode") {
+			print "# Settings stated in their configuration files: A100, 8 GPUs per node, 150 GB/s"
+			print "# intra-node, 4 x 200 Gb/s HDR per node (topologies/vtrain-a100.yaml), fp16,"
+			print "# vocabulary 50257, full activation checkpointing, 1F1B, and no gradient bucketing"
+			print "# (the data-parallel all-reduce starts after the last backward, not overlapped)."
+			print "# Rows with tp 16 span two nodes: tp_across_nodes is allowed for the whole file."
+		} else {
+			print "# Settings stated in their configuration files (config/validation/single/*.json):"
+			print "# 2 to 8 of the 8 A100 of one node on NVSwitch, 150 GB/s intra-node"
+			print "# (topologies/vtrain-a100.yaml, the node of vtrain-multinode.yaml), fp16,"
+			print "# sequence 1024, 16 attention heads, vocabulary 50257, full activation"
+			print "# checkpointing, 1F1B, and no gradient bucketing. The micro-batch column is"
+			print "# what ran, also where pp = 1 (gradient accumulation)."
+		}
 		print "# Megatron pads the 50257-token embedding to a multiple of 128 x tp (50304 at tp 1,"
 		print "# 51200 at tp 8); the unpadded size is given here, as the source states it."
-		print "# Case ids: v<row>-<size>-t<tp>d<dp>p<pp>-mb<micro-batch>; iteration_time_s is the"
-		print "# CSV milliseconds / 1000. vTrain reports 14.73 % mean error on this set."
+		if (set == "multinode") {
+			print "# Case ids: v<row>-<size>-t<tp>d<dp>p<pp>-mb<micro-batch>; iteration_time_s is the"
+			print "# CSV milliseconds / 1000. vTrain reports 14.73 % mean error on this set."
+			print "#"
+			print "# role: calibration: MATMUL_EFFICIENCY and GEMM_K_HALF (src/hw/device.c) were"
+			print "# fitted to this file and narayanan2021-table1.yaml, and the reading of the"
+			print "# 150 GB/s above as NCCL algorithm bandwidth (topologies/vtrain-a100.yaml) was"
+			print "# settled on it. Goal: MAPE <= 8 % (issue 11), max 25 %. The known gap bounds"
+			print "# the largest error, a handful of measured outliers (README, Accuracy)."
+		} else {
+			print "# Case ids: s<row>-<hidden>x<layers>-t<tp>d<dp>p<pp>-b<global batch>-mb<micro-batch>;"
+			print "# iteration_time_s is the CSV milliseconds / 1000. vTrain reports 8.37 % mean"
+			print "# error on this set, with kernel times profiled on a real A100."
+			print "#"
+			print "# role: validation: nothing in trainsim was fitted to these runs. Goal (issue"
+			print "# 11): MAPE <= 10 %, max <= 35 %, |mean signed error| <= 4 %, and, for each"
+			print "# model and layout, the runs that differ only in micro-batch in the measured"
+			print "# order of time (order_within). The known gap bounds the figures of today"
+			print "# (README, Accuracy and Not yet): small kernels and the host issuing them are not"
+			print "# modelled, so small micro-batches and tp 8 on hidden 1024 come out too fast."
+		}
 		print "schema_version: 1"
-		print "name: vtrain-multinode"
-		print "source: \"Bang et al., vTrain, MICRO 2024 (arXiv:2312.12391), MIT licence: multi-node measurements\""
-		printf "description: \"Megatron-DeepSpeed on A100, GPT 3.6B to 175B, 64 to 512 GPUs, %d runs\"\n", n
-		print "tolerance: {mape: 0.10, max: 0.50}"
-		print "defaults:"
-		print "  topology: vtrain-a100"
-		print "  training: {precision: fp16, recompute: full}"
-		print "  parallel: {schedule: 1f1b, gradient_bucketing: false, tp_across_nodes: true}"
-		print "  model: {vocab: 50257, seq_len: 2048}"
+		print "name: vtrain-" set
+		if (set == "multinode") {
+			print "source: \"Bang et al., vTrain, MICRO 2024 (arXiv:2312.12391), MIT licence: multi-node measurements\""
+			printf "description: \"Megatron-DeepSpeed on A100, GPT 3.6B to 175B, 64 to 512 GPUs, %d runs\"\n", n
+			print "role: calibration"
+			print "tolerance: {mape: 0.08, max: 0.25}"
+			print "known_gap: {max: 0.50}"
+			print "defaults:"
+			print "  topology: vtrain-a100"
+			print "  training: {precision: fp16, recompute: full}"
+			print "  parallel: {schedule: 1f1b, gradient_bucketing: false, tp_across_nodes: true}"
+			print "  model: {vocab: 50257, seq_len: 2048}"
+		} else {
+			print "source: \"Bang et al., vTrain, MICRO 2024 (arXiv:2312.12391), MIT licence: single-node measurements\""
+			printf "description: \"Megatron-DeepSpeed on one A100 node, hidden 1024-2048, 12-24 layers, 2 to 8 GPUs, %d runs\"\n", n
+			print "role: validation"
+			print "tolerance: {mape: 0.10, max: 0.35, mean_signed: 0.04, misordered: 0}"
+			print "known_gap: {mape: 0.30, max: 0.83, mean_signed: 0.26, misordered: 180}"
+			print "order_within: [parallel.micro_batch]"
+			print "defaults:"
+			print "  topology: vtrain-a100"
+			print "  training: {precision: fp16, recompute: full}"
+			print "  parallel: {schedule: 1f1b, gradient_bucketing: false}"
+			print "  model: {vocab: 50257, seq_len: 1024, heads: 16}"
+		}
 		print "cases:"
 		for (i = 1; i <= n; i++)
 			printf "%s", cases[i]

@@ -232,19 +232,27 @@ static const Field experiment_fields[] = {
   END
 };
 
-/* The tolerance keys sit in ValidationSpec itself: the mapping's base is
- * the ValidationSpec (offset 0). */
-static const Field tolerance_fields[] = {
-  F ("mape", F_FRACTION, ValidationSpec, tolerance_mape),
-  F ("max", F_FRACTION, ValidationSpec, tolerance_max),
+/* A file's goal (tolerance) and its known gap bound the same scores. */
+static const Field bounds_fields[] = {
+  F ("mape", F_FRACTION, ValidationBounds, mape),
+  F ("max", F_FRACTION, ValidationBounds, max),
+  F ("mean_signed", F_FRACTION, ValidationBounds, mean_signed),
+  F ("misordered", F_INT_RANGE, ValidationBounds, misordered, .arg = INT_MAX),
+  F ("memory_misses", F_INT_RANGE, ValidationBounds, memory_misses, .arg = INT_MAX),
   END
 };
 
+/* role is required, but checked last by config_load_validation, whose
+ * message says what each role means. */
 static const Field validation_fields[] = {
   FILE_KEYS,
   F ("name", F_NAME, ValidationSpec, name, REQUIRED),
   F ("source", F_NAME, ValidationSpec, source),
-  { .key = "tolerance", .type = F_MAP, .sub = tolerance_fields },
+  F ("role", F_ENUM, ValidationSpec, role, .arg = SPEC_ENUM_ROLE),
+  F ("flops", F_ENUM, ValidationSpec, flops, .arg = SPEC_ENUM_FLOPS),
+  F ("tolerance", F_MAP, ValidationSpec, tolerance, .sub = bounds_fields),
+  F ("known_gap", F_MAP, ValidationSpec, known_gap, .sub = bounds_fields),
+  { .key = "order_within", .type = F_SKIP },
   { .key = "defaults", .type = F_SKIP },
   { .key = "cases", .type = F_SKIP, .required = TRUE },
   END
@@ -1269,11 +1277,70 @@ config_load_topology (const char *ref, const char *const *overrides, TopologySpe
 
 /* --- validation files ----------------------------------------------------- */
 
-/* Loads CASE_NODE into C: its id and measurements, and the experiment that
- * is DEFAULTS (may be NULL) with the rest of the case merged over them. */
+/* The mark of measured.KEY in CASE_NODE, whose measured mapping is known
+ * to hold KEY. */
+static YMark
+measured_mark (const YNode *case_node, const char *key)
+{
+  const YNode *measured = ytree_map_find (case_node, "measured")->value;
+  return ytree_map_find (measured, key)->value->mark;
+}
+
+/* Checks that every measured key of C can be scored (cmd-validate.c
+ * scores each): a time, a throughput the file's FLOP convention says how
+ * to count, one layer's two times, or a run that did not fit. */
 static gboolean
-load_case (const Loader *ld, const YNode *defaults, const YNode *case_node, ValidationCase *c,
-           GError **error)
+check_measured (const ValidationSpec *v, const YNode *case_node, ValidationCase *c,
+                GError **error)
+{
+  gboolean fwd = c->measured_layer_forward_ms != SPEC_UNSET;
+  gboolean bwd = c->measured_layer_backward_ms != SPEC_UNSET;
+  gboolean timed = c->measured_iteration_time_s != SPEC_UNSET
+                   || c->measured_tflops_per_gpu != SPEC_UNSET;
+
+  if (fwd != bwd)
+    {
+      ytree_set_error (error, measured_mark (case_node, fwd ? "layer_forward_ms"
+                                                            : "layer_backward_ms"),
+                       "case %s: layer_forward_ms and layer_backward_ms are scored "
+                       "together; give both", c->id);
+      return FALSE;
+    }
+  if (c->measured_oom && (timed || fwd))
+    {
+      ytree_set_error (error, measured_mark (case_node, "oom"),
+                       "case %s: a run that ran out of memory has no time; give oom: "
+                       "true alone, or the time of a run that fitted", c->id);
+      return FALSE;
+    }
+  if (!timed && !fwd && !c->measured_oom)
+    {
+      ytree_set_error (error, ytree_map_find (case_node, "measured")->value->mark,
+                       "case %s: measured needs iteration_time_s, tflops_per_gpu, both "
+                       "layer_forward_ms and layer_backward_ms, or oom: true", c->id);
+      return FALSE;
+    }
+  if (c->measured_tflops_per_gpu != SPEC_UNSET)
+    {
+      YMark mark = measured_mark (case_node, "tflops_per_gpu");
+      if (v->flops < 0)
+        {
+          g_autofree char *valid = spec_enum_list (SPEC_ENUM_FLOPS);
+          ytree_set_error (error, mark, "case %s: measured.tflops_per_gpu needs the file's "
+                           "flops key, which FLOPs the figure counts: %s", c->id, valid);
+          return FALSE;
+        }
+      c->tflops_where = ytree_mark_format (mark);
+    }
+  return TRUE;
+}
+
+/* Loads CASE_NODE of V into C: its id and measurements, and the experiment
+ * that is DEFAULTS (may be NULL) with the rest of the case merged over
+ * them; that experiment's tree goes to *TREE. */
+static gboolean
+load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
+           const YNode *case_node, ValidationCase *c, YNode **tree, GError **error)
 {
   g_autoptr (YNode) rest = ytree_copy (case_node);
   g_autoptr (YNode) experiment = NULL;
@@ -1282,18 +1349,11 @@ load_case (const Loader *ld, const YNode *defaults, const YNode *case_node, Vali
   c->measured_layer_forward_ms = c->measured_layer_backward_ms = SPEC_UNSET;
   c->measured_tflops_per_gpu = SPEC_UNSET;
   c->measured_memory_gib = SPEC_UNSET;
+  c->order_group = -1;
   c->where = ytree_mark_format (case_node->mark);
-  if (!decode_fields (ld, case_node, "case", case_fields, c, FALSE, error))
+  if (!decode_fields (ld, case_node, "case", case_fields, c, FALSE, error)
+      || !check_measured (v, case_node, c, error))
     return FALSE;
-  if (c->measured_iteration_time_s == SPEC_UNSET
-      && (c->measured_layer_forward_ms == SPEC_UNSET
-          || c->measured_layer_backward_ms == SPEC_UNSET))
-    {
-      ytree_set_error (error, ytree_map_find (case_node, "measured")->value->mark,
-                       "case %s: measured needs iteration_time_s, or both "
-                       "layer_forward_ms and layer_backward_ms", c->id);
-      return FALSE;
-    }
   ytree_map_remove (rest, "id");
   ytree_map_remove (rest, "measured");
   if (defaults)
@@ -1303,7 +1363,212 @@ load_case (const Loader *ld, const YNode *defaults, const YNode *case_node, Vali
     }
   else
     experiment = g_steal_pointer (&rest);
-  return config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error);
+  if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error))
+    return FALSE;
+  *tree = g_steal_pointer (&experiment);
+  return TRUE;
+}
+
+/* A known gap loosens the goal where the file falls short of it: it needs
+ * the goal, and each of its bounds must be looser than the goal's. */
+static gboolean
+check_known_gap (const YNode *root, const ValidationSpec *v, GError **error)
+{
+  const YPair *gap = ytree_map_find (root, "known_gap");
+
+  if (!gap)
+    return TRUE;
+  if (!ytree_map_find (root, "tolerance"))
+    {
+      ytree_set_error (error, gap->key_mark, "known_gap needs the goal it falls short "
+                       "of: add tolerance: {mape: ..., max: ...}");
+      return FALSE;
+    }
+  if (ytree_is_null (gap->value) || gap->value->items->len == 0)
+    {
+      ytree_set_error (error, gap->value->mark, "known_gap must give at least one bound: "
+                       "mape, max, mean_signed, misordered or memory_misses");
+      return FALSE;
+    }
+  for (guint i = 0; i < gap->value->items->len; i++)
+    {
+      const YPair *pair = g_ptr_array_index (gap->value->items, i);
+      const Field *f = find_field (bounds_fields, pair->key);
+      const void *goal_slot = (const char *) &v->tolerance + f->offset;
+      const void *gap_slot = (const char *) &v->known_gap + f->offset;
+      gboolean count = f->type == F_INT_RANGE;
+      double goal = count ? *(const int *) goal_slot : *(const double *) goal_slot;
+      double bound = count ? *(const int *) gap_slot : *(const double *) gap_slot;
+
+      if (goal < 0)
+        {
+          ytree_set_error (error, pair->key_mark, "known_gap.%s bounds a goal the file "
+                           "does not set; add tolerance.%s", pair->key, pair->key);
+          return FALSE;
+        }
+      if (bound <= goal)
+        {
+          ytree_set_error (error, pair->value->mark, "known_gap.%s (%g) must be looser "
+                           "than tolerance.%s (%g): it bounds how far the file may fall "
+                           "short of its goal", pair->key, bound, pair->key, goal);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* order_within: a non-empty list of the dotted experiment keys in which
+ * the cases of one group differ. */
+static gboolean
+check_order_within (const YNode *root, const YNode **list, GError **error)
+{
+  const YPair *pair = ytree_map_find (root, "order_within");
+  gboolean ok = pair && pair->value->kind == YNODE_SEQUENCE && pair->value->items->len > 0;
+
+  for (guint i = 0; ok && i < pair->value->items->len; i++)
+    {
+      const YNode *item = g_ptr_array_index (pair->value->items, i);
+      ok = item->kind == YNODE_SCALAR && !ytree_is_null (item);
+    }
+  *list = ok ? pair->value : NULL;
+  if (pair && !ok)
+    {
+      g_autofree char *g = got (pair->value);
+      ytree_set_error (error, pair->value->mark, "order_within must be a list of the "
+                       "experiment keys in which a group's cases differ, such as "
+                       "[parallel.micro_batch], got %s", g);
+      return FALSE;
+    }
+  for (int k = 0; !pair && k < 2; k++)
+    {
+      const char *bounds = k ? "known_gap" : "tolerance";
+      const YPair *b = ytree_map_find (root, bounds);
+      const YPair *m = b ? ytree_map_find (b->value, "misordered") : NULL;
+      if (m)
+        {
+          ytree_set_error (error, m->key_mark, "%s.misordered bounds the groups of "
+                           "order_within, which the file does not give", bounds);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static int
+compare_pairs (gconstpointer a, gconstpointer b)
+{
+  return strcmp ((*(YPair *const *) a)->key, (*(YPair *const *) b)->key);
+}
+
+/* Appends to S a text of NODE that is the same for equal trees whatever
+ * the order of their keys. */
+static void
+tree_text (GString *s, const YNode *node)
+{
+  g_autoptr (GPtrArray) items = NULL;
+
+  if (node->kind == YNODE_SCALAR)
+    {
+      g_string_append_printf (s, "%zu:%s", strlen (node->text), node->text);
+      return;
+    }
+  items = g_ptr_array_sized_new (node->items->len);    /* borrows the items */
+  for (guint i = 0; i < node->items->len; i++)
+    g_ptr_array_add (items, g_ptr_array_index (node->items, i));
+  if (node->kind == YNODE_MAPPING)
+    g_ptr_array_sort (items, compare_pairs);
+  g_string_append_c (s, node->kind == YNODE_MAPPING ? '{' : '[');
+  for (guint i = 0; i < items->len; i++)
+    if (node->kind == YNODE_MAPPING)
+      {
+        const YPair *pair = g_ptr_array_index (items, i);
+        g_string_append_printf (s, "%zu:%s=", strlen (pair->key), pair->key);
+        tree_text (s, pair->value);
+      }
+    else
+      tree_text (s, g_ptr_array_index (items, i));
+  g_string_append_c (s, node->kind == YNODE_MAPPING ? '}' : ']');
+}
+
+/* Removes the dotted PATH from the mapping ROOT; returns whether it was
+ * there. */
+static gboolean
+remove_path (YNode *root, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  YNode *node = root;
+  int i;
+
+  for (i = 0; parts[i + 1]; i++)
+    {
+      const YPair *pair = ytree_map_find (node, parts[i]);
+      if (!pair)
+        return FALSE;
+      node = pair->value;
+    }
+  if (!ytree_map_find (node, parts[i]))
+    return FALSE;
+  ytree_map_remove (node, parts[i]);
+  return TRUE;
+}
+
+/* Puts the cases of V whose experiments (TREES) differ only in the keys
+ * of ORDER into groups: order_group numbers each group of two or more
+ * runs with a time (a layer's times or a run out of memory are not
+ * ordered). */
+static gboolean
+group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **error)
+{
+  g_autoptr (GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                         g_free, NULL);
+  g_autofree gboolean *found = g_new0 (gboolean, order->items->len);
+  g_autoptr (GArray) sizes = g_array_new (FALSE, TRUE, sizeof (int));
+  g_autofree int *number = NULL;
+
+  for (guint i = 0; i < v->cases->len; i++)
+    {
+      ValidationCase *c = g_ptr_array_index (v->cases, i);
+      g_autoptr (YNode) rest = ytree_copy (g_ptr_array_index (trees, i));
+      GString *text;
+      gpointer group;
+
+      for (guint k = 0; k < order->items->len; k++)
+        found[k] |= remove_path (rest, ((const YNode *) g_ptr_array_index (order->items, k))->text);
+      if (c->measured_iteration_time_s == SPEC_UNSET && c->measured_tflops_per_gpu == SPEC_UNSET)
+        continue;
+      text = g_string_new (NULL);
+      tree_text (text, rest);
+      if (!g_hash_table_lookup_extended (groups, text->str, NULL, &group))
+        {
+          group = GINT_TO_POINTER (sizes->len);
+          g_array_set_size (sizes, sizes->len + 1);
+          g_hash_table_insert (groups, g_string_free (text, FALSE), group);
+        }
+      else
+        g_string_free (text, TRUE);
+      c->order_group = GPOINTER_TO_INT (group);
+      g_array_index (sizes, int, c->order_group)++;
+    }
+  for (guint k = 0; k < order->items->len; k++)
+    if (!found[k])
+      {
+        const YNode *item = g_ptr_array_index (order->items, k);
+        ytree_set_error (error, item->mark, "order_within: no case sets '%s'; name the "
+                         "experiment keys in which a group's cases differ, such as "
+                         "parallel.micro_batch", item->text);
+        return FALSE;
+      }
+  /* A case alone in its group has nothing to be ordered against. */
+  number = g_new (int, sizes->len);
+  for (guint g = 0; g < sizes->len; g++)
+    number[g] = g_array_index (sizes, int, g) > 1 ? v->order_groups++ : -1;
+  for (guint i = 0; i < v->cases->len; i++)
+    {
+      ValidationCase *c = g_ptr_array_index (v->cases, i);
+      if (c->order_group >= 0)
+        c->order_group = number[c->order_group];
+    }
+  return TRUE;
 }
 
 ValidationSpec *
@@ -1312,19 +1577,25 @@ config_load_validation (const char *path, GError **error)
   g_autoptr (YNode) root = ytree_parse_file (path, error);
   g_autoptr (ValidationSpec) v = NULL;
   g_autoptr (GHashTable) ids = NULL;
+  g_autoptr (GPtrArray) trees = NULL;
   Loader ld = { .root_file = path, .doc_what = "the validation file" };
+  const ValidationBounds unset = { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET, -1, -1 };
   const YPair *defaults, *cases;
+  const YNode *order = NULL;
 
   if (!root)
     return NULL;
   v = g_new0 (ValidationSpec, 1);
-  v->tolerance_mape = v->tolerance_max = SPEC_UNSET;
+  v->flops = -1;
+  v->tolerance = v->known_gap = unset;
   v->cases = g_ptr_array_new ();
   if (!check_document (root, "a validation", "name, defaults and cases", validation_fields,
                        error))
     return NULL;
-  if (!decode_map (&ld, root, "", validation_fields, v, error))
+  if (!decode_map (&ld, root, "", validation_fields, v, error)
+      || !check_known_gap (root, v, error) || !check_order_within (root, &order, error))
     return NULL;
+  v->has_known_gap = ytree_map_find (root, "known_gap") != NULL;
 
   defaults = ytree_map_find (root, "defaults");
   if (defaults && ytree_is_null (defaults->value))
@@ -1346,10 +1617,12 @@ config_load_validation (const char *path, GError **error)
     }
 
   ids = g_hash_table_new (g_str_hash, g_str_equal);
+  trees = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
   for (guint i = 0; i < cases->value->items->len; i++)
     {
       const YNode *node = g_ptr_array_index (cases->value->items, i);
       ValidationCase *c;
+      YNode *tree = NULL;
 
       if (node->kind != YNODE_MAPPING)
         {
@@ -1360,8 +1633,9 @@ config_load_validation (const char *path, GError **error)
         }
       c = g_new0 (ValidationCase, 1);
       g_ptr_array_add (v->cases, c);
-      if (!load_case (&ld, defaults ? defaults->value : NULL, node, c, error))
+      if (!load_case (&ld, v, defaults ? defaults->value : NULL, node, c, &tree, error))
         return NULL;
+      g_ptr_array_add (trees, tree);
       if (g_hash_table_contains (ids, c->id))
         {
           const YPair *id = ytree_map_find (node, "id");
@@ -1370,6 +1644,15 @@ config_load_validation (const char *path, GError **error)
           return NULL;
         }
       g_hash_table_add (ids, c->id);
+    }
+  if (order && !group_cases (v, trees, order, error))
+    return NULL;
+  if (!ytree_map_find (root, "role"))
+    {
+      ytree_set_error (error, root->mark, "the validation file must say its role: "
+                       "calibration (constants were fitted to it) or validation (never "
+                       "used to fit anything)");
+      return NULL;
     }
   return g_steal_pointer (&v);
 }

@@ -40,6 +40,13 @@ static const char *const algorithm_names[ALGORITHM_N] = {
   [ALGORITHM_AUTO] = "auto", [ALGORITHM_RING] = "ring", [ALGORITHM_TREE] = "tree",
   [ALGORITHM_HIERARCHICAL] = "hierarchical",
 };
+static const char *const role_names[ROLE_N] = {
+  [ROLE_CALIBRATION] = "calibration", [ROLE_VALIDATION] = "validation",
+};
+static const char *const flops_names[FLOPS_N] = {
+  [FLOPS_MEGATRON] = "megatron", [FLOPS_MODEL] = "model",
+  [FLOPS_HARDWARE] = "hardware",
+};
 
 static const char *const attention_names[ATTENTION_N] = {
   [ATTENTION_UNFUSED] = "unfused", [ATTENTION_FLASH1] = "flash1",
@@ -60,6 +67,8 @@ static const struct {
   [SPEC_ENUM_NIC_PATH] = { nic_path_names, NIC_PATH_N },
   [SPEC_ENUM_ALGORITHM] = { algorithm_names, ALGORITHM_N },
   [SPEC_ENUM_ATTENTION] = { attention_names, ATTENTION_N },
+  [SPEC_ENUM_ROLE] = { role_names, ROLE_N },
+  [SPEC_ENUM_FLOPS] = { flops_names, FLOPS_N },
 };
 
 const char *
@@ -166,6 +175,7 @@ validation_spec_free (ValidationSpec *v)
           ValidationCase *c = g_ptr_array_index (v->cases, i);
           g_free (c->id);
           g_free (c->where);
+          g_free (c->tflops_where);
           experiment_spec_clear (&c->experiment);
           g_free (c);
         }

@@ -96,6 +96,25 @@ typedef enum {
   ALGORITHM_N
 } AlgorithmChoice;
 
+/* What a validation file is for: constants were fitted to a calibration
+ * file; a validation file was never used to fit anything, so only it shows
+ * how well the model predicts. */
+typedef enum {
+  ROLE_CALIBRATION,
+  ROLE_VALIDATION,
+  ROLE_N
+} ValidationRole;
+
+/* Which FLOPs a measured tflops_per_gpu counts, i.e. which of trainsim's
+ * TFLOP/s (result.h) it is compared with: Narayanan 2021 eq. 3 (what
+ * Megatron and DeepSpeed print), the model's FLOPs, or those executed. */
+typedef enum {
+  FLOPS_MEGATRON,
+  FLOPS_MODEL,
+  FLOPS_HARDWARE,
+  FLOPS_N
+} FlopsConvention;
+
 /* Name tables: spec_enum_name (SPEC_ENUM_PRECISION, PRECISION_BF16) gives
  * "bf16"; spec_enum_parse gives -1 for an unknown name. The names are the
  * words users write in YAML. */
@@ -110,6 +129,8 @@ typedef enum {
   SPEC_ENUM_NIC_PATH,
   SPEC_ENUM_ALGORITHM,
   SPEC_ENUM_ATTENTION,
+  SPEC_ENUM_ROLE,
+  SPEC_ENUM_FLOPS,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -300,17 +321,37 @@ typedef struct {
    * Table 4): SPEC_UNSET when not given; a case gives these or the
    * iteration time. */
   double measured_layer_forward_ms, measured_layer_backward_ms;
+  /* Counted as the file's FlopsConvention says; scored alone, or checked
+   * against the iteration time when both are given. */
   double measured_tflops_per_gpu;     /* SPEC_UNSET when not given */
   double measured_memory_gib;         /* SPEC_UNSET when not given */
-  gboolean measured_oom;
+  gboolean measured_oom;              /* the run did not fit: no time */
+  int order_group;              /* index of its order_within group, or -1
+                                 * when no other case differs only there */
   char *where;                  /* owned: "file:line:col" of the case */
+  char *tflops_where;           /* owned: that of tflops_per_gpu, or NULL */
 } ValidationCase;
+
+/* Bounds on a file's scores: fractions (SPEC_UNSET when not given) and
+ * counts (-1 when not given). */
+typedef struct {
+  double mape, max;
+  double mean_signed;           /* on the absolute mean signed error */
+  int misordered;               /* order_within groups not in measured order */
+  int memory_misses;            /* runs the memory model calls wrongly */
+} ValidationBounds;
 
 typedef struct {
   char *name;                   /* owned */
   char *source;                 /* owned, may be NULL */
-  double tolerance_mape;        /* fraction; SPEC_UNSET = none */
-  double tolerance_max;         /* fraction; SPEC_UNSET = none */
+  ValidationRole role;
+  int flops;                    /* FlopsConvention, or -1 when not given */
+  ValidationBounds tolerance;   /* the goal the file must meet */
+  /* A documented gap: bounds, looser than the goal, that the file may not
+   * exceed while it misses the goal. Only with has_known_gap. */
+  ValidationBounds known_gap;
+  gboolean has_known_gap;
+  int order_groups;             /* groups of two or more cases (order_group) */
   GPtrArray *cases;             /* owned, of ValidationCase* */
 } ValidationSpec;
 

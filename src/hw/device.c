@@ -8,8 +8,9 @@
  *   sustain in training. The best A100 BF16 GEMM benchmark reaches 86 %
  *   (268 of 312 TFLOPS; DESIGN.md section 4), but the transformer shapes
  *   run in a training step, with their epilogues, sustain less: 0.76 is
- *   fitted jointly, once, to Narayanan 2021 Table 1 and the vTrain set
- *   (experiments/validation/), together with GEMM_K_HALF below.
+ *   fitted jointly, once, to experiments/validation/narayanan2021-table1.yaml
+ *   and vtrain-multinode.yaml (hence role: calibration there), together
+ *   with GEMM_K_HALF below.
  * HBM_EFFICIENCY: memory-bound kernels reach 85-90 % of HBM bandwidth
  *   (DESIGN.md section 4): the low end, as Megatron's fused kernels also
  *   do arithmetic.
@@ -18,7 +19,9 @@
  *   large half-precision GEMMs on A100; with 108 SMs it sets the waves.
  * GEMM_K_HALF: the inner size at which a GEMM runs at half its large-k
  *   rate: short-k GEMMs (attention's per-head products, k = 64..128) are
- *   dominated by loading tiles. Fitted with MATMUL_EFFICIENCY.
+ *   dominated by loading tiles. Fitted with MATMUL_EFFICIENCY to the same
+ *   two files (its first value, 64, was fitted to Narayanan 2021 Table 1
+ *   and Korthikanti 2022 Table 4, and replaced by this one).
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.76

@@ -1,0 +1,321 @@
+#!/bin/sh
+# tests/validate-roles.sh: how `trainsim validate` scores (issue 11): each
+# file's role and mean signed error beside the MAPE, the totals by role,
+# the goal (tolerance) and a known gap's bounds, cases scored on their
+# TFLOP/s through the file's FLOP convention, the order of groups that
+# differ only in micro-batch, the memory model against runs that ran or
+# did not; and the bad input of these keys (exit 2, file:line:col).
+#
+# The figures are worked out by hand from errors chosen here: a probe run
+# gives trainsim's predictions, and each measured time is the predicted one
+# divided by (1 + error), so that the case's error is that error.
+#
+# Run by automake with TRAINSIM and srcdir in the environment; by hand, from
+# the top build directory: TRAINSIM=./trainsim srcdir=. sh tests/validate-roles.sh
+
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-roles.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+TRAINSIM_DATA_PATH=$srcdir
+export TRAINSIM_DATA_PATH
+
+put () {
+  cat >"$tmp/$1.yaml"
+}
+
+# vhead NAME ROLE [LINE...]: the start of a validation file of GPT-3 125M on
+# 8 A100, one data-parallel group, micro-batch set by each case; each LINE
+# is a file-level key.
+vhead () {
+  name=$1
+  role=$2
+  shift 2
+  printf 'schema_version: 1\nname: %s\nrole: %s\n' "$name" "$role"
+  for line in "$@"; do
+    printf '%s\n' "$line"
+  done
+  printf '%s\n' 'defaults:' '  model: gpt3-125m' '  topology: selene' '  gpus: 8' \
+    '  training: {precision: bf16, recompute: full}' \
+    '  parallel: {tp: 1, pp: 1, global_batch: 64}' 'cases:'
+}
+
+# timed ID MB ERROR [BATCH]: a case whose error is ERROR (a fraction).
+timed () {
+  awk -v id="$1" -v mb="$2" -v e="$3" -v gb="${4:-64}" -v p="$(pred "$2" "${4:-64}")" \
+    'BEGIN { printf "  - {id: %s, parallel: {micro_batch: %d, global_batch: %d}, measured: {iteration_time_s: %.9g}}\n", id, mb, gb, p / (1 + e) }'
+}
+
+# summary FILE: the file's summary line.
+summary () {
+  grep -F "$tmp/$1.yaml: MAPE" "$tmp/out"
+}
+
+# has FILE TEXT: TEXT (fixed) is in the summary line of FILE.yaml.
+has () {
+  summary "$1" | grep -Fq -- "$2" ||
+    fail_because "$1: no '$2' in: $(summary "$1")"
+}
+
+# scored FILE STATUS TEXT DESC: validate FILE.yaml exits STATUS with TEXT in
+# its summary line.
+scored () {
+  ts validate "$tmp/$1.yaml"
+  [ "$rc" -eq "$2" ] || fail_because "exit status $rc, expected $2"
+  has "$1" "$3"
+  verdict "$4"
+}
+
+# --- the probe: trainsim's predictions ----------------------------------------
+
+{
+  vhead probe validation
+  for c in 1,64 2,64 4,64 1,128 2,128; do
+    echo "  - {id: p${c%,*}-${c#*,}, parallel: {micro_batch: ${c%,*}, global_batch: ${c#*,}}, measured: {iteration_time_s: 1}}"
+  done
+} >"$tmp/probe.yaml"
+ts validate --format csv "$tmp/probe.yaml"
+cp "$tmp/out" "$tmp/probe.csv"
+# pred MB BATCH: the predicted seconds of that case.
+pred () {
+  awk -F, -v id="p$1-$2" '$2 == id { print $4 }' "$tmp/probe.csv"
+}
+[ "$rc" -eq 0 ] && [ -n "$(pred 1 64)" ] && [ -n "$(pred 2 128)" ] ||
+  { echo "the probe failed (status $rc): $(cat "$tmp/err")"; exit 99; }
+
+# --- figures: MAPE, max, mean signed error, role; the totals by role --------------
+
+{
+  vhead calib calibration
+  timed a 1 0.10
+  timed b 2 -0.20
+} >"$tmp/calib.yaml"
+{
+  vhead valid1 validation
+  timed a 1 -0.30
+  timed b 2 0.05
+  timed c 4 -0.05
+} >"$tmp/valid1.yaml"
+{
+  vhead valid2 validation
+  timed a 4 0.40
+} >"$tmp/valid2.yaml"
+
+ts validate "$tmp/calib.yaml"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+has calib "MAPE 15.0% max 20.0% over 2 cases, mean signed error -5.0%, role calibration"
+grep -q '^role ' "$tmp/out" && fail_because "one file, yet totals by role"
+verdict "errors +10 % and -20 %: MAPE 15.0, max 20.0, mean signed -5.0, role calibration"
+
+ts validate "$tmp/calib.yaml" "$tmp/valid1.yaml" "$tmp/valid2.yaml"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+has valid1 "MAPE 13.3% max 30.0% over 3 cases, mean signed error -10.0%, role validation"
+has valid2 "MAPE 40.0% max 40.0% over 1 cases, mean signed error +40.0%, role validation"
+grep -Fxq "role calibration: 1 files, 2 cases: MAPE 15.0%, max 20.0%, mean signed error -5.0%" \
+  "$tmp/out" || fail_because "no calibration total: $(grep '^role' "$tmp/out")"
+# -30 +5 -5 +40: |sum| 80 over 4 cases, signed sum +10.
+grep -Fxq "role validation: 2 files, 4 cases: MAPE 20.0%, max 40.0%, mean signed error +2.5%" \
+  "$tmp/out" || fail_because "no validation total: $(grep '^role' "$tmp/out")"
+verdict "several files: each summary, then the cases of each role pooled"
+
+ts validate --format csv "$tmp/calib.yaml" "$tmp/valid1.yaml"
+grep -q '^role ' "$tmp/out" && fail_because "the totals by role are on stdout with csv"
+grep -Fq "role validation: 1 files, 3 cases" "$tmp/err" ||
+  fail_because "no totals on stderr with csv"
+verdict "with --format csv the totals by role go to stderr"
+
+# --- the goal and the known gap -----------------------------------------------------
+
+gap_file () {
+  { vhead "$1" validation "$2"; timed a 1 -0.30; timed b 2 0.05; timed c 4 -0.05; } >"$tmp/$1.yaml"
+}
+gap_file missed 'tolerance: {mape: 0.10}'
+gap_file gap 'tolerance: {mape: 0.10, max: 0.5}
+known_gap: {mape: 0.15}'
+gap_file overgap 'tolerance: {mape: 0.10}
+known_gap: {mape: 0.12}'
+gap_file met 'tolerance: {mape: 0.20}
+known_gap: {mape: 0.30}'
+gap_file signed 'tolerance: {mean_signed: 0.05}'
+
+scored missed 1 "; FAIL: MAPE above the goal 10.0%" \
+  "MAPE 13.3 % against a goal of 10 % without a known gap fails"
+scored gap 0 "; KNOWN GAP (goal: MAPE 10.0%, max 50.0%)" \
+  "within the known gap (15 %), the file is a KNOWN GAP and passes"
+scored overgap 1 "; FAIL: MAPE above the known gap 12.0%" "above the known gap (12 %) fails"
+scored met 0 "; goal met" "a known gap whose goal is met says so"
+scored signed 1 "; FAIL: |mean signed error| above the goal 5.0%" \
+  "mean signed error -10 % against a bound of 5 % fails"
+
+# --- measured TFLOP/s through the file's FLOP convention ------------------------------
+
+printf '%s\n' 'schema_version: 1' 'model: gpt3-125m' 'topology: selene' 'gpus: 8' \
+  'training: {precision: bf16, recompute: full}' \
+  'parallel: {tp: 1, pp: 1, micro_batch: 1, global_batch: 64}' >"$tmp/run.yaml"
+ts run "$tmp/run.yaml" --format json
+json () {
+  sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" "$tmp/out"
+}
+model_tf=$(json model_tflops_per_gpu)
+megatron_tf=$(json megatron_tflops_per_gpu)
+mem=$(json memory_per_gpu_gib)
+# The error is on time, t = F / (gpus x TFLOP/s): a measured TFLOP/s of 0.75
+# times the predicted one is a measured time of t / 0.75, so the run is
+# predicted 25 % faster: -25.0 %.
+for flops in model megatron; do
+  eval "x=\$${flops}_tf"
+  {
+    vhead "tf-$flops" validation "flops: $flops"
+    awk -v x="$x" 'BEGIN { printf "  - {id: a, parallel: {micro_batch: 1}, measured: {tflops_per_gpu: %.9g}}\n", x * 0.75 }'
+  } >"$tmp/tf-$flops.yaml"
+  ts validate "$tmp/tf-$flops.yaml"
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+  has "tf-$flops" "MAPE 25.0% max 25.0% over 1 cases, mean signed error -25.0%"
+  grep -q "TFLOP/s, $flops FLOPs" "$tmp/out" || fail_because "the row does not say the convention"
+  verdict "a case with only tflops_per_gpu is scored through flops: $flops"
+done
+sed 's/^flops: model/flops: megatron/' "$tmp/tf-model.yaml" >"$tmp/tf-other.yaml"
+ts validate "$tmp/tf-other.yaml"
+summary tf-other | grep -q 'MAPE 25.0%' && fail_because "model and megatron FLOPs scored alike"
+verdict "the convention chooses which TFLOP/s are compared"
+
+{
+  vhead tf-both validation "flops: megatron"
+  echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: $(pred 1 64), tflops_per_gpu: $megatron_tf}}"
+} >"$tmp/tf-both.yaml"
+scored tf-both 0 "over 1 cases" "a time and TFLOP/s that agree: the time is scored once"
+
+# --- the order of groups that differ only in micro-batch ----------------------------
+
+# Group 64: measured slower as the micro-batch grows, predicted not (the
+# probe's times fall with it); group 128: measured as predicted; one case
+# alone in its group, but for a run out of memory, which has no time to
+# order.
+order_file () {
+  {
+    vhead "$1" validation 'order_within: [parallel.micro_batch]' "$2"
+    echo "  - {id: a1, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1.0}}"
+    echo "  - {id: a2, parallel: {micro_batch: 2}, measured: {iteration_time_s: 2.0}}"
+    echo "  - {id: a4, parallel: {micro_batch: 4}, measured: {iteration_time_s: 3.0}}"
+    timed b1 1 0 128
+    timed b2 2 0 128
+    echo "  - {id: c1, parallel: {micro_batch: 1, global_batch: 32}, measured: {iteration_time_s: 1.0}}"
+    echo "  - {id: c2, parallel: {micro_batch: 2, global_batch: 32}, measured: {oom: true}}"
+  } >"$tmp/$1.yaml"
+}
+order_file order 'tolerance: {misordered: 0}'
+order_file ordergap 'tolerance: {misordered: 0}
+known_gap: {misordered: 1}'
+[ "$(awk -v a="$(pred 1 64)" -v b="$(pred 4 64)" 'BEGIN { print (a > b) }')" = 1 ] ||
+  fail_because "the probe does not predict micro-batch 4 faster than 1: the test needs it"
+ts validate "$tmp/order.yaml"
+[ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
+has order ", in measured order: 1 of 2 groups"
+has order "; FAIL: groups out of measured order above the goal 0"
+verdict "order_within: one group of two in measured order; the goal of none out of order fails"
+scored ordergap 0 "KNOWN GAP (goal: groups out of measured order 0)" \
+  "one group out of order within a known gap of one passes"
+
+# --- the memory model: runs that ran, runs that did not, measured memory --------------
+
+small='topology: {name: selene, gpu: {name: a100-sxm4-80gb, memory: 1GiB}}'
+memory_file () {
+  {
+    vhead "$1" validation "$2"
+    timed ran 1 0
+    echo "  - {id: ran-small, $small, parallel: {micro_batch: 1}, measured: {iteration_time_s: $(pred 1 64)}}"
+    echo "  - {id: oom-small, $small, parallel: {micro_batch: 1}, measured: {oom: true}}"
+    echo "  - {id: oom-big, parallel: {micro_batch: 1}, measured: {oom: true}}"
+    awk -v m="$mem" 'BEGIN { printf "  - {id: mem, parallel: {micro_batch: 1}, measured: {iteration_time_s: %s, memory_gib: %.9g}}\n", "'"$(pred 1 64)"'", m / 1.1 }'
+  } >"$tmp/$1.yaml"
+}
+memory_file memory 'tolerance: {memory_misses: 2}'
+memory_file memory1 'tolerance: {memory_misses: 1}'
+ts validate "$tmp/memory.yaml"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+has memory "over 3 cases"
+has memory ", memory MAPE 10.0% (1 cases, mean signed error +10.0%)"
+has memory ", predicted out of memory but ran: 1, predicted to fit but ran out of memory: 1"
+has memory "; goal met"
+grep -Eq 'oom-small +ran out of memory; predicted [0-9.]+ GiB of 1.0: agrees' "$tmp/out" ||
+  fail_because "no agreeing row for oom-small"
+grep -Eq 'oom-big +ran out of memory; predicted [0-9.]+ GiB of 80.0: fits' "$tmp/out" ||
+  fail_because "no 'fits' row for oom-big"
+verdict "memory: one run predicted out of memory, one OOM predicted to fit, memory error +10 %"
+
+scored memory1 1 "; FAIL: memory misses above the goal 1" "two memory misses against a goal of one fail"
+
+# --- bad input: exit 2 at file:line:col, saying what is valid -------------------------
+
+# bad DESC NAME HINT: 'validate NAME.yaml' exits 2 and names NAME.yaml:LINE:COL
+# with text matching the extended regular expression HINT.
+bad () {
+  ts validate "$tmp/$2.yaml"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq -- "$2\\.yaml:[0-9]+:[0-9]+: .*$3" "$tmp/err" ||
+    fail_because "stderr does not match /$2.yaml:LINE:COL: .*$3/: $(cat "$tmp/err")"
+  verdict "$1"
+}
+one_case='  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1}}'
+
+{ vhead role testing; echo "$one_case"; } >"$tmp/role.yaml"
+bad "a role other than calibration or validation" role \
+  "role: unknown value 'testing'; valid values: calibration or validation"
+grep -q 'role.yaml:3:7:' "$tmp/err" || fail_because "not at role.yaml:3:7"
+verdict "the role's error is at the value"
+
+grep -v '^role:' "$tmp/role.yaml" >"$tmp/norole.yaml"
+bad "no role" norole "must say its role: calibration .* or validation"
+
+{ vhead unscorable validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {samples_per_s: 3}}"; } >"$tmp/unscorable.yaml"
+bad "a measured key validate cannot score" unscorable \
+  "unknown key 'samples_per_s' in case.measured.*valid keys: iteration_time_s"
+
+{ vhead noflops validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {tflops_per_gpu: 100}}"; } >"$tmp/noflops.yaml"
+bad "tflops_per_gpu without a FLOP convention" noflops \
+  "tflops_per_gpu needs the file's flops key.*megatron, model or hardware"
+grep -q 'noflops.yaml:11:68:' "$tmp/err" || fail_because "not at the figure, noflops.yaml:11:71"
+verdict "the missing convention is reported at the figure"
+
+{ vhead badflops validation 'flops: petaflops'; echo "$one_case"; } >"$tmp/badflops.yaml"
+bad "an unknown FLOP convention" badflops "unknown value 'petaflops'; valid values: megatron, model or hardware"
+
+{ vhead disagree validation 'flops: megatron'
+  awk -v x="$megatron_tf" -v t="$(pred 1 64)" 'BEGIN { printf "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: %s, tflops_per_gpu: %.9g}}\n", t, x * 1.05 }'
+} >"$tmp/disagree.yaml"
+bad "a time and TFLOP/s that disagree" disagree "must agree within 1 %"
+
+for k in 'known_gap: {mape: 0.2}|nogoal|known_gap needs the goal' \
+         'tolerance: {mape: 0.1}
+known_gap: {mape: 0.05}|tighter|known_gap.mape \(0.05\) must be looser than tolerance.mape \(0.1\)' \
+         'tolerance: {mape: 0.1}
+known_gap: {max: 0.5}|unsetgoal|known_gap.max bounds a goal the file does not set; add tolerance.max' \
+         'tolerance: {mape: 0.1}
+known_gap: {}|emptygap|known_gap must give at least one bound: mape, max' \
+         'tolerance: {mape: 0.1}
+known_gap: {mape: lots}|notfraction|known_gap.mape must be a fraction' \
+         'tolerance: {mape: 0.1}
+known_gap: {mapee: 0.2}|typo|unknown key .mapee. in known_gap \(did you mean .mape.\?\); valid keys' \
+         'tolerance: {misordered: -1}|negative|tolerance.misordered must be an integer from 0' \
+         'order_within: parallel.micro_batch|orderscalar|order_within must be a list' \
+         'order_within: [parallel.microbatch]|ordertypo|no case sets .parallel.microbatch.' \
+         'tolerance: {misordered: 0}|noorder|tolerance.misordered bounds the groups of order_within'; do
+  key=${k%%|*}
+  rest=${k#*|}
+  name=${rest%%|*}
+  { vhead "$name" validation "$key"; echo "$one_case"; } >"$tmp/$name.yaml"
+  bad "malformed: $(echo "$key" | tr '\n' ' ')" "$name" "${rest#*|}"
+done
+
+{ vhead oomtime validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1, oom: true}}"; } >"$tmp/oomtime.yaml"
+bad "a run that ran out of memory with a time" oomtime "ran out of memory has no time"
+
+{ vhead halflayer validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {layer_forward_ms: 7}}"; } >"$tmp/halflayer.yaml"
+bad "a layer's forward time without its backward" halflayer "give both"
+
+finish
