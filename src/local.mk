@@ -7,6 +7,7 @@ libtrainsim_la_SOURCES = \
 	src/base/units.h src/base/units.c \
 	src/base/input.h src/base/input.c \
 	src/base/progress.h src/base/progress.c \
+	src/base/outfile.h src/base/outfile.c \
 	src/engine/eventq.h src/engine/eventq.c \
 	src/engine/engine.h src/engine/engine.c \
 	src/hw/device.h src/hw/device.c \

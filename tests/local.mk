@@ -49,3 +49,5 @@ EXTRA_DIST += tests/scale.sh
 # How validate scores: roles, goals and known gaps, FLOP conventions, order.
 TESTS += tests/validate-roles.sh
 EXTRA_DIST += tests/validate-roles.sh
+TESTS += tests/outputs.sh
+EXTRA_DIST += tests/outputs.sh

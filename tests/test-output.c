@@ -3,13 +3,18 @@
  * JSON is checked with a small validator below (no JSON library is a
  * dependency) and with substring assertions on the contract's field names,
  * their order and their values. */
+#define _POSIX_C_SOURCE 200809L  /* fork, waitpid, kill */
 #include <check.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "base/outfile.h"
 #include "output/report.h"
 #include "output/trace.h"
 
@@ -713,6 +718,44 @@ END_TEST
 
 /* ------------------------------------------------------------------ suite */
 
+/* A temporary file registered with outfile is gone when a signal ends
+ * the process, and the signal still ends it as it would have. */
+START_TEST (test_outfile_signal_removes_temps)
+{
+  g_autofree char *dir = g_dir_make_tmp ("trainsim-outfile-XXXXXX", NULL);
+  g_autofree char *tmp = g_build_filename (dir, ".report.XXXXXX", NULL);
+  ck_assert (g_file_set_contents (tmp, "half", -1, NULL));
+  pid_t pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0)
+    {
+      outfile_install_signal_handlers ();
+      outfile_temp_register (tmp);
+      raise (SIGTERM);
+      _exit (0);                /* not reached */
+    }
+  int status = 0;
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert (WIFSIGNALED (status) && WTERMSIG (status) == SIGTERM);
+  ck_assert_msg (!g_file_test (tmp, G_FILE_TEST_EXISTS), "%s left behind", tmp);
+  /* Unregistered, it stays (outfile renamed or removed it itself). */
+  ck_assert (g_file_set_contents (tmp, "whole", -1, NULL));
+  pid = fork ();
+  if (pid == 0)
+    {
+      outfile_install_signal_handlers ();
+      outfile_temp_register (tmp);
+      outfile_temp_unregister (tmp);
+      raise (SIGTERM);
+      _exit (0);
+    }
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert (g_file_test (tmp, G_FILE_TEST_EXISTS));
+  g_unlink (tmp);
+  g_rmdir (dir);
+}
+END_TEST
+
 static Suite *
 output_suite (void)
 {
@@ -721,6 +764,7 @@ output_suite (void)
 
   tc = tcase_create ("report");
   tcase_add_test (tc, test_format_parse);
+  tcase_add_test (tc, test_outfile_signal_removes_temps);
   tcase_add_test (tc, test_json_fields_in_order);
   tcase_add_test (tc, test_json_values);
   tcase_add_test (tc, test_json_training_toggle);

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "base/errors.h"
 #include <locale.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,8 +65,9 @@ cli_parse (GOptionContext *context, int *argc, char ***argv)
   return FALSE;
 }
 
-int
-cli_main (int argc, char **argv)
+/* The command argv[1] names, or usage. */
+static int
+run_command (int argc, char **argv)
 {
   /* Numbers are written with g_ascii_* and never depend on the locale;
    * the C locale keeps libyaml and strtod the same everywhere too. */
@@ -97,4 +99,21 @@ cli_main (int argc, char **argv)
   fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, collective)\n"
                    "Try 'trainsim --help'.\n", cmd);
   return 2;
+}
+
+int
+cli_main (int argc, char **argv)
+{
+  int status = run_command (argc, argv);
+  /* Every command's printed output is only delivered once stdout is
+   * flushed: output that could not be written (a full disk) makes a
+   * command that thought it succeeded an I/O failure. One that failed
+   * already has said why. */
+  if ((fflush (stdout) != 0 || ferror (stdout)) && status == 0)
+    {
+      fprintf (stderr, "trainsim: cannot write standard output: %s\n",
+               g_strerror (errno));
+      return 1;
+    }
+  return status;
 }

@@ -50,6 +50,16 @@ op_names (void)
   return "all_reduce, reduce_scatter, all_gather, alltoall or sendrecv";
 }
 
+/* The most rows one run prints: nccl-tests' sweeps have a few dozen. */
+#define MAX_ROWS 10000
+
+/* The size after size: at least one byte more, so a factor near 1 ends. */
+static double
+next_size (double size, double factor)
+{
+  return MAX (floor (size * factor), size + 1);
+}
+
 int
 cli_collective (int argc, char **argv)
 {
@@ -135,6 +145,19 @@ cli_collective (int argc, char **argv)
                factor);
       return 2;
     }
+  /* A factor near 1 steps a byte at a time: count the rows first, so
+   * that a slip of the finger is an error, not gigabytes of output. */
+  int n_rows = 0;
+  for (double size = lo; size <= hi && n_rows <= MAX_ROWS;
+       size = next_size (size, factor))
+    n_rows++;
+  if (n_rows > MAX_ROWS)
+    {
+      fprintf (stderr, "trainsim collective: -b %.0f -e %.0f -f %.9g makes more "
+                       "than %d sizes; raise -f or narrow -b and -e\n", lo, hi,
+               factor, MAX_ROWS);
+      return 2;
+    }
 
   g_autoptr (GError) error = NULL;
   TopologySpec t;
@@ -174,8 +197,7 @@ cli_collective (int argc, char **argv)
           "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "");
   double sum_busbw = 0;
   int rows = 0;
-  /* The next size is at least one byte more, so a factor near 1 ends. */
-  for (double size = lo; size <= hi; size = MAX (floor (size * factor), size + 1))
+  for (double size = lo; size <= hi; size = next_size (size, factor))
     {
       /* nccl-tests counts float elements: the size rounds down to 4 bytes,
        * and to a multiple of the ranks for the split collectives. */

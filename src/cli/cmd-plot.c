@@ -4,6 +4,7 @@
 #include "output/report.h"
 #include "base/errors.h"
 #include "base/input.h"
+#include "base/outfile.h"
 #include "output/plot.h"
 #include <stdio.h>
 
@@ -146,8 +147,8 @@ cli_plot (int argc, char **argv)
         return 2;
       }
   /* Atomically (a temporary file renamed), as the figure will be. */
-  if (!g_file_set_contents (dat_path, dat->str, (gssize) dat->len, &error)
-      || !g_file_set_contents (gp_path, gp->str, (gssize) gp->len, &error)
+  if (!outfile_write (dat_path, dat->str, dat->len, &error)
+      || !outfile_write (gp_path, gp->str, gp->len, &error)
       || !plot_run_gnuplot (output, notes, &error))
     {
       flush_notes (notes);

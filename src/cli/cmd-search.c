@@ -210,7 +210,7 @@ int
 cli_search (int argc, char **argv)
 {
   g_auto (GStrv) sets = NULL;
-  int top = 5, jobs = 0;
+  int top = 5, jobs = -1;   /* -1: not given, the core count */
   GOptionEntry entries[] = {
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       "Override a value of the experiment (repeatable)", "KEY=VALUE" },
@@ -231,10 +231,10 @@ cli_search (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, &argc, &argv))
     return 2;
-  if (argc != 2 || top < 1 || jobs < 0)
+  if (argc != 2 || top < 1 || jobs == 0 || jobs < -1 || jobs > 4096)
     {
       fprintf (stderr, "trainsim search: expected one experiment file, "
-                       "--top >= 1 and --jobs >= 0\n"
+                       "--top >= 1 and --jobs from 1 to 4096\n"
                        "Try 'trainsim search --help'.\n");
       return 2;
     }
@@ -248,7 +248,7 @@ cli_search (int argc, char **argv)
   enumerate (cands, &base);
   gint done = 0;
   GThreadPool *pool = g_thread_pool_new (run_candidate, &done,
-                                         jobs ? jobs
+                                         jobs > 0 ? jobs
                                          : (int) g_get_num_processors (),
                                          TRUE, NULL);
   for (guint i = 0; i < cands->len; i++)

@@ -15,6 +15,7 @@
  * separated by two blank lines, so gnuplot's `index` picks a series. */
 #include "output/plot-private.h"
 #include "base/errors.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1221,9 +1222,11 @@ plot_run_gnuplot (const char *figure, GString *notes, GError **error)
       return FALSE;
     }
   close (fd);
+  outfile_temp_register (tmp);
 
-  /* A hidden name in the figure's directory, so the rename is atomic;
-   * gnuplot takes the format from the script's terminal, not the name. */
+  /* gnuplot draws into a hidden file in the figure's directory (it takes
+   * the format from the script's terminal, not the name), which then
+   * replaces the figure as any result file does (outfile.h). */
   g_autofree char *tmp_base = g_path_get_basename (tmp);
   g_autoptr (GString) assign = g_string_new ("outfile = ");
   append_gp_string (assign, tmp_base);
@@ -1237,17 +1240,22 @@ plot_run_gnuplot (const char *figure, GString *notes, GError **error)
       || !g_spawn_check_exit_status (wait_status, &local))
     {
       g_unlink (tmp);
+      outfile_temp_unregister (tmp);
       g_set_error (error, TS_ERROR, TS_ERROR_IO, "gnuplot %s failed (%s)%s%s",
                    gp, local->message, err && *err ? ":\n" : "",
                    err ? g_strchomp (err) : "");
       return FALSE;
     }
-  if (g_rename (tmp, figure) != 0)
+  g_autofree char *drawn = NULL;
+  gsize drawn_len = 0;
+  gboolean ok = g_file_get_contents (tmp, &drawn, &drawn_len, NULL)
+                && outfile_write (figure, drawn, drawn_len, &local);
+  g_unlink (tmp);
+  outfile_temp_unregister (tmp);
+  if (!ok)
     {
-      int saved_errno = errno;
-      g_unlink (tmp);
-      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s: %s",
-                   figure, g_strerror (saved_errno));
+      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot write %s%s%s", figure,
+                   local ? ": " : "", local ? local->message : "");
       return FALSE;
     }
   if (out && *out)

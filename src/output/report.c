@@ -5,6 +5,7 @@
  * drift apart. The human table is written by hand: it groups and rounds
  * for a reader, not for a parser. */
 #include "output/report.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -569,5 +570,5 @@ report_write (const char *path, const GString *contents, GError **error)
         }
       return TRUE;
     }
-  return g_file_set_contents (path, contents->str, (gssize) contents->len, error);
+  return outfile_write (path, contents->str, contents->len, error);
 }

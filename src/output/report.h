@@ -54,7 +54,8 @@ void report_append_json_string (GString *out, const char *s);
  * exist): an output must never be written over an input. */
 gboolean report_same_file (const char *a, const char *b);
 
-/* Writes @contents to @path atomically (a temporary file renamed over it),
- * or to stdout when @path is NULL or "-". Fails with a G_FILE_ERROR. */
+/* Writes @contents to @path as outfile_write does (atomically, through a
+ * link, in place on a device or FIFO), or to stdout when @path is NULL or
+ * "-". Fails with a G_FILE_ERROR. */
 gboolean report_write (const char *path, const GString *contents,
                        GError **error);

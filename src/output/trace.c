@@ -8,6 +8,7 @@
  * trace diffable. */
 #include "output/trace.h"
 #include "output/report.h"
+#include "base/outfile.h"
 
 #include <string.h>
 
@@ -161,5 +162,5 @@ trace_write (const char *path, const TraceSpan *spans, gsize n_spans,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   trace_append (doc, spans, n_spans, stream_names, n_streams);
-  return g_file_set_contents (path, doc->str, (gssize) doc->len, error);
+  return outfile_write (path, doc->str, doc->len, error);
 }
