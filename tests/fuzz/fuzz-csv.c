@@ -1,0 +1,65 @@
+/* fuzz-csv.c: the CSV reader of `trainsim plot` (output/plot-table.c) on
+ * any bytes, and, on what it accepts, the steps of `trainsim plot` after
+ * it: the status filter, every kind of figure's script and data
+ * (plot.c) on the first columns, and a --where on the first cell. The
+ * table may hold anything a CSV can, so the title and labels come from
+ * its cells too. Seeds: tests/fuzz/corpus/csv/. */
+#include "fuzz.h"
+
+#include "base/errors.h"
+#include "output/plot-private.h"   /* the header's columns */
+
+/* Writes a figure of KIND from TABLE's first columns; any failure must
+ * say why in trainsim's error domain. */
+static void
+script (const PlotTable *table, PlotKind kind)
+{
+  GPtrArray *h = table->header;   /* never empty: a CSV has a header line */
+  const char *cell = table->rows->len ? plot_table_cell (table, 0, 0) : NULL;
+  PlotSpec spec = {
+    .kind = kind, .figure = "fuzz.pdf",
+    .x = g_ptr_array_index (h, 0),
+    .y = kind == PLOT_STACK ? NULL : g_ptr_array_index (h, h->len > 1 ? 1 : 0),
+    .by = h->len > 2 ? g_ptr_array_index (h, 2) : NULL,
+    .z = kind == PLOT_HEATMAP && h->len > 3 ? g_ptr_array_index (h, 3) : NULL,
+    .title = cell, .xlabel = cell, .ylabel = NULL,
+    .logx = kind == PLOT_LINE && table->rows->len % 2, .ideal = kind == PLOT_LINE,
+  };
+  g_autoptr (GString) gp = g_string_new (NULL);
+  g_autoptr (GString) dat = g_string_new (NULL);
+  g_autoptr (GString) notes = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (!plot_write_script (table, &spec, gp, dat, notes, &error))
+    g_assert (error != NULL && error->domain == TS_ERROR);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  g_autoptr (PlotTable) table = NULL;
+  g_autoptr (GString) notes = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  fuzz_init ();
+  table = plot_table_parse ("fuzz.csv", (const char *) data, size, &error);
+  if (table == NULL)
+    {
+      g_assert (error != NULL && error->domain == TS_ERROR);
+      return 0;
+    }
+  plot_table_keep_ok (table, notes);
+  for (PlotKind kind = 0; kind < PLOT_N; kind++)
+    script (table, kind);
+  if (table->rows->len)
+    {
+      g_autofree char *filter = g_strdup_printf ("%s=%s",
+        (const char *) g_ptr_array_index (table->header, 0), plot_table_cell (table, 0, 0));
+      const char *where[] = { filter, NULL };
+      if (plot_table_where (table, where, &error))
+        script (table, PLOT_LINE);
+      else
+        g_assert (error != NULL && error->domain == TS_ERROR);
+    }
+  return 0;
+}
