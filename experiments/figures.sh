@@ -71,7 +71,7 @@ sweep () {
   sweep_csv=$1
   sweep_file=$here/$2
   shift 2
-  "$ts" sweep "$sweep_file" -j 2 -o "$sweep_csv" "$@"
+  "$ts" sweep "$sweep_file" -j 2 -o "$sweep_csv" --force "$@"
 }
 
 # plot FIG CSV [ARG...]: OUTDIR/FIG.EXT from CSV; prints what it wrote. A

@@ -51,3 +51,5 @@ TESTS += tests/validate-roles.sh
 EXTRA_DIST += tests/validate-roles.sh
 TESTS += tests/outputs.sh
 EXTRA_DIST += tests/outputs.sh
+TESTS += tests/sweep-outputs.sh
+EXTRA_DIST += tests/sweep-outputs.sh

@@ -154,13 +154,13 @@ new_sweep (const char *path)
   return sweep;
 }
 
-/* Runs SWEEP into OUT and returns the output. */
+/* Runs SWEEP into OUT, replacing it, and returns the output. */
 static char *
 run_into (const Sweep *sweep, const char *out, guint threads, SweepFormat format,
           guint k, guint n)
 {
   g_autoptr (GError) error = NULL;
-  SweepOptions o = { threads, format, FALSE, k, n, out, FALSE, FALSE };
+  SweepOptions o = { threads, format, FALSE, k, n, out, FALSE, TRUE };
 
   ck_assert_msg (sweep_run (sweep, &o, &error), "sweep_run: %s", error ? error->message : "");
   return read_all (out);

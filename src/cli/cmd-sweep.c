@@ -101,8 +101,8 @@ cli_sweep (int argc, char **argv)
 {
   g_auto (GStrv) sets = NULL, axes = NULL;
   g_autofree char *format_name = NULL, *shard = NULL, *output = NULL;
-  gboolean resume = FALSE, feasible_only = FALSE;
-  gint jobs = 0;
+  gboolean resume = FALSE, force = FALSE, feasible_only = FALSE;
+  gint jobs = -1;   /* -1: not given, one per processor */
   gint64 max_points = 1000000;
   int mpi_rank = -1;
   GOptionEntry entries[] = {
@@ -123,6 +123,9 @@ cli_sweep (int argc, char **argv)
     { "resume", 0, 0, G_OPTION_ARG_NONE, &resume,
       "Keep the complete rows of the --output file and run the points after "
       "them", NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+      "Replace an existing --output file (without it, or --resume, one that "
+      "holds rows is refused)", NULL },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard,
       "Run shard K of N: the points i with i % N == K - 1 (join the N "
       "outputs with trainsim merge)", "K/N" },
@@ -180,7 +183,8 @@ cli_sweep (int argc, char **argv)
   options.shard_k = options.shard_n = 1;
   options.output = output != NULL && strcmp (output, "-") != 0 ? output : NULL;
   options.resume = resume;
-  if (jobs < 0 || jobs > 4096)
+  options.force = force;
+  if (jobs == 0 || jobs < -1 || jobs > 4096)
     return usage_error (mpi_rank, "-j must be between 1 and 4096");
   if (max_points < 1)
     return usage_error (mpi_rank, "--max-points must be at least 1");

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
 #include "base/errors.h"
@@ -785,6 +786,17 @@ sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *
       && !resume_prepare (o->output, o->format == SWEEP_CSV ? header->str : NULL, prefix,
                           &output->resumed, &empty, error))
     return FALSE;
+  /* Rows are written as they finish, into the file itself: one that holds
+   * results already (a regular file with something in it) is replaced
+   * only when asked, so a slip of -o never costs a finished sweep. */
+  GStatBuf st;
+  if (!o->resume && !o->force && o->output != NULL && g_stat (o->output, &st) == 0
+      && S_ISREG (st.st_mode) && st.st_size > 0)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s exists: give --resume to run "
+                   "the points it lacks, or --force to replace it", o->output);
+      return FALSE;
+    }
   /* The rate counts the points run now, not those resumed. */
   progress_init (&output->progress, "points", output->end, output->resumed);
   if (output->resumed > output->end)
@@ -956,12 +968,44 @@ typedef struct {
   ssize_t len;          /* of the line read last; -1 at the end */
 } Shard;
 
-/* Reads the next line of SHARD; FALSE at the end or on an error. */
+/* A row of a sweep is a few hundred bytes; a longer "row" is not a
+ * sweep's output (/dev/zero, a binary file), and must not fill memory. */
+#define MAX_ROW_BYTES (1 << 20)
+
+/* Reads the next line of SHARD; FALSE at the end or on an error (a line
+ * over MAX_ROW_BYTES or with a NUL byte is one). */
 static gboolean
 shard_next (Shard *shard, GError **error)
 {
+  int c = EOF;
+  size_t len = 0;
   errno = 0;
-  shard->len = getline (&shard->line, &shard->size, shard->f);
+  while (len < MAX_ROW_BYTES && (c = getc (shard->f)) != EOF)
+    {
+      if (len + 2 > shard->size)
+        {
+          shard->size = MAX (2 * shard->size, 256);
+          shard->line = g_realloc (shard->line, shard->size);
+        }
+      if (c == '\0')
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a NUL byte: it is not "
+                       "the output of a sweep", shard->path);
+          return FALSE;
+        }
+      shard->line[len++] = (char) c;
+      if (c == '\n')
+        break;
+    }
+  if (len == MAX_ROW_BYTES && c != '\n')
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a line over %d bytes: it is "
+                   "not the output of a sweep", shard->path, MAX_ROW_BYTES);
+      return FALSE;
+    }
+  shard->len = len > 0 ? (ssize_t) len : -1;
+  if (shard->len > 0)
+    shard->line[len] = '\0';
   if (shard->len < 0)
     {
       if (ferror (shard->f))
@@ -1208,7 +1252,7 @@ done:
     {
       if (shards[k].f != NULL)
         fclose (shards[k].f);
-      free (shards[k].line);
+      g_free (shards[k].line);
     }
   return ok;
 }

@@ -53,6 +53,7 @@ typedef struct {
   guint shard_k, shard_n; /* run shard K of N (1 <= K <= N); 1 of 1: every point */
   const char *output;     /* a file, or NULL for stdout */
   gboolean resume;        /* keep OUTPUT's complete rows, run the rest */
+  gboolean force;         /* replace an existing OUTPUT (else refused) */
 } SweepOptions;
 
 /* Runs the points of the shard and writes a row per point to the output:
