@@ -55,4 +55,38 @@ grep -q '^5e-8,infeasible,"the step would last longer' "$tmp/mfu.csv" \
   2>/dev/null || fail_because "no infeasible row with the reason for 5e-8"
 verdict "sweep: a step past 2^63 ps is an infeasible row with the reason"
 
+selene=$srcdir/experiments/gpt3-175b-selene.yaml
+
+# 2^27 GPUs with 127 NICs a node: 2^24 nodes of 256 link resources, a
+# count that wrapped 32 bits to 0 in the old executor (an assertion in
+# flow_start). Symmetric mode needs a few nodes' resources, added as
+# flows first load them.
+ts run "$selene" --set gpus=134217728 --set parallel.dp=1048576 \
+  --set parallel.global_batch=1048576 \
+  --set topology.inter_node.nics_per_node=127
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q '134217728 GPUs' "$tmp/out" || fail_because "no report"
+verdict "run: 2^27 GPUs with 127 NICs a node (resource ids past 32 bits)"
+
+# limited CMD...: runs trainsim under a 2 GiB address-space limit (the
+# old search asked 19 GB for 2^30 GPUs' resources); rc 77 when the
+# binary cannot start so (AddressSanitizer reserves terabytes).
+limited () {
+  (ulimit -v 2097152 && exec "$TRAINSIM" "$@") >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if grep -q AddressSanitizer "$tmp/err"; then
+    rc=77
+  fi
+}
+
+limited search "$selene" --set gpus=1073741824 --set parallel.dp=8388608 \
+  --set parallel.global_batch=1073741824 -j 2
+if [ "$rc" -eq 77 ]; then
+  skip "search: 2^30 GPUs in under 2 GiB" "sanitizer build"
+else
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc"
+  grep -q '1073741824 GPUs' "$tmp/out" || fail_because "no plans"
+  verdict "search: 2^30 GPUs in under 2 GiB"
+fi
+
 finish

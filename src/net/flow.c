@@ -19,7 +19,8 @@ typedef struct {
 
 struct FlowNet {
   SimEngine *engine;
-  guint n_resources;
+  uint32_t n_resources;
+  size_t resources_cap;
   double *capacity;     /* owned */
   double *left;         /* owned: capacity not yet handed out */
   double *load;         /* owned: coefficients of unfrozen flows */
@@ -33,16 +34,30 @@ flow_net_new (SimEngine *engine, guint resources, const double *capacity)
 {
   FlowNet *net = g_new0 (FlowNet, 1);
   net->engine = engine;
-  net->n_resources = resources;
-  for (guint r = 0; r < resources; r++)
-    g_assert (capacity[r] > 0);
-  net->capacity = g_memdup2 (capacity, resources * sizeof (double));
-  net->left = g_new0 (double, MAX (resources, 1));
-  net->load = g_new0 (double, MAX (resources, 1));
   net->flows = g_array_new (FALSE, TRUE, sizeof (Flow));
   net->free_slots = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   net->active = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  for (guint r = 0; r < resources; r++)
+    flow_net_add_resource (net, capacity[r]);
   return net;
+}
+
+uint32_t
+flow_net_add_resource (FlowNet *net, double capacity)
+{
+  g_assert (capacity > 0 && net->n_resources < UINT32_MAX);
+  if (net->n_resources == net->resources_cap)
+    {
+      net->resources_cap = MAX (16, net->resources_cap * 2);
+      /* size_t: the doubling cannot wrap before n_resources reaches the
+       * assertion's bound. */
+      net->capacity = g_renew (double, net->capacity, net->resources_cap);
+      net->left = g_renew (double, net->left, net->resources_cap);
+      net->load = g_renew (double, net->load, net->resources_cap);
+    }
+  net->capacity[net->n_resources] = capacity;
+  net->left[net->n_resources] = net->load[net->n_resources] = 0;
+  return net->n_resources++;
 }
 
 void

@@ -25,8 +25,12 @@ typedef struct {
   double coef;
 } FlowUse;
 
+/* A net of `resources` resources (ids 0 ..) of the given capacities,
+ * bytes/s; more may be added. */
 FlowNet *flow_net_new (SimEngine *engine, guint resources,
                        const double *capacity);
+/* Adds a resource; returns its id, the next one. */
+uint32_t flow_net_add_resource (FlowNet *net, double capacity);
 void flow_net_free (FlowNet *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlowNet, flow_net_free)
 

@@ -108,6 +108,35 @@ sim_add_use (GArray *uses, guint first, uint32_t resource, double coef)
   g_array_append_val (uses, u);
 }
 
+/* The first of NODE's resources in the flow net, added on first use:
+ * each NIC's send and receive sides, then the uplinks into the fabric,
+ * out and in; with offload, each PCIe switch's link to the host, towards
+ * the host and towards the GPUs. */
+static uint32_t
+node_resources (Sim *sim, int node)
+{
+  gpointer found = g_hash_table_lookup (sim->node_resources,
+                                        GINT_TO_POINTER (node));
+  if (found != NULL)
+    return (uint32_t) (GPOINTER_TO_UINT (found) - 1);
+  const NetModel *net = &sim->net;
+  double pcie = sim->plan->spec->topology.host.pcie_bandwidth;
+  uint32_t first = UINT32_MAX;
+  for (int k = 0; k < sim->resources_per_node; k++)
+    {
+      /* Ids come one after another: the node's are first + k. */
+      uint32_t id = flow_net_add_resource (sim->flows,
+        k >= sim->pcie_base ? pcie
+        : k < 2 * net->nics ? net->nic_bandwidth
+        : net->uplink_fraction * net->nics * net->nic_bandwidth);
+      if (k == 0)
+        first = id;
+    }
+  g_hash_table_insert (sim->node_resources, GINT_TO_POINTER (node),
+                       GUINT_TO_POINTER (first + 1));
+  return first;
+}
+
 /* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
  * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
  * or its own over PCIe (and always its own for point-to-point and
@@ -119,7 +148,7 @@ add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
 {
   const NetModel *net = &sim->net;
   int gpn = net->gpus_per_node, nics = net->nics;
-  uint32_t base = (uint32_t) (rank / gpn) * (uint32_t) sim->resources_per_node;
+  uint32_t base = node_resources (sim, rank / gpn);
   uint32_t side = out ? 0 : (uint32_t) nics;
   if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
     for (int n = 0; n < nics; n++)
@@ -309,18 +338,6 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
     }
 }
 
-/* How many of the count ranks first, first + stride, ... are in node. */
-static int
-group_members_in_node (const Sim *sim, int first, int count, int stride,
-                       int node)
-{
-  int64_t gpn = sim->net.gpus_per_node;
-  int64_t lo = node * gpn - first, hi = (node + 1) * gpn - 1 - first;
-  int64_t j_lo = lo <= 0 ? 0 : (lo + stride - 1) / stride;
-  int64_t j_hi = hi < 0 ? -1 : MIN (count - 1, hi / stride);
-  return (int) MAX (j_hi - j_lo + 1, 1);
-}
-
 /* A data-parallel collective op on the rank's DP stream: its duration
  * at the static NIC share, and a Comm when its bytes cross NICs. */
 static uint32_t
@@ -349,9 +366,9 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
    * traffic, each of them a share of it. */
   for (int i = 0; i < n; i++)
     scale[i] = (double) c.per_node
-               / group_members_in_node (sim, b->stage * p->dp * p->tp
-                                        + ranks[i] % p->tp, p->dp, p->tp,
-                                        ranks[i] / sim->net.gpus_per_node);
+               / MAX (1, net_group_members_in_node (
+                   &sim->net, b->stage * p->dp * p->tp + ranks[i] % p->tp,
+                   p->dp, p->tp, ranks[i] / sim->net.gpus_per_node));
   op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, scale, n);
   return id;
 }
@@ -374,8 +391,8 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
   for (int i = 0; i < n; i++)
     sim_add_use (sim->uses, comm.first,
-             (uint32_t) ((ranks[i] / gpn) * sim->resources_per_node
-                         + sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
+             node_resources (sim, ranks[i] / gpn)
+             + (uint32_t) (sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
                          + (to_host ? 0 : 1)), 1);
   comm.n = sim->uses->len - comm.first;
   double shared = 1;
@@ -812,26 +829,13 @@ sim_build (Sim *sim)
                            / host->cpu_adam_params_per_s;
   if (sim->net.has_network || sim->offload != OFFLOAD_NONE)
     {
-      /* Per node: each NIC's send and receive sides, then the uplinks
-       * into the fabric, out and in; with offload, each PCIe switch's
-       * link to the host, towards the host and towards the GPUs. */
-      int nodes = (plan->gpus + sim->net.gpus_per_node - 1)
-                  / sim->net.gpus_per_node;
       int nic_side = sim->net.has_network ? 2 * sim->net.nics + 2 : 0;
       int switches = sim->offload != OFFLOAD_NONE
         ? sim->net.gpus_per_node / host->gpus_per_pcie_switch : 0;
       sim->pcie_base = nic_side;
       sim->resources_per_node = nic_side + 2 * switches;
-      guint n = (guint) nodes * (guint) sim->resources_per_node;
-      g_autofree double *capacity = g_new (double, n);
-      for (guint i = 0; i < n; i++)
-        {
-          int k = (int) (i % (guint) sim->resources_per_node);
-          capacity[i] = k >= nic_side ? host->pcie_bandwidth
-            : k < 2 * sim->net.nics ? sim->net.nic_bandwidth
-            : sim->net.uplink_fraction * sim->net.nics * sim->net.nic_bandwidth;
-        }
-      sim->flows = flow_net_new (sim->engine, n, capacity);
+      sim->flows = flow_net_new (sim->engine, 0, NULL);
+      sim->node_resources = g_hash_table_new (NULL, NULL);
     }
   sim->streams = g_new (Stream, (gsize) sim->ranks * SIM_N_STREAMS);
   for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
@@ -844,13 +848,17 @@ sim_build (Sim *sim)
   sim->send_op = g_new (uint32_t, slots);
   for (size_t i = 0; i < slots; i++)
     sim->first_op[i] = sim->send_op[i] = NONE;
-  int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
-  sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
-  sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
-  for (int i = 0; i < tp_groups; i++)
-    sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  for (int i = 0; i < dp_groups; i++)
-    sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  if (options->full)
+    {
+      /* Only full mode has peers to join (join_coll). */
+      int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
+      sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
+      sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
+      for (int i = 0; i < tp_groups; i++)
+        sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+      for (int i = 0; i < dp_groups; i++)
+        sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+    }
 
   /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
    * mode builds rank (stage, 0, 0) of each stage. */
@@ -875,9 +883,9 @@ sim_clear (Sim *sim)
 {
   int tp_groups = sim->plan->pp * sim->plan->dp;
   int dp_groups = sim->plan->pp * sim->plan->tp;
-  for (int i = 0; i < tp_groups; i++)
+  for (int i = 0; sim->tp_colls != NULL && i < tp_groups; i++)
     g_array_unref (sim->tp_colls[i]);
-  for (int i = 0; i < dp_groups; i++)
+  for (int i = 0; sim->dp_colls != NULL && i < dp_groups; i++)
     g_array_unref (sim->dp_colls[i]);
   g_free (sim->tp_colls);
   g_free (sim->dp_colls);
@@ -886,6 +894,8 @@ sim_clear (Sim *sim)
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);
+  if (sim->node_resources != NULL)
+    g_hash_table_unref (sim->node_resources);
   g_free (sim->streams);
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);

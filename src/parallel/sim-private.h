@@ -98,6 +98,11 @@ typedef struct {
   double pp_bytes;        /* sent by each GPU of a stage */
   FlowNet *flows;         /* owned; NULL without a network */
   int resources_per_node; /* NIC send and receive sides, uplink out, in */
+  /* Node -> 1 + its first resource in flows: a node's resources are
+   * added when a flow first needs them, so a symmetric plan of a million
+   * GPUs holds those of a few nodes (and no product of the node count
+   * and the resources per node has to fit 32 bits). */
+  GHashTable *node_resources;
   GArray *comms;          /* Comm */
   GArray *uses;           /* FlowUse */
   GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
