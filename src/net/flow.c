@@ -1,4 +1,20 @@
-/* flow.c: max-min fair flows; see flow.h. */
+/* flow.c: max-min fair flows; see flow.h.
+ *
+ * Each resource lists the running flows that use it, so the flows whose
+ * rates a start or an end can change are found by walking from it: the
+ * connected component of the flow-resource graph around it. Only that
+ * component is filled again; the rates of every other flow stay as they
+ * are, since max-min fairness on one component does not depend on any
+ * other. A step costs the size of the components it touches, not the
+ * number of running flows (re-solving every flow made `--full` quadratic
+ * in the GPU count).
+ *
+ * A flow's life:
+ *
+ *   flow_start --> running (in its resources' lists; rate from the last
+ *   fill of its component; completion event keyed at remaining / rate)
+ *   --(completion event)--> done: off the lists, its slot free, its
+ *   component's rest filled again, then its callback. */
 #include "net/flow.h"
 
 #include <math.h>
@@ -6,7 +22,7 @@
 typedef struct {
   double remaining;     /* bytes */
   double rate;          /* bytes/s */
-  double old_rate;      /* before the last reshare */
+  double old_rate;      /* before the last fill */
   SimTime since;        /* when remaining was last brought up to date */
   FlowUse *uses;        /* owned; NULL for a free slot */
   guint n_uses;
@@ -14,19 +30,32 @@ typedef struct {
   SimEventFn fn;
   void *ctx;
   uint64_t arg;
+  uint64_t mark;        /* the walk that last reached it */
   gboolean frozen;      /* during progressive filling */
 } Flow;
 
+typedef struct {
+  double capacity;
+  double left;          /* during filling: capacity not yet handed out */
+  double load;          /* during filling: coefficients of unfrozen flows */
+  uint32_t *users;      /* owned: ids of the running flows that use it */
+  uint32_t n_users, users_cap;
+  uint64_t mark;        /* the walk that last reached it */
+} Resource;
+
 struct FlowNet {
   SimEngine *engine;
+  Resource *resources;  /* owned */
   uint32_t n_resources;
   size_t resources_cap;
-  double *capacity;     /* owned */
-  double *left;         /* owned: capacity not yet handed out */
-  double *load;         /* owned: coefficients of unfrozen flows */
   GArray *flows;        /* Flow, slots reused */
   GArray *free_slots;   /* uint32_t */
-  GArray *active;       /* uint32_t ids of running flows */
+  uint64_t walk;        /* the current walk's mark (64 bits: never wraps) */
+  /* Scratch for one fill: the component's flows and the resources left
+   * to visit. */
+  GArray *component;    /* uint32_t */
+  GArray *unfrozen;     /* uint32_t */
+  GArray *stack;        /* uint32_t */
 };
 
 FlowNet *
@@ -36,7 +65,9 @@ flow_net_new (SimEngine *engine, guint resources, const double *capacity)
   net->engine = engine;
   net->flows = g_array_new (FALSE, TRUE, sizeof (Flow));
   net->free_slots = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  net->active = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  net->component = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  net->unfrozen = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  net->stack = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   for (guint r = 0; r < resources; r++)
     flow_net_add_resource (net, capacity[r]);
   return net;
@@ -48,15 +79,13 @@ flow_net_add_resource (FlowNet *net, double capacity)
   g_assert (capacity > 0 && net->n_resources < UINT32_MAX);
   if (net->n_resources == net->resources_cap)
     {
-      net->resources_cap = MAX (16, net->resources_cap * 2);
       /* size_t: the doubling cannot wrap before n_resources reaches the
        * assertion's bound. */
-      net->capacity = g_renew (double, net->capacity, net->resources_cap);
-      net->left = g_renew (double, net->left, net->resources_cap);
-      net->load = g_renew (double, net->load, net->resources_cap);
+      net->resources_cap = MAX (16, net->resources_cap * 2);
+      net->resources = g_renew (Resource, net->resources,
+                                net->resources_cap);
     }
-  net->capacity[net->n_resources] = capacity;
-  net->left[net->n_resources] = net->load[net->n_resources] = 0;
+  net->resources[net->n_resources] = (Resource) { .capacity = capacity };
   return net->n_resources++;
 }
 
@@ -67,12 +96,14 @@ flow_net_free (FlowNet *net)
     return;
   for (guint i = 0; i < net->flows->len; i++)
     g_free (g_array_index (net->flows, Flow, i).uses);
-  g_free (net->capacity);
-  g_free (net->left);
-  g_free (net->load);
+  for (uint32_t r = 0; r < net->n_resources; r++)
+    g_free (net->resources[r].users);
+  g_free (net->resources);
   g_array_unref (net->flows);
   g_array_unref (net->free_slots);
-  g_array_unref (net->active);
+  g_array_unref (net->component);
+  g_array_unref (net->unfrozen);
+  g_array_unref (net->stack);
   g_free (net);
 }
 
@@ -82,103 +113,176 @@ flow_at (const FlowNet *net, uint32_t id)
   return &g_array_index (net->flows, Flow, id);
 }
 
-/* Progressive filling over the active flows. */
 static void
-share (FlowNet *net)
+add_user (Resource *r, uint32_t id)
 {
-  guint n = net->active->len;
-  for (guint i = 0; i < n; i++)
+  if (r->n_users == r->users_cap)
     {
-      Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
+      r->users_cap = MAX (4, r->users_cap * 2);
+      r->users = g_renew (uint32_t, r->users, r->users_cap);
+    }
+  r->users[r->n_users++] = id;
+}
+
+static void
+remove_user (Resource *r, uint32_t id)
+{
+  for (uint32_t i = 0; i < r->n_users; i++)
+    if (r->users[i] == id)
+      {
+        r->users[i] = r->users[--r->n_users];
+        return;
+      }
+  g_assert_not_reached ();
+}
+
+static int
+by_id (gconstpointer a, gconstpointer b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Collects into net->component the running flows connected to resource
+ * SEED (none when the walk reached it already), in id order: the order
+ * of a fill depends on which flows it fills, not on how they were
+ * reached. */
+static void
+walk_component (FlowNet *net, uint32_t seed)
+{
+  g_array_set_size (net->component, 0);
+  if (net->resources[seed].mark == net->walk)
+    return;
+  net->resources[seed].mark = net->walk;
+  g_array_set_size (net->stack, 0);
+  g_array_append_val (net->stack, seed);
+  while (net->stack->len > 0)
+    {
+      uint32_t r = g_array_index (net->stack, uint32_t, net->stack->len - 1);
+      g_array_set_size (net->stack, net->stack->len - 1);
+      const Resource *res = &net->resources[r];
+      for (uint32_t i = 0; i < res->n_users; i++)
+        {
+          uint32_t id = res->users[i];
+          Flow *f = flow_at (net, id);
+          if (f->mark == net->walk)
+            continue;
+          f->mark = net->walk;
+          g_array_append_val (net->component, id);
+          for (guint u = 0; u < f->n_uses; u++)
+            {
+              uint32_t next = f->uses[u].resource;
+              if (net->resources[next].mark != net->walk)
+                {
+                  net->resources[next].mark = net->walk;
+                  g_array_append_val (net->stack, next);
+                }
+            }
+        }
+    }
+  g_array_sort (net->component, by_id);
+}
+
+/* Progressive filling over the flows of net->component: every unfrozen
+ * flow's rate grows by the same step until a resource is full, and the
+ * flows through it freeze. */
+static void
+fill (FlowNet *net)
+{
+  Resource *res = net->resources;
+  GArray *comp = net->component, *live = net->unfrozen;
+  for (guint i = 0; i < comp->len; i++)
+    {
+      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
       f->frozen = FALSE;
       f->rate = 0;
       for (guint u = 0; u < f->n_uses; u++)
         {
-          net->left[f->uses[u].resource] = net->capacity[f->uses[u].resource];
-          net->load[f->uses[u].resource] = 0;
+          res[f->uses[u].resource].left = res[f->uses[u].resource].capacity;
+          res[f->uses[u].resource].load = 0;
         }
     }
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < comp->len; i++)
     {
-      Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
+      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
       for (guint u = 0; u < f->n_uses; u++)
-        net->load[f->uses[u].resource] += f->uses[u].coef;
+        res[f->uses[u].resource].load += f->uses[u].coef;
     }
-  for (guint unfrozen = n; unfrozen > 0;)
+  g_array_set_size (live, 0);
+  g_array_append_vals (live, comp->data, comp->len);
+  while (live->len > 0)
     {
       /* The smallest equal increment that fills some resource. */
       double step = INFINITY;
-      for (guint i = 0; i < n; i++)
+      for (guint i = 0; i < live->len; i++)
         {
-          Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
-          if (f->frozen)
-            continue;
+          const Flow *f = flow_at (net, g_array_index (live, uint32_t, i));
           for (guint u = 0; u < f->n_uses; u++)
             {
-              uint32_t r = f->uses[u].resource;
-              if (net->load[r] > 0)
-                step = MIN (step, MAX (net->left[r], 0) / net->load[r]);
+              const Resource *r = &res[f->uses[u].resource];
+              if (r->load > 0)
+                step = MIN (step, MAX (r->left, 0) / r->load);
             }
         }
       g_assert (isfinite (step));   /* every flow uses some resource */
-      for (guint i = 0; i < n; i++)
-        {
-          Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
-          if (!f->frozen)
-            f->rate += step;
-        }
       /* Take the increment from every loaded resource, then freeze the
-       * flows through a full one. */
-      for (guint i = 0; i < n; i++)
+       * flows through a full one; the others stay, in order. */
+      for (guint i = 0; i < live->len; i++)
         {
-          Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
-          if (f->frozen)
-            continue;
+          Flow *f = flow_at (net, g_array_index (live, uint32_t, i));
+          f->rate += step;
           for (guint u = 0; u < f->n_uses; u++)
-            net->left[f->uses[u].resource] -= step * f->uses[u].coef;
+            res[f->uses[u].resource].left -= step * f->uses[u].coef;
         }
-      for (guint i = 0; i < n; i++)
+      guint kept = 0;
+      for (guint i = 0; i < live->len; i++)
         {
-          Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
-          if (f->frozen)
-            continue;
+          uint32_t id = g_array_index (live, uint32_t, i);
+          Flow *f = flow_at (net, id);
           gboolean full = FALSE;
           for (guint u = 0; u < f->n_uses && !full; u++)
             {
-              uint32_t r = f->uses[u].resource;
-              full = net->left[r] <= 1e-9 * net->capacity[r];
+              const Resource *r = &res[f->uses[u].resource];
+              full = r->left <= 1e-9 * r->capacity;
             }
           if (!full)
-            continue;
+            {
+              g_array_index (live, uint32_t, kept++) = id;
+              continue;
+            }
           f->frozen = TRUE;
-          unfrozen--;
           for (guint u = 0; u < f->n_uses; u++)
-            net->load[f->uses[u].resource] -= f->uses[u].coef;
+            res[f->uses[u].resource].load -= f->uses[u].coef;
         }
+      g_array_set_size (live, kept);
     }
 }
 
 static void on_flow_done (SimEngine *engine, void *ctx, uint64_t arg);
 
-/* Brings every active flow's bytes up to now, shares the resources again
- * and re-keys the completion of each flow whose rate changed. NEW is a
- * flow just started (no event yet), or UINT32_MAX. */
+/* Fills the component around resource SEED again: brings its flows'
+ * bytes up to now, shares their resources, and re-keys the completion
+ * of each flow whose rate changed. NEW_FLOW is a flow just started (no
+ * event yet), or UINT32_MAX. */
 static void
-reshare (FlowNet *net, uint32_t new_flow)
+reshare (FlowNet *net, uint32_t seed, uint32_t new_flow)
 {
+  walk_component (net, seed);
+  GArray *comp = net->component;
+  if (comp->len == 0)
+    return;
   SimTime now = sim_engine_now (net->engine);
-  guint n = net->active->len;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < comp->len; i++)
     {
-      Flow *f = flow_at (net, g_array_index (net->active, uint32_t, i));
+      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
       f->remaining = MAX (0, f->remaining - f->rate * sim_time_to_s (now - f->since));
       f->since = now;
       f->old_rate = f->rate;
     }
-  share (net);
-  for (guint i = 0; i < n; i++)
+  fill (net);
+  for (guint i = 0; i < comp->len; i++)
     {
-      uint32_t id = g_array_index (net->active, uint32_t, i);
+      uint32_t id = g_array_index (comp, uint32_t, i);
       Flow *f = flow_at (net, id);
       if (id != new_flow && f->rate == f->old_rate)
         continue;
@@ -202,16 +306,18 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
   SimEventFn fn = f->fn;
   void *fctx = f->ctx;
   uint64_t farg = f->arg;
+  FlowUse *uses = g_steal_pointer (&f->uses);
+  guint n_uses = f->n_uses;
 
-  for (guint i = 0; i < net->active->len; i++)
-    if (g_array_index (net->active, uint32_t, i) == id)
-      {
-        g_array_remove_index_fast (net->active, i);
-        break;
-      }
-  g_clear_pointer (&f->uses, g_free);
+  for (guint u = 0; u < n_uses; u++)
+    remove_user (&net->resources[uses[u].resource], id);
   g_array_append_val (net->free_slots, id);
-  reshare (net, UINT32_MAX);
+  /* Its resources may now join components that no longer touch: each is
+   * filled on its own. */
+  net->walk++;
+  for (guint u = 0; u < n_uses; u++)
+    reshare (net, uses[u].resource, UINT32_MAX);
+  g_free (uses);
   fn (engine, fctx, farg);
 }
 
@@ -236,9 +342,11 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
   Flow *f = flow_at (net, id);
   *f = (Flow) { bytes, 0, 0, sim_engine_now (net->engine),
                 g_memdup2 (uses, n_uses * sizeof *uses), n_uses, 0, fn, ctx,
-                arg, FALSE };
-  g_array_append_val (net->active, id);
-  reshare (net, id);
+                arg, net->walk, FALSE };
+  for (guint u = 0; u < n_uses; u++)
+    add_user (&net->resources[uses[u].resource], id);
+  net->walk++;
+  reshare (net, uses[0].resource, id);
   return id;
 }
 
