@@ -248,9 +248,18 @@ START_TEST (test_components_equal_full_fill)
           f->n_uses = (guint) g_rand_int_range (rand, 1, 4);
           for (guint u = 0; u < f->n_uses; u++)
             {
-              int r = g_rand_int_range (rand, 0, 10) == 0
-                ? g_rand_int_range (rand, 0, RS_RESOURCES)
-                : group * 4 + g_rand_int_range (rand, 0, 4);
+              int r;
+              gboolean again;
+              do        /* each resource once in a flow */
+                {
+                  r = g_rand_int_range (rand, 0, 10) == 0
+                    ? g_rand_int_range (rand, 0, RS_RESOURCES)
+                    : group * 4 + g_rand_int_range (rand, 0, 4);
+                  again = FALSE;
+                  for (guint v = 0; v < u; v++)
+                    again |= f->uses[v].resource == (uint32_t) r;
+                }
+              while (again);
               f->uses[u] = (FlowUse) { (uint32_t) r,
                                        g_rand_int_range (rand, 1, 4) * 0.5 };
             }

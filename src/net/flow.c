@@ -31,16 +31,24 @@ typedef struct {
   void *ctx;
   uint64_t arg;
   uint64_t mark;        /* the walk that last reached it */
+  uint32_t bottleneck;  /* a full resource on which no flow runs faster */
   gboolean frozen;      /* during progressive filling */
 } Flow;
+
+/* A running flow on a resource, and its coefficient there. */
+typedef struct {
+  uint32_t flow;
+  double coef;
+} User;
 
 typedef struct {
   double capacity;
   double left;          /* during filling: capacity not yet handed out */
   double load;          /* during filling: coefficients of unfrozen flows */
-  uint32_t *users;      /* owned: ids of the running flows that use it */
+  User *users;          /* owned: the running flows that use it */
   uint32_t n_users, users_cap;
   uint64_t mark;        /* the walk that last reached it */
+  uint64_t filled;      /* the fill that last set left */
 } Resource;
 
 struct FlowNet {
@@ -51,6 +59,7 @@ struct FlowNet {
   GArray *flows;        /* Flow, slots reused */
   GArray *free_slots;   /* uint32_t */
   uint64_t walk;        /* the current walk's mark (64 bits: never wraps) */
+  uint64_t fills;       /* the current fill's mark */
   /* Scratch for one fill: the component's flows and the resources left
    * to visit. */
   GArray *component;    /* uint32_t */
@@ -114,21 +123,21 @@ flow_at (const FlowNet *net, uint32_t id)
 }
 
 static void
-add_user (Resource *r, uint32_t id)
+add_user (Resource *r, uint32_t id, double coef)
 {
   if (r->n_users == r->users_cap)
     {
       r->users_cap = MAX (4, r->users_cap * 2);
-      r->users = g_renew (uint32_t, r->users, r->users_cap);
+      r->users = g_renew (User, r->users, r->users_cap);
     }
-  r->users[r->n_users++] = id;
+  r->users[r->n_users++] = (User) { id, coef };
 }
 
 static void
 remove_user (Resource *r, uint32_t id)
 {
   for (uint32_t i = 0; i < r->n_users; i++)
-    if (r->users[i] == id)
+    if (r->users[i].flow == id)
       {
         r->users[i] = r->users[--r->n_users];
         return;
@@ -163,7 +172,7 @@ walk_component (FlowNet *net, uint32_t seed)
       const Resource *res = &net->resources[r];
       for (uint32_t i = 0; i < res->n_users; i++)
         {
-          uint32_t id = res->users[i];
+          uint32_t id = res->users[i].flow;
           Flow *f = flow_at (net, id);
           if (f->mark == net->walk)
             continue;
@@ -183,14 +192,26 @@ walk_component (FlowNet *net, uint32_t seed)
   g_array_sort (net->component, by_id);
 }
 
+/* Spare capacity below this share of a resource counts as full (the
+ * fill's test). */
+#define FULL_SHARE 1e-9
+/* Rates closer than this share are too close to tell apart. */
+#define SAME_RATE 1e-9
+/* A local settling that grows past this many uses gives up for the fill
+ * of whole components: it costs about as much by then. */
+#define LOCAL_MAX_USES 4096
+
 /* Progressive filling over the flows of net->component: every unfrozen
  * flow's rate grows by the same step until a resource is full, and the
- * flows through it freeze. */
+ * flows through it freeze there (their bottleneck). With LOCAL, the flows
+ * not in the component (not marked with the current walk) keep their
+ * rates and what they take of each resource. */
 static void
-fill (FlowNet *net)
+fill (FlowNet *net, gboolean local)
 {
   Resource *res = net->resources;
   GArray *comp = net->component, *live = net->unfrozen;
+  net->fills++;
   for (guint i = 0; i < comp->len; i++)
     {
       Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
@@ -198,8 +219,18 @@ fill (FlowNet *net)
       f->rate = 0;
       for (guint u = 0; u < f->n_uses; u++)
         {
-          res[f->uses[u].resource].left = res[f->uses[u].resource].capacity;
-          res[f->uses[u].resource].load = 0;
+          Resource *r = &res[f->uses[u].resource];
+          if (r->filled == net->fills)
+            continue;
+          r->filled = net->fills;
+          r->left = r->capacity;
+          r->load = 0;
+          for (uint32_t k = 0; local && k < r->n_users; k++)
+            {
+              const Flow *g = flow_at (net, r->users[k].flow);
+              if (g->mark != net->walk)
+                r->left -= r->users[k].coef * g->rate;
+            }
         }
     }
   for (guint i = 0; i < comp->len; i++)
@@ -243,7 +274,9 @@ fill (FlowNet *net)
           for (guint u = 0; u < f->n_uses && !full; u++)
             {
               const Resource *r = &res[f->uses[u].resource];
-              full = r->left <= 1e-9 * r->capacity;
+              full = r->left <= FULL_SHARE * r->capacity;
+              if (full)
+                f->bottleneck = f->uses[u].resource;
             }
           if (!full)
             {
@@ -260,41 +293,168 @@ fill (FlowNet *net)
 
 static void on_flow_done (SimEngine *engine, void *ctx, uint64_t arg);
 
-/* Fills the component around resource SEED again: brings its flows'
- * bytes up to now, shares their resources, and re-keys the completion
- * of each flow whose rate changed. NEW_FLOW is a flow just started (no
- * event yet), or UINT32_MAX. */
+/* Keys flow ID's completion at its remaining bytes over its rate from
+ * NOW: a new event when FRESH, else its event moved. */
+static void
+key_end (FlowNet *net, uint32_t id, SimTime now, gboolean fresh)
+{
+  Flow *f = flow_at (net, id);
+  /* A flow starved to a crawl by absurd inputs ends at SIM_TIME_MAX,
+   * where the engine stops (simtime.h), rather than overflowing. */
+  SimTime at = sim_time_add (now, sim_time_from_ps (
+    ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S)));
+  if (fresh)
+    f->event = sim_engine_schedule (net->engine, at, on_flow_done, net, id);
+  else
+    sim_engine_reschedule (net->engine, f->event, at);
+}
+
+/* Brings the bytes of the flows in net->component up to now at the rates
+ * they had (old_rate), and re-keys the completion of each whose rate
+ * changed since; NEW_FLOW (or UINT32_MAX) gets its first event. */
+static void
+commit (FlowNet *net, uint32_t new_flow)
+{
+  SimTime now = sim_engine_now (net->engine);
+  for (guint i = 0; i < net->component->len; i++)
+    {
+      uint32_t id = g_array_index (net->component, uint32_t, i);
+      Flow *f = flow_at (net, id);
+      f->remaining = MAX (0, f->remaining
+                             - f->old_rate * sim_time_to_s (now - f->since));
+      f->since = now;
+      if (id == new_flow || f->rate != f->old_rate)
+        key_end (net, id, now, id == new_flow);
+    }
+}
+
+/* ---- settling a change locally --------------------------------------------
+ * Max-min fairness has a local test (Bertsekas and Gallager, Data
+ * Networks, section 6.5.2; it holds with coefficients too): rates are
+ * max-min fair when they fit every resource and each flow crosses a full
+ * resource on which no flow runs faster, its bottleneck. Each flow keeps
+ * the bottleneck its last fill found. A start or an end can only move
+ * the rates of the flows whose bottleneck it touches, and of those whose
+ * bottleneck they touch in turn: settle() fills only that set, holding
+ * every other flow at its rate, and grows it until the test passes.
+ * Most starts and ends of pipeline sends settle with a flow or two,
+ * where a fill of the component would take every data-parallel ring
+ * across every node of a stage in `--full`. */
+
+static void
+join (FlowNet *net, uint32_t id)
+{
+  Flow *f = flow_at (net, id);
+  f->mark = net->walk;
+  f->old_rate = f->rate;
+  g_array_append_val (net->component, id);
+}
+
+/* Whether flow G (not being filled) still has its bottleneck. */
+static gboolean
+keeps_bottleneck (const FlowNet *net, const Flow *g)
+{
+  const Resource *r = &net->resources[g->bottleneck];
+  double taken = 0;
+  for (uint32_t k = 0; k < r->n_users; k++)
+    {
+      const Flow *h = flow_at (net, r->users[k].flow);
+      if (h->rate > g->rate * (1 + SAME_RATE))
+        return FALSE;
+      taken += r->users[k].coef * h->rate;
+    }
+  return r->capacity - taken <= FULL_SHARE * r->capacity;
+}
+
+/* Joins to the set the flows on resource R that are not in it and whose
+ * rates it may move: those that ran faster than FILLED (a flow of the
+ * set that has R as its bottleneck), and those whose bottleneck R was
+ * but is no longer. Returns how many. */
+static guint
+join_moved (FlowNet *net, uint32_t r, const Flow *filled)
+{
+  const Resource *res = &net->resources[r];
+  guint joined = 0;
+  for (uint32_t k = 0; k < res->n_users; k++)
+    {
+      uint32_t id = res->users[k].flow;
+      const Flow *g = flow_at (net, id);
+      if (g->mark == net->walk)
+        continue;
+      if ((filled != NULL && g->rate > filled->rate * (1 + SAME_RATE))
+          || (g->bottleneck == r && !keeps_bottleneck (net, g)))
+        {
+          join (net, id);
+          joined++;
+        }
+    }
+  return joined;
+}
+
+/* Settles the rates after NEW_FLOW started (it is on its resources'
+ * lists) or after a flow over GONE[0 .. n_gone) ended (it is off them):
+ * fills the set of flows it may move, grown until every flow keeps a
+ * bottleneck, and commits. Returns FALSE, every rate as it was, when the
+ * set outgrows LOCAL_MAX_USES. */
+static gboolean
+settle (FlowNet *net, uint32_t new_flow, const FlowUse *gone, guint n_gone)
+{
+  GArray *set = net->component;
+  net->walk++;
+  g_array_set_size (set, 0);
+  if (new_flow != UINT32_MAX)
+    join (net, new_flow);
+  for (guint u = 0; u < n_gone; u++)
+    join_moved (net, gone[u].resource, NULL);
+  for (;;)
+    {
+      guint uses = 0;
+      for (guint i = 0; i < set->len; i++)
+        uses += flow_at (net, g_array_index (set, uint32_t, i))->n_uses;
+      if (uses > LOCAL_MAX_USES)
+        {
+          for (guint i = 0; i < set->len; i++)
+            {
+              Flow *f = flow_at (net, g_array_index (set, uint32_t, i));
+              f->rate = f->old_rate;
+            }
+          return FALSE;
+        }
+      /* The order of a fill depends on which flows it fills. */
+      g_array_sort (set, by_id);
+      fill (net, TRUE);
+      guint joined = 0, before = set->len;
+      for (guint i = 0; i < before; i++)
+        {
+          const Flow *f = flow_at (net, g_array_index (set, uint32_t, i));
+          for (guint u = 0; u < f->n_uses; u++)
+            joined += join_moved (net, f->uses[u].resource,
+                                  f->uses[u].resource == f->bottleneck
+                                  ? f : NULL);
+        }
+      if (joined == 0)
+        break;
+    }
+  commit (net, new_flow);
+  return TRUE;
+}
+
+/* ---- filling components ------------------------------------------------ */
+
+/* Fills the component around resource SEED again (each component once
+ * per walk) and commits it. */
 static void
 reshare (FlowNet *net, uint32_t seed, uint32_t new_flow)
 {
   walk_component (net, seed);
   GArray *comp = net->component;
-  if (comp->len == 0)
-    return;
-  SimTime now = sim_engine_now (net->engine);
   for (guint i = 0; i < comp->len; i++)
     {
       Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
-      f->remaining = MAX (0, f->remaining - f->rate * sim_time_to_s (now - f->since));
-      f->since = now;
       f->old_rate = f->rate;
     }
-  fill (net);
-  for (guint i = 0; i < comp->len; i++)
-    {
-      uint32_t id = g_array_index (comp, uint32_t, i);
-      Flow *f = flow_at (net, id);
-      if (id != new_flow && f->rate == f->old_rate)
-        continue;
-      /* A flow starved to a crawl by absurd inputs ends at SIM_TIME_MAX,
-       * where the engine stops (simtime.h), rather than overflowing. */
-      SimTime at = sim_time_add (now, sim_time_from_ps (
-        ceil (f->remaining / f->rate * SIM_TIME_PS_PER_S)));
-      if (id == new_flow)
-        f->event = sim_engine_schedule (net->engine, at, on_flow_done, net, id);
-      else
-        sim_engine_reschedule (net->engine, f->event, at);
-    }
+  fill (net, FALSE);
+  commit (net, new_flow);
 }
 
 static void
@@ -312,11 +472,14 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
   for (guint u = 0; u < n_uses; u++)
     remove_user (&net->resources[uses[u].resource], id);
   g_array_append_val (net->free_slots, id);
-  /* Its resources may now join components that no longer touch: each is
-   * filled on its own. */
-  net->walk++;
-  for (guint u = 0; u < n_uses; u++)
-    reshare (net, uses[u].resource, UINT32_MAX);
+  if (!settle (net, UINT32_MAX, uses, n_uses))
+    {
+      /* Its resources may now join components that no longer touch:
+       * each is filled on its own. */
+      net->walk++;
+      for (guint u = 0; u < n_uses; u++)
+        reshare (net, uses[u].resource, UINT32_MAX);
+    }
   g_free (uses);
   fn (engine, fctx, farg);
 }
@@ -337,16 +500,25 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
       id = net->flows->len;
       g_array_set_size (net->flows, id + 1);
     }
-  for (guint u = 0; u < n_uses; u++)
-    g_assert (uses[u].resource < net->n_resources && uses[u].coef > 0);
-  Flow *f = flow_at (net, id);
-  *f = (Flow) { bytes, 0, 0, sim_engine_now (net->engine),
-                g_memdup2 (uses, n_uses * sizeof *uses), n_uses, 0, fn, ctx,
-                arg, net->walk, FALSE };
-  for (guint u = 0; u < n_uses; u++)
-    add_user (&net->resources[uses[u].resource], id);
   net->walk++;
-  reshare (net, uses[0].resource, id);
+  for (guint u = 0; u < n_uses; u++)
+    {
+      g_assert (uses[u].resource < net->n_resources && uses[u].coef > 0);
+      Resource *r = &net->resources[uses[u].resource];
+      g_assert (r->mark != net->walk);   /* each resource once */
+      r->mark = net->walk;
+    }
+  Flow *f = flow_at (net, id);
+  SimTime now = sim_engine_now (net->engine);
+  *f = (Flow) { bytes, 0, 0, now, g_memdup2 (uses, n_uses * sizeof *uses),
+                n_uses, 0, fn, ctx, arg, net->walk, 0, FALSE };
+  for (guint u = 0; u < n_uses; u++)
+    add_user (&net->resources[uses[u].resource], id, uses[u].coef);
+  if (!settle (net, id, NULL, 0))
+    {
+      net->walk++;
+      reshare (net, uses[0].resource, id);
+    }
   return id;
 }
 

@@ -131,6 +131,9 @@ node_resources (Sim *sim, int node)
         : net->uplink_fraction * net->nics * net->nic_bandwidth);
       if (k == 0)
         first = id;
+      uint32_t none = NONE;
+      g_array_append_val (sim->use_at, none);
+      g_assert (sim->use_at->len == id + 1);
     }
   g_hash_table_insert (sim->node_resources, GINT_TO_POINTER (node),
                        GUINT_TO_POINTER (first + 1));
@@ -816,6 +819,7 @@ sim_build (Sim *sim)
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
   sim->uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
   sim->coll_uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim->use_at = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->pp_comm = g_new (uint32_t, (gsize) sim->ranks * 2);
   sim->pp_dur = g_new (SimTime, (gsize) sim->ranks * 2);
   for (int i = 0; i < sim->ranks * 2; i++)
@@ -900,7 +904,7 @@ sim_clear (Sim *sim)
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);
   GArray *arrays[] = { sim->ops, sim->edges, sim->colls, sim->members,
-                       sim->comms, sim->uses, sim->coll_uses,
+                       sim->comms, sim->uses, sim->coll_uses, sim->use_at,
                        sim->layer_fwd, sim->layer_bwd, sim->attn_fwd, sim->emb_fwd,
                        sim->emb_bwd, sim->head_fwd, sim->head_bwd };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)

@@ -106,6 +106,8 @@ typedef struct {
   GArray *comms;          /* Comm */
   GArray *uses;           /* FlowUse */
   GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
+  GArray *use_at;         /* uint32_t per flow resource: its entry in
+                           * coll_uses, NONE outside launch() */
   uint32_t *pp_comm;      /* per rank and direction: the send's Comm, or
                            * NONE inside a node */
   SimTime *pp_dur;        /* per rank and direction: the send's duration;

@@ -76,11 +76,24 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
             {
               const FlowUse *use = &g_array_index (sim->uses, FlowUse,
                                                    mc->first + u);
-              sim_add_use (sim->coll_uses, 0, use->resource, use->coef);
+              /* One entry per resource, found through use_at: members
+               * share NICs, and a scan of the entries made a ring of
+               * hundreds of nodes quadratic. */
+              uint32_t *at = &g_array_index (sim->use_at, uint32_t,
+                                             use->resource);
+              if (*at == NONE)
+                {
+                  *at = sim->coll_uses->len;
+                  g_array_append_val (sim->coll_uses, *use);
+                }
+              else
+                g_array_index (sim->coll_uses, FlowUse, *at).coef += use->coef;
             }
         }
       uses = (const FlowUse *) (void *) sim->coll_uses->data;
       n = sim->coll_uses->len;
+      for (guint u = 0; u < n; u++)
+        g_array_index (sim->use_at, uint32_t, uses[u].resource) = NONE;
     }
   flow_start (sim->flows, comm->cost.nic_bytes, uses, n, on_flow_done, sim,
               arg);
