@@ -350,11 +350,11 @@ join (FlowNet *net, uint32_t id)
   g_array_append_val (net->component, id);
 }
 
-/* Whether flow G (not being filled) still has its bottleneck. */
+/* Whether resource R is full and no flow on it runs faster than G. */
 static gboolean
-keeps_bottleneck (const FlowNet *net, const Flow *g)
+is_bottleneck (const FlowNet *net, uint32_t r_id, const Flow *g)
 {
-  const Resource *r = &net->resources[g->bottleneck];
+  const Resource *r = &net->resources[r_id];
   double taken = 0;
   for (uint32_t k = 0; k < r->n_users; k++)
     {
@@ -364,6 +364,24 @@ keeps_bottleneck (const FlowNet *net, const Flow *g)
       taken += r->users[k].coef * h->rate;
     }
   return r->capacity - taken <= FULL_SHARE * r->capacity;
+}
+
+/* Whether flow ID (not being filled) still has a bottleneck: its own,
+ * or another of its resources, which becomes its own. A ring whose
+ * bottleneck NIC loses a send is often held as much by another. */
+static gboolean
+rebottleneck (FlowNet *net, uint32_t id)
+{
+  Flow *g = flow_at (net, id);
+  if (is_bottleneck (net, g->bottleneck, g))
+    return TRUE;
+  for (guint u = 0; u < g->n_uses; u++)
+    if (is_bottleneck (net, g->uses[u].resource, g))
+      {
+        g->bottleneck = g->uses[u].resource;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 /* Joins to the set the flows on resource R that are not in it and whose
@@ -382,7 +400,7 @@ join_moved (FlowNet *net, uint32_t r, const Flow *filled)
       if (g->mark == net->walk)
         continue;
       if ((filled != NULL && g->rate > filled->rate * (1 + SAME_RATE))
-          || (g->bottleneck == r && !keeps_bottleneck (net, g)))
+          || (g->bottleneck == r && !rebottleneck (net, id)))
         {
           join (net, id);
           joined++;
