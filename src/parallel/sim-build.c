@@ -244,11 +244,11 @@ piece_of (Sim *sim, const GraphOp *g)
   return p;
 }
 
-static GArray *
-pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
+static Program
+program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0 };
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
@@ -261,22 +261,16 @@ pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
           const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
           g_assert (next->kind == GOP_COMPUTE);
           Piece k = piece_of (sim, next);
-          g_array_append_val (pieces, k);
+          g_array_append_val (prog.pieces, k);
+          prog.time = sim_time_add (prog.time, k.dur);
           p.dur = MAX (p.dur - k.dur, 0);
         }
-      g_array_append_val (pieces, p);
+      g_array_append_val (prog.pieces, p);
+      prog.time = sim_time_add (prog.time, p.dur);
+      if (p.kind == OPK_TP)
+        prog.tp_time = sim_time_add (prog.tp_time, p.dur);
     }
-  return pieces;
-}
-
-/* A program's time on its own: its kernels and TP collectives in turn. */
-SimTime
-sim_pieces_time (const GArray *pieces)
-{
-  SimTime t = 0;
-  for (guint i = 0; i < pieces->len; i++)
-    t = sim_time_add (t, g_array_index (pieces, Piece, i).dur);
-  return t;
+  return prog;
 }
 
 /* ---- emitting a rank's program ---------------------------------------------- */
@@ -314,19 +308,28 @@ flush (Builder *b)
 }
 
 static void
-emit_pieces (Builder *b, const GArray *pieces, const char *phase)
+emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  for (guint i = 0; i < pieces->len; i++)
+  if (sim->fuse_tp)
     {
-      const Piece *p = &g_array_index (pieces, Piece, i);
-      if (p->kind == OPK_COMPUTE || sim->fuse_tp)
+      /* All of it joins the compute op being fused: saturating sums of
+       * non-negative times add in any order to the same total. */
+      if (!b->has_pending)
+        b->pending_name = phase;
+      b->pending = sim_time_add (b->pending, prog->time);
+      b->pending_tp = sim_time_add (b->pending_tp, prog->tp_time);
+      b->has_pending = TRUE;
+      return;
+    }
+  for (guint i = 0; i < prog->pieces->len; i++)
+    {
+      const Piece *p = &g_array_index (prog->pieces, Piece, i);
+      if (p->kind == OPK_COMPUTE)
         {
           if (!b->has_pending)
             b->pending_name = phase;
           b->pending = sim_time_add (b->pending, p->dur);
-          if (p->kind == OPK_TP)
-            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
           b->has_pending = TRUE;
           continue;
         }
@@ -481,13 +484,13 @@ end_module (Builder *b)
 /* One module's program (its recomputed forward first, if any) between
  * ZeRO-3's gather of its parameters and the next module's. */
 static void
-emit_module (Builder *b, double params, const GArray *recompute,
-             const GArray *pieces, const char *phase)
+emit_module (Builder *b, double params, const Program *recompute,
+             const Program *program, const char *phase)
 {
   begin_module (b, params);
   if (recompute != NULL)
-    emit_pieces (b, recompute, phase);
-  emit_pieces (b, pieces, phase);
+    emit_program (b, recompute, phase);
+  emit_program (b, program, phase);
   end_module (b);
 }
 
@@ -560,22 +563,22 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   if (dir == 0)
     {
       if (first)
-        emit_module (b, sim->emb_params, NULL, sim->emb_fwd, "forward");
+        emit_module (b, sim->emb_params, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
-        emit_module (b, sim->layer_params, NULL, sim->layer_fwd, "forward");
+        emit_module (b, sim->layer_params, NULL, &sim->layer_fwd, "forward");
       if (last)
-        emit_module (b, sim->head_params, NULL, sim->head_fwd, "forward");
+        emit_module (b, sim->head_params, NULL, &sim->head_fwd, "forward");
     }
   else
     {
       if (last)
         {
-          emit_module (b, sim->head_params, NULL, sim->head_bwd, "backward");
+          emit_module (b, sim->head_params, NULL, &sim->head_bwd, "backward");
           bucket += sim->head_params;
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
-          emit_module (b, sim->layer_params, sim->recompute, sim->layer_bwd,
+          emit_module (b, sim->layer_params, sim->recompute, &sim->layer_bwd,
                        "backward");
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
@@ -587,7 +590,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       if (first)
         {
-          emit_module (b, sim->emb_params, NULL, sim->emb_bwd, "backward");
+          emit_module (b, sim->emb_params, NULL, &sim->emb_bwd, "backward");
           bucket += sim->emb_params;
         }
     }
@@ -789,16 +792,16 @@ sim_build (Sim *sim)
    * embedding (Megatron's shared embedding). */
   sim->head_params = transformer_head_params (&sim->ls)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
-  sim->layer_fwd = pieces_from_graph (sim, transformer_layer_forward);
-  sim->layer_bwd = pieces_from_graph (sim, transformer_layer_backward);
-  sim->attn_fwd = pieces_from_graph (sim, transformer_attention_core_forward);
-  sim->recompute = e->training.recompute == RECOMPUTE_FULL ? sim->layer_fwd
-                  : e->training.recompute == RECOMPUTE_SELECTIVE ? sim->attn_fwd
+  sim->layer_fwd = program_from_graph (sim, transformer_layer_forward);
+  sim->layer_bwd = program_from_graph (sim, transformer_layer_backward);
+  sim->attn_fwd = program_from_graph (sim, transformer_attention_core_forward);
+  sim->recompute = e->training.recompute == RECOMPUTE_FULL ? &sim->layer_fwd
+                  : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
                   : NULL;
-  sim->emb_fwd = pieces_from_graph (sim, transformer_embedding_forward);
-  sim->emb_bwd = pieces_from_graph (sim, transformer_embedding_backward);
-  sim->head_fwd = pieces_from_graph (sim, transformer_head_forward);
-  sim->head_bwd = pieces_from_graph (sim, transformer_head_backward);
+  sim->emb_fwd = program_from_graph (sim, transformer_embedding_forward);
+  sim->emb_bwd = program_from_graph (sim, transformer_embedding_backward);
+  sim->head_fwd = program_from_graph (sim, transformer_head_forward);
+  sim->head_bwd = program_from_graph (sim, transformer_head_backward);
 
   /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
    * of the activations from each TP rank and all-gathers them over
@@ -905,8 +908,10 @@ sim_clear (Sim *sim)
   g_free (sim->dp_traffic);
   GArray *arrays[] = { sim->ops, sim->edges, sim->colls, sim->members,
                        sim->comms, sim->uses, sim->coll_uses, sim->use_at,
-                       sim->layer_fwd, sim->layer_bwd, sim->attn_fwd, sim->emb_fwd,
-                       sim->emb_bwd, sim->head_fwd, sim->head_bwd };
+                       sim->layer_fwd.pieces, sim->layer_bwd.pieces,
+                       sim->attn_fwd.pieces, sim->emb_fwd.pieces,
+                       sim->emb_bwd.pieces, sim->head_fwd.pieces,
+                       sim->head_bwd.pieces };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_array_unref (arrays[i]);
   sim_engine_free (sim->engine);

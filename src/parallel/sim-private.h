@@ -73,6 +73,14 @@ typedef struct {
   const char *name;
 } Piece;
 
+/* A program: its pieces, and their time on their own (kernels and TP
+ * collectives in turn) with the TP collectives' part of it, which is all
+ * a fused build needs. */
+typedef struct {
+  GArray *pieces;         /* owned: Piece */
+  SimTime time, tp_time;
+} Program;
+
 typedef struct {
   const Plan *plan;
   const SimOptions *options;
@@ -87,12 +95,12 @@ typedef struct {
   GArray *members;        /* uint32_t */
   Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
   Breakdown *breakdown;   /* owned: per rank */
-  /* Pieces of each program, built once. */
-  GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
-         *head_bwd;
+  /* Each program, built once. */
+  Program layer_fwd, layer_bwd, attn_fwd, emb_fwd, emb_bwd, head_fwd,
+          head_bwd;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
-  const GArray *recompute;
+  const Program *recompute;
   double layer_params, emb_params, head_params;
   SimTime pp_gather;      /* TP all-gather of a received activation */
   double pp_bytes;        /* sent by each GPU of a stage */
@@ -140,8 +148,6 @@ op_at (Sim *sim, uint32_t id)
 /* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
  * resource keeps the flows short). */
 void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
-/* A program's time on its own: its kernels and TP collectives in turn. */
-SimTime sim_pieces_time (const GArray *pieces);
 
 /* Makes sim's models, pieces and op graph for sim->plan and
  * sim->options (sim->plan, sim->options set, the rest zero). */

@@ -287,10 +287,10 @@ fill_result (Sim *sim, SimResult *r)
   offload = MIN (offload, tail);
   r->breakdown_s.offload += offload;
   r->breakdown_s.dp_comm += tail - offload;
-  r->layer_forward_s = sim_time_to_s (sim_pieces_time (sim->layer_fwd));
+  r->layer_forward_s = sim_time_to_s (sim->layer_fwd.time);
   r->layer_backward_s = sim_time_to_s (
-    sim_pieces_time (sim->layer_bwd)
-    + (sim->recompute != NULL ? sim_pieces_time (sim->recompute) : 0));
+    sim->layer_bwd.time
+    + (sim->recompute != NULL ? sim->recompute->time : 0));
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0)
     {
