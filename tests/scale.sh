@@ -89,4 +89,54 @@ else
   verdict "search: 2^30 GPUs in under 2 GiB"
 fi
 
+# The budgets: plans whose op graph would not fit are refused before any
+# of it is allocated (the old executor ran 268 M micro-batches until it
+# ran out of memory; timeout bounds this test on such a binary).
+expect_budget () {
+  desc=$1
+  pattern=$2
+  shift 2
+  if command -v timeout >/dev/null 2>&1; then
+    timeout 60 "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  else
+    "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  fi
+  rc=$?
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq -- "$pattern" "$tmp/err" || fail_because "stderr does not match '$pattern'"
+  verdict "$desc"
+}
+
+expect_budget "run: 268 M micro-batches are over the memory budget" \
+  'tiny.yaml: simulating this plan would take about .* GiB of memory .*more than the budget of 4.0 GiB.*TRAINSIM_MAX_SIM_MEMORY' \
+  run "$tiny" --set parallel.global_batch=268435456 --set parallel.micro_batch=1
+expect_budget "run --full: 2^30 GPUs are over the memory budget" \
+  'more than the budget of 4.0 GiB' \
+  run "$selene" --full --set gpus=1073741824 --set parallel.dp=8388608 \
+  --set parallel.global_batch=8388608
+
+TRAINSIM_MAX_SIM_MEMORY=16KiB expect_error \
+  "TRAINSIM_MAX_SIM_MEMORY lowers the memory budget" \
+  'more than the budget of 16.0 KiB: .*raise TRAINSIM_MAX_SIM_MEMORY' \
+  run "$tiny" --full
+TRAINSIM_MAX_EVENTS=100 expect_error \
+  "TRAINSIM_MAX_EVENTS lowers the event budget" \
+  'simulating this plan would take about [0-9]+ events, more than the budget of 100: .*raise TRAINSIM_MAX_EVENTS' \
+  run "$tiny" --full
+TRAINSIM_MAX_EVENTS=1e4 TRAINSIM_MAX_SIM_MEMORY='1 MiB' ts run "$tiny" --full
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+verdict "budgets in their variables let a plan under them run"
+TRAINSIM_MAX_EVENTS=lots expect_error "a TRAINSIM_MAX_EVENTS that is not a count exits 2" \
+  '^trainsim: TRAINSIM_MAX_EVENTS=lots: expected a count' run "$tiny"
+TRAINSIM_MAX_SIM_MEMORY=12 expect_error "a TRAINSIM_MAX_SIM_MEMORY without a unit exits 2" \
+  '^trainsim: TRAINSIM_MAX_SIM_MEMORY=12: expected an amount of memory' run "$tiny"
+
+ts sweep "$tiny" --sweep 'parallel.global_batch=256,268435456' \
+  --set parallel.micro_batch=1 -o "$tmp/budget.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q '^256,ok,' "$tmp/budget.csv" 2>/dev/null || fail_because "no ok row for 256"
+grep -q '^268435456,infeasible,"simulating this plan would take about' \
+  "$tmp/budget.csv" 2>/dev/null || fail_because "no infeasible row with the reason"
+verdict "sweep: a plan over the budget is an infeasible row with the reason"
+
 finish

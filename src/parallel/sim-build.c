@@ -248,7 +248,7 @@ static Program
 program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0 };
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0 };
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
@@ -268,7 +268,10 @@ program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
       g_array_append_val (prog.pieces, p);
       prog.time = sim_time_add (prog.time, p.dur);
       if (p.kind == OPK_TP)
-        prog.tp_time = sim_time_add (prog.tp_time, p.dur);
+        {
+          prog.tp_time = sim_time_add (prog.tp_time, p.dur);
+          prog.tp_pieces++;
+        }
     }
   return prog;
 }
@@ -773,7 +776,7 @@ link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
 /* ---- the graph ---------------------------------------------------------------- */
 
 void
-sim_build (Sim *sim)
+sim_prepare (Sim *sim)
 {
   const Plan *plan = sim->plan;
   const SimOptions *options = sim->options;
@@ -815,7 +818,21 @@ sim_build (Sim *sim)
 
   sim->fuse_tp = !options->full && options->trace == NULL;
   sim->ranks = options->full ? plan->gpus : plan->pp;
-  sim->ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
+  sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim->offload = e->zero.offload;
+}
+
+void
+sim_build (Sim *sim, uint64_t ops)
+{
+  const Plan *plan = sim->plan;
+  const SimOptions *options = sim->options;
+  const ExperimentSpec *e = plan->spec;
+  /* Reserved, not touched: pages the build does not fill take no
+   * memory, and the ops are never copied to a larger array. */
+  sim->ops = g_array_sized_new (FALSE, FALSE, sizeof (Op),
+                                (guint) MIN (ops, G_MAXUINT32 / 2));
   sim->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
@@ -827,9 +844,6 @@ sim_build (Sim *sim)
   sim->pp_dur = g_new (SimTime, (gsize) sim->ranks * 2);
   for (int i = 0; i < sim->ranks * 2; i++)
     sim->pp_dur[i] = -1;
-  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
-  sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
-  sim->offload = e->zero.offload;
   const HostSpec *host = &e->topology.host;
   if (sim->offload != OFFLOAD_NONE)
     sim->adam_s_per_param = e->topology.gpus_per_node
@@ -901,18 +915,17 @@ sim_clear (Sim *sim)
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);
-  if (sim->node_resources != NULL)
-    g_hash_table_unref (sim->node_resources);
+  g_clear_pointer (&sim->node_resources, g_hash_table_unref);
   g_free (sim->streams);
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);
-  GArray *arrays[] = { sim->ops, sim->edges, sim->colls, sim->members,
-                       sim->comms, sim->uses, sim->coll_uses, sim->use_at,
-                       sim->layer_fwd.pieces, sim->layer_bwd.pieces,
-                       sim->attn_fwd.pieces, sim->emb_fwd.pieces,
-                       sim->emb_bwd.pieces, sim->head_fwd.pieces,
-                       sim->head_bwd.pieces };
+  GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
+                        &sim->comms, &sim->uses, &sim->coll_uses,
+                        &sim->use_at, &sim->layer_fwd.pieces,
+                        &sim->layer_bwd.pieces, &sim->attn_fwd.pieces,
+                        &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
+                        &sim->head_fwd.pieces, &sim->head_bwd.pieces };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    g_array_unref (arrays[i]);
+    g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);
 }

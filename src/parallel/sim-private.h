@@ -7,6 +7,7 @@
 #pragma once
 
 #include "parallel/sim.h"
+#include "parallel/budget.h"
 #include "engine/engine.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
@@ -79,6 +80,7 @@ typedef struct {
 typedef struct {
   GArray *pieces;         /* owned: Piece */
   SimTime time, tp_time;
+  guint tp_pieces;        /* of pieces: TP collectives */
 } Program;
 
 typedef struct {
@@ -149,8 +151,13 @@ op_at (Sim *sim, uint32_t id)
  * resource keeps the flows short). */
 void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
 
-/* Makes sim's models, pieces and op graph for sim->plan and
- * sim->options (sim->plan, sim->options set, the rest zero). */
-void sim_build (Sim *sim);
-/* Frees what sim_build made. */
+/* Makes sim's engine, models and programs for sim->plan and
+ * sim->options (sim->plan, sim->options set, the rest zero): nothing
+ * that grows with the plan's sizes. */
+void sim_prepare (Sim *sim);
+/* Then its op graph, with room reserved for about OPS ops. */
+void sim_build (Sim *sim, uint64_t ops);
+/* What sim_build will make and the replay fire, estimated (budget.c). */
+void sim_estimate (const Sim *sim, SimCost *cost);
+/* Frees what sim_prepare and sim_build made. */
 void sim_clear (Sim *sim);

@@ -315,9 +315,19 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
               GError **error)
 {
   const ExperimentSpec *e = plan->spec;
-  Sim sim = { plan, options };
-  sim_build (&sim);
   const char *file = e->marks.file ? e->marks.file : "experiment";
+  Sim sim = { plan, options };
+  sim_prepare (&sim);
+  /* Nothing that grows with the plan is allocated before the budget
+   * allows it. */
+  SimCost cost;
+  sim_estimate (&sim, &cost);
+  if (!sim_budget_check (&cost, file, error))
+    {
+      sim_clear (&sim);
+      return FALSE;
+    }
+  sim_build (&sim, cost.ops);
   gboolean ok = sim.absurd == 0;
   if (ok)
     {
@@ -368,10 +378,11 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
   SimOptions candidate_options = { options->full,
                                    explicit ? options->trace : NULL };
 
-  for (int b = 1; b <= per_replica; b++)
+  int b_max = ps->micro_batch > 0 ? ps->micro_batch
+              : MIN (per_replica, AUTO_MAX_MICRO_BATCH);
+  for (int b = ps->micro_batch > 0 ? ps->micro_batch : 1; b <= b_max; b++)
     {
-      if (ps->micro_batch > 0 ? b != ps->micro_batch
-          : (b > AUTO_MAX_MICRO_BATCH || per_replica % b != 0))
+      if (per_replica % b != 0 && ps->micro_batch == 0)
         continue;
       for (int v = 1; v <= chunk_max; v++)
         {

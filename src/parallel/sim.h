@@ -39,7 +39,9 @@ typedef struct {
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
  * longer than any sane plan, or the step longer than 2^63 ps (absurd
- * efficiencies or bandwidths). */
+ * efficiencies or bandwidths), or when replaying it would exceed the
+ * simulator's budgets (budget.h; TS_ERROR_USAGE for a bad budget
+ * variable), which it checks before it allocates anything. */
 gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
                        SimResult *result, GError **error);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual
