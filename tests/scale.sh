@@ -68,18 +68,21 @@ ts run "$selene" --set gpus=134217728 --set parallel.dp=1048576 \
 grep -q '134217728 GPUs' "$tmp/out" || fail_because "no report"
 verdict "run: 2^27 GPUs with 127 NICs a node (resource ids past 32 bits)"
 
-# limited CMD...: runs trainsim under a 2 GiB address-space limit (the
-# old search asked 19 GB for 2^30 GPUs' resources); rc 77 when the
-# binary cannot start so (AddressSanitizer reserves terabytes).
+# limited KIB CMD...: runs trainsim under an address-space limit of KIB
+# KiB; rc 77 when the binary cannot start so (AddressSanitizer reserves
+# terabytes).
 limited () {
-  (ulimit -v 2097152 && exec "$TRAINSIM" "$@") >"$tmp/out" 2>"$tmp/err"
+  kib=$1
+  shift
+  (ulimit -v "$kib" && exec "$TRAINSIM" "$@") >"$tmp/out" 2>"$tmp/err"
   rc=$?
   if grep -q AddressSanitizer "$tmp/err"; then
     rc=77
   fi
 }
 
-limited search "$selene" --set gpus=1073741824 --set parallel.dp=8388608 \
+# The old search asked 19 GB for 2^30 GPUs' resources.
+limited 2097152 search "$selene" --set gpus=1073741824 --set parallel.dp=8388608 \
   --set parallel.global_batch=1073741824 -j 2
 if [ "$rc" -eq 77 ]; then
   skip "search: 2^30 GPUs in under 2 GiB" "sanitizer build"
@@ -88,6 +91,36 @@ else
   grep -q '1073741824 GPUs' "$tmp/out" || fail_because "no plans"
   verdict "search: 2^30 GPUs in under 2 GiB"
 fi
+
+# A trace of 1.1 M spans (180 MB) streams to its file: the run needs no
+# more memory than without it (the old run held every span, twice, and
+# needed more than 300 MB).
+limited 262144 run "$selene" --full --set parallel.global_batch=128 \
+  --trace "$tmp/trace.json"
+if [ "$rc" -eq 77 ]; then
+  skip "run --full --trace streams the trace" "sanitizer build"
+else
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc"
+  if [ -s "$tmp/trace.json" ]; then
+    head -c 17 "$tmp/trace.json" | grep -q '^{"traceEvents": \[' ||
+      fail_because "the trace does not start its document"
+    [ "$(tail -c 5 "$tmp/trace.json")" = "}
+]}" ] || fail_because "the trace does not end its document"
+  else
+    fail_because "no trace"
+  fi
+  verdict "run --full --trace streams the trace in 256 MiB"
+fi
+rm -f "$tmp/trace.json"
+
+# A trace to a symlink goes through it to its target; the link stays.
+: >"$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+ts run "$tiny" --trace "$tmp/link.json"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+[ -L "$tmp/link.json" ] || fail_because "the symlink was replaced"
+grep -q '"traceEvents"' "$tmp/target.json" || fail_because "the target has no trace"
+verdict "run --trace writes through a symlink"
 
 # The budgets: plans whose op graph would not fit are refused before any
 # of it is allocated (the old executor ran 268 M micro-batches until it

@@ -43,6 +43,13 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
   return e;
 }
 
+/* A trace's spans into the GArray ctx. */
+static void
+collect_span (void *ctx, const TraceSpan *span)
+{
+  g_array_append_val ((GArray *) ctx, *span);
+}
+
 static SimResult
 run (const ExperimentSpec *e, gboolean full)
 {
@@ -642,7 +649,7 @@ START_TEST (test_trace_spans)
 {
   ExperimentSpec e = base_spec (16, 2, 2, 1, 16);
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-  SimOptions o = { FALSE, spans };
+  SimOptions o = { FALSE, collect_span, spans };
   SimResult r;
   ck_assert (sim_run (&e, &o, &r, NULL));
   ck_assert_uint_gt (spans->len, 0);
@@ -683,7 +690,7 @@ START_TEST (test_contention)
     {
       e.parallel.gradient_bucketing = bucketing;
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-      SimOptions o = { FALSE, spans };
+      SimOptions o = { FALSE, collect_span, spans };
       SimResult r;
       ck_assert (sim_run (&e, &o, &r, NULL));
       SimTime shortest = INT64_MAX, longest = 0;
@@ -722,7 +729,7 @@ START_TEST (test_contention)
       for (int g = 0; g < 8; g++)
         two.topology.inter_node.nic_of_gpu.v[g] = nics == 1 ? 0 : g / 4;
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-      SimOptions o = { FALSE, spans };
+      SimOptions o = { FALSE, collect_span, spans };
       SimResult r;
       ck_assert (sim_run (&two, &o, &r, NULL));
       send[nics - 1] = 0;

@@ -186,7 +186,7 @@ finish_op (Sim *sim, uint32_t id)
                          (int) (op->stream / SIM_N_STREAMS),
                          (int) (op->stream % SIM_N_STREAMS), op->mb,
                          op->start, op->end };
-      g_array_append_val (sim->options->trace, span);
+      sim->options->trace (sim->options->trace_ctx, &span);
     }
   for (uint32_t e = op->edges; e != NONE;)
     {
@@ -376,7 +376,8 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
    * without it and the winner is replayed again to record it. */
   gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
   SimOptions candidate_options = { options->full,
-                                   explicit ? options->trace : NULL };
+                                   explicit ? options->trace : NULL,
+                                   options->trace_ctx };
 
   int b_max = ps->micro_batch > 0 ? ps->micro_batch
               : MIN (per_replica, AUTO_MAX_MICRO_BATCH);

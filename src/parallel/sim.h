@@ -32,9 +32,13 @@ typedef enum {
   SIM_N_STREAMS
 } SimStream;
 
+/* Receives each op of the step as it ends, for a trace. */
+typedef void (*SimTraceFn) (void *ctx, const TraceSpan *span);
+
 typedef struct {
   gboolean full;        /* every rank, not one per stage */
-  GArray *trace;        /* of TraceSpan: filled when not NULL */
+  SimTraceFn trace;     /* called with trace_ctx when not NULL */
+  void *trace_ctx;
 } SimOptions;
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
