@@ -4,8 +4,10 @@
 #
 # Usage: bench-sim.sh TRAINSIM SRCDIR
 # Times `TRAINSIM run` on the 1T model on 3072 GPUs and on GPT-3 175B
-# (the largest experiments shipped), then one `TRAINSIM validate` over
-# every validation file. Prints figures only; exits non-zero only when a
+# (the largest experiments shipped), GPT-3 175B with every rank simulated
+# at 16,384 and 98,304 GPUs, `TRAINSIM search` of GPT-3 175B on 1,024
+# GPUs, one `TRAINSIM validate` over every validation file, and a sweep
+# of 12,096 plans. Prints figures only; exits non-zero only when a
 # command fails, never on timing or accuracy.
 set -eu
 
@@ -27,7 +29,7 @@ elapsed () {
 }
 
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.time"' EXIT
 trap 'exit 130' INT TERM
 
 for name in gpt-1t-selene gpt3-175b-selene; do
@@ -42,6 +44,42 @@ for name in gpt-1t-selene gpt3-175b-selene; do
   events=$(sed -n 's/.*"events": *\([0-9][0-9]*\).*/\1/p' "$tmp" | head -n 1)
   echo "$name: $(elapsed "$start" "$end") s wall, ${events:-?} events"
 done
+
+# Every rank simulated (--full) for GPT-3 175B with its global batch of
+# 1536 at 16,384 and 98,304 GPUs (tp 8, pp 16, dp 128 and 768): the cost
+# of max-min sharing and of the op graph as the cluster grows (issue 14's
+# bars: 20 s and 2 GiB, and 3 minutes). /usr/bin/time, where there is
+# one, gives the peak memory.
+measure () {
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%e %M' -o "$tmp.time" "$@" >"$tmp"
+  else
+    start=$(now)
+    "$@" >"$tmp"
+    echo "$(elapsed "$start" "$(now)") ?" >"$tmp.time"
+  fi
+}
+for gpus in 16384 98304; do
+  dp=$((gpus / 128))
+  if ! measure "$trainsim" run "$srcdir/experiments/gpt3-175b-selene.yaml" \
+      --full -f json --set gpus=$gpus --set parallel.dp=$dp; then
+    echo "gpt3-175b --full $gpus GPUs: trainsim run failed" >&2
+    exit 1
+  fi
+  events=$(sed -n 's/.*"events": *\([0-9][0-9]*\).*/\1/p' "$tmp" | head -n 1)
+  awk -v g="$gpus" -v e="${events:-?}" '{
+    mem = $2 == "?" ? "?" : sprintf ("%.2f", $2 / 1048576)
+    printf "gpt3-175b --full on %d GPUs: %.1f s wall, %s GiB peak, %s events\n", g, $1, mem, e }' "$tmp.time"
+done
+
+start=$(now)
+if ! "$trainsim" search "$srcdir/experiments/gpt3-175b-selene.yaml" -j 2 >"$tmp"; then
+  echo "search: trainsim search failed" >&2
+  exit 1
+fi
+end=$(now)
+plans=$(sed -n 's/.*: \([0-9][0-9]*\) plans fit$/\1/p' "$tmp" | head -n 1)
+echo "search gpt3-175b on 1024 GPUs -j 2: $(elapsed "$start" "$end") s wall, ${plans:-?} plans fit"
 
 # The glob stays unquoted on purpose: validate takes every file. Its
 # status 1 means a file scored above its tolerance, which is the accuracy

@@ -18,6 +18,7 @@ libtrainsim_la_SOURCES = \
 	src/parallel/plan.h src/parallel/plan.c \
 	src/parallel/sim.h src/parallel/sim-private.h src/parallel/sim.c \
 	src/parallel/sim-build.c \
+	src/parallel/budget.h src/parallel/budget.c \
 	src/config/spec.h src/config/spec.c \
 	src/config/yamltree.h src/config/yamltree.c \
 	src/config/config.h src/config/config.c \

@@ -55,4 +55,121 @@ grep -q '^5e-8,infeasible,"the step would last longer' "$tmp/mfu.csv" \
   2>/dev/null || fail_because "no infeasible row with the reason for 5e-8"
 verdict "sweep: a step past 2^63 ps is an infeasible row with the reason"
 
+selene=$srcdir/experiments/gpt3-175b-selene.yaml
+
+# 2^27 GPUs with 127 NICs a node: 2^24 nodes of 256 link resources, a
+# count that wrapped 32 bits to 0 in the old executor (an assertion in
+# flow_start). Symmetric mode needs a few nodes' resources, added as
+# flows first load them.
+ts run "$selene" --set gpus=134217728 --set parallel.dp=1048576 \
+  --set parallel.global_batch=1048576 \
+  --set topology.inter_node.nics_per_node=127
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q '134217728 GPUs' "$tmp/out" || fail_because "no report"
+verdict "run: 2^27 GPUs with 127 NICs a node (resource ids past 32 bits)"
+
+# limited KIB CMD...: runs trainsim under an address-space limit of KIB
+# KiB; rc 77 when the binary cannot start so (AddressSanitizer reserves
+# terabytes).
+limited () {
+  kib=$1
+  shift
+  (ulimit -v "$kib" && exec "$TRAINSIM" "$@") >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if grep -q AddressSanitizer "$tmp/err"; then
+    rc=77
+  fi
+}
+
+# The old search asked 19 GB for 2^30 GPUs' resources.
+limited 2097152 search "$selene" --set gpus=1073741824 --set parallel.dp=8388608 \
+  --set parallel.global_batch=1073741824 -j 2
+if [ "$rc" -eq 77 ]; then
+  skip "search: 2^30 GPUs in under 2 GiB" "sanitizer build"
+else
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc"
+  grep -q '1073741824 GPUs' "$tmp/out" || fail_because "no plans"
+  verdict "search: 2^30 GPUs in under 2 GiB"
+fi
+
+# A trace of 2.5 M spans (345 MB, the host thread's included) streams to
+# its file: the run needs no more memory than without it (230 MB; a run
+# that held every span, twice, would need over 900 MB).
+limited 524288 run "$selene" --full --set parallel.global_batch=128 \
+  --trace "$tmp/trace.json"
+if [ "$rc" -eq 77 ]; then
+  skip "run --full --trace streams the trace" "sanitizer build"
+else
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc"
+  if [ -s "$tmp/trace.json" ]; then
+    head -c 17 "$tmp/trace.json" | grep -q '^{"traceEvents": \[' ||
+      fail_because "the trace does not start its document"
+    [ "$(tail -c 5 "$tmp/trace.json")" = "}
+]}" ] || fail_because "the trace does not end its document"
+  else
+    fail_because "no trace"
+  fi
+  verdict "run --full --trace streams the trace in 512 MiB"
+fi
+rm -f "$tmp/trace.json"
+
+# A trace to a symlink goes through it to its target; the link stays.
+: >"$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+ts run "$tiny" --trace "$tmp/link.json"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+[ -L "$tmp/link.json" ] || fail_because "the symlink was replaced"
+grep -q '"traceEvents"' "$tmp/target.json" || fail_because "the target has no trace"
+verdict "run --trace writes through a symlink"
+
+# The budgets: plans whose op graph would not fit are refused before any
+# of it is allocated (the old executor ran 268 M micro-batches until it
+# ran out of memory; timeout bounds this test on such a binary).
+expect_budget () {
+  desc=$1
+  pattern=$2
+  shift 2
+  if command -v timeout >/dev/null 2>&1; then
+    timeout 60 "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  else
+    "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+  fi
+  rc=$?
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -Eq -- "$pattern" "$tmp/err" || fail_because "stderr does not match '$pattern'"
+  verdict "$desc"
+}
+
+expect_budget "run: 268 M micro-batches are over the memory budget" \
+  'tiny.yaml: simulating this plan would take about .* GiB of memory .*more than the budget of 4.0 GiB.*TRAINSIM_MAX_SIM_MEMORY' \
+  run "$tiny" --set parallel.global_batch=268435456 --set parallel.micro_batch=1
+expect_budget "run --full: 2^30 GPUs are over the memory budget" \
+  'more than the budget of 4.0 GiB' \
+  run "$selene" --full --set gpus=1073741824 --set parallel.dp=8388608 \
+  --set parallel.global_batch=8388608
+
+TRAINSIM_MAX_SIM_MEMORY=16KiB expect_error \
+  "TRAINSIM_MAX_SIM_MEMORY lowers the memory budget" \
+  'more than the budget of 16.0 KiB: .*raise TRAINSIM_MAX_SIM_MEMORY' \
+  run "$tiny" --full
+TRAINSIM_MAX_EVENTS=100 expect_error \
+  "TRAINSIM_MAX_EVENTS lowers the event budget" \
+  'simulating this plan would take about [0-9]+ events, more than the budget of 100: .*raise TRAINSIM_MAX_EVENTS' \
+  run "$tiny" --full
+TRAINSIM_MAX_EVENTS=1e4 TRAINSIM_MAX_SIM_MEMORY='1 MiB' ts run "$tiny" --full
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+verdict "budgets in their variables let a plan under them run"
+TRAINSIM_MAX_EVENTS=lots expect_error "a TRAINSIM_MAX_EVENTS that is not a count exits 2" \
+  '^trainsim: TRAINSIM_MAX_EVENTS=lots: expected a count' run "$tiny"
+TRAINSIM_MAX_SIM_MEMORY=12 expect_error "a TRAINSIM_MAX_SIM_MEMORY without a unit exits 2" \
+  '^trainsim: TRAINSIM_MAX_SIM_MEMORY=12: expected an amount of memory' run "$tiny"
+
+ts sweep "$tiny" --sweep 'parallel.global_batch=256,268435456' \
+  --set parallel.micro_batch=1 -o "$tmp/budget.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q '^256,ok,' "$tmp/budget.csv" 2>/dev/null || fail_because "no ok row for 256"
+grep -q '^268435456,infeasible,"simulating this plan would take about' \
+  "$tmp/budget.csv" 2>/dev/null || fail_because "no infeasible row with the reason"
+verdict "sweep: a plan over the budget is an infeasible row with the reason"
+
 finish

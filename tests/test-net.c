@@ -96,6 +96,189 @@ START_TEST (test_max_min_bottlenecks)
 }
 END_TEST
 
+/* Random flow sets: flows over a few of 16 resources start at random
+ * times and end as their bytes go through. After every start and every
+ * end, each running flow's rate (which the net worked out only for the
+ * component the change touched) must equal a brute-force progressive
+ * filling over every running flow at once, and be max-min fair: each
+ * flow crosses a full resource on which no flow runs faster. */
+#define RS_RESOURCES 16
+#define RS_FLOWS 200
+
+typedef struct {
+  FlowUse uses[3];
+  guint n_uses;
+  double bytes;
+  uint32_t id;
+  gboolean running, done;
+} RsFlow;
+
+typedef struct {
+  FlowNet *net;
+  double capacity[RS_RESOURCES];
+  RsFlow flows[RS_FLOWS];
+  int checks;
+} RsSet;
+
+/* Rates by filling every running flow at once, as the net did before it
+ * filled components. */
+static void
+rs_brute_rates (const RsSet *s, double *rate)
+{
+  double left[RS_RESOURCES], load[RS_RESOURCES];
+  gboolean frozen[RS_FLOWS];
+  for (int r = 0; r < RS_RESOURCES; r++)
+    left[r] = s->capacity[r];
+  for (int i = 0; i < RS_FLOWS; i++)
+    {
+      rate[i] = 0;
+      frozen[i] = !s->flows[i].running;
+    }
+  for (;;)
+    {
+      gboolean any = FALSE;
+      for (int r = 0; r < RS_RESOURCES; r++)
+        load[r] = 0;
+      for (int i = 0; i < RS_FLOWS; i++)
+        for (guint u = 0; !frozen[i] && u < s->flows[i].n_uses; u++)
+          {
+            load[s->flows[i].uses[u].resource] += s->flows[i].uses[u].coef;
+            any = TRUE;
+          }
+      if (!any)
+        return;
+      double step = INFINITY;
+      for (int r = 0; r < RS_RESOURCES; r++)
+        if (load[r] > 0)
+          step = MIN (step, MAX (left[r], 0) / load[r]);
+      for (int r = 0; r < RS_RESOURCES; r++)
+        left[r] -= step * load[r];
+      for (int i = 0; i < RS_FLOWS; i++)
+        if (!frozen[i])
+          rate[i] += step;
+      for (int i = 0; i < RS_FLOWS; i++)
+        for (guint u = 0; !frozen[i] && u < s->flows[i].n_uses; u++)
+          {
+            int r = (int) s->flows[i].uses[u].resource;
+            frozen[i] = left[r] <= 1e-9 * s->capacity[r];
+          }
+    }
+}
+
+static void
+rs_check (RsSet *s)
+{
+  double want[RS_FLOWS], got[RS_FLOWS], used[RS_RESOURCES] = { 0 };
+  rs_brute_rates (s, want);
+  for (int i = 0; i < RS_FLOWS; i++)
+    {
+      const RsFlow *f = &s->flows[i];
+      if (!f->running)
+        continue;
+      got[i] = flow_rate (s->net, f->id);
+      ck_assert_msg (fabs (got[i] - want[i]) <= 1e-9 * want[i],
+                     "check %d, flow %d: rate %.17g, a full fill gives %.17g",
+                     s->checks, i, got[i], want[i]);
+      for (guint u = 0; u < f->n_uses; u++)
+        used[f->uses[u].resource] += f->uses[u].coef * got[i];
+    }
+  for (int r = 0; r < RS_RESOURCES; r++)
+    ck_assert_msg (used[r] <= s->capacity[r] * (1 + 1e-9),
+                   "resource %d: %g of %g", r, used[r], s->capacity[r]);
+  for (int i = 0; i < RS_FLOWS; i++)
+    {
+      const RsFlow *f = &s->flows[i];
+      gboolean bottleneck = FALSE;
+      for (guint u = 0; f->running && u < f->n_uses && !bottleneck; u++)
+        {
+          int r = (int) f->uses[u].resource;
+          if (used[r] < s->capacity[r] * (1 - 1e-6))
+            continue;
+          bottleneck = TRUE;
+          for (int j = 0; j < RS_FLOWS && bottleneck; j++)
+            for (guint v = 0; s->flows[j].running
+                              && v < s->flows[j].n_uses; v++)
+              if ((int) s->flows[j].uses[v].resource == r
+                  && got[j] > got[i] * (1 + 1e-9))
+                bottleneck = FALSE;
+        }
+      ck_assert_msg (!f->running || bottleneck,
+                     "check %d: flow %d has no bottleneck", s->checks, i);
+    }
+  s->checks++;
+}
+
+static void
+rs_done (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  (void) engine;
+  RsSet *s = ctx;
+  s->flows[arg].running = FALSE;
+  s->flows[arg].done = TRUE;
+  rs_check (s);
+}
+
+static void
+rs_start (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  (void) engine;
+  RsSet *s = ctx;
+  RsFlow *f = &s->flows[arg];
+  f->id = flow_start (s->net, f->bytes, f->uses, f->n_uses, rs_done, s, arg);
+  f->running = TRUE;
+  rs_check (s);
+}
+
+START_TEST (test_components_equal_full_fill)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  for (int round = 0; round < 5; round++)
+    {
+      g_autoptr (SimEngine) engine = sim_engine_new ();
+      RsSet *s = g_new0 (RsSet, 1);
+      for (int r = 0; r < RS_RESOURCES; r++)
+        s->capacity[r] = g_rand_double_range (rand, 1, 20);
+      s->net = flow_net_new (engine, RS_RESOURCES, s->capacity);
+      /* Flows mostly within groups of four resources, some across, so
+       * that components form, merge and split. */
+      for (int i = 0; i < RS_FLOWS; i++)
+        {
+          RsFlow *f = &s->flows[i];
+          int group = g_rand_int_range (rand, 0, RS_RESOURCES / 4);
+          f->n_uses = (guint) g_rand_int_range (rand, 1, 4);
+          for (guint u = 0; u < f->n_uses; u++)
+            {
+              int r;
+              gboolean again;
+              do        /* each resource once in a flow */
+                {
+                  r = g_rand_int_range (rand, 0, 10) == 0
+                    ? g_rand_int_range (rand, 0, RS_RESOURCES)
+                    : group * 4 + g_rand_int_range (rand, 0, 4);
+                  again = FALSE;
+                  for (guint v = 0; v < u; v++)
+                    again |= f->uses[v].resource == (uint32_t) r;
+                }
+              while (again);
+              f->uses[u] = (FlowUse) { (uint32_t) r,
+                                       g_rand_int_range (rand, 1, 4) * 0.5 };
+            }
+          f->bytes = g_rand_double_range (rand, 1, 100);
+          sim_engine_schedule (engine, sim_time_from_s (
+                                 g_rand_double_range (rand, 0, 50)),
+                               rs_start, s, (uint64_t) i);
+        }
+      sim_engine_run (engine);
+      for (int i = 0; i < RS_FLOWS; i++)
+        ck_assert (s->flows[i].done);
+      ck_assert_int_eq (s->checks, 2 * RS_FLOWS);
+      flow_net_free (s->net);
+      g_free (s);
+    }
+  g_rand_free (rand);
+}
+END_TEST
+
 /* ---- collectives -------------------------------------------------------- */
 
 static char *topologies;   /* $srcdir/topologies */
@@ -258,14 +441,52 @@ START_TEST (test_fabric_taper)
 }
 END_TEST
 
+/* The group shape in O(gpus per node) equals the walk over every member
+ * it replaced (which took minutes for a DP group of 2^27 GPUs). */
+START_TEST (test_group_shape_matches_walk)
+{
+  GRand *rand = g_rand_new_with_seed (14);
+  NetModel net = { 0 };
+  for (int trial = 0; trial < 20000; trial++)
+    {
+      net.gpus_per_node = g_rand_int_range (rand, 1, 17);
+      int first = g_rand_int_range (rand, 0, 200);
+      int count = g_rand_int_range (rand, 0, 60);
+      int stride = g_rand_int_range (rand, 1, 40);
+      int per_node = count, in_node = 0;
+      int64_t node = first / net.gpus_per_node;
+      for (int i = 0; i < count; i++)
+        {
+          int64_t n = (first + (int64_t) i * stride) / net.gpus_per_node;
+          if (n != node)
+            {
+              per_node = MIN (per_node, in_node);
+              node = n;
+              in_node = 0;
+            }
+          in_node++;
+        }
+      per_node = MIN (per_node, in_node);
+      GroupShape g = net_group_shape (&net, first, count, stride);
+      ck_assert_msg (g.size == count && g.per_node == per_node,
+                     "first %d count %d stride %d gpn %d: %d per node, "
+                     "want %d", first, count, stride, net.gpus_per_node,
+                     g.per_node, per_node);
+    }
+  g_rand_free (rand);
+}
+END_TEST
+
 static Suite *
 net_suite (void)
 {
   Suite *s = suite_create ("net");
   TCase *tc = tcase_create ("flows");
+  tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_two_flows_share_a_nic);
   tcase_add_test (tc, test_late_flow_slows_the_first);
   tcase_add_test (tc, test_max_min_bottlenecks);
+  tcase_add_test (tc, test_components_equal_full_fill);
   suite_add_tcase (s, tc);
   tc = tcase_create ("collectives");
   tcase_add_test (tc, test_nccl_tests_bars);
@@ -273,6 +494,7 @@ net_suite (void)
   tcase_add_test (tc, test_tuner_choices);
   tcase_add_test (tc, test_all_to_all_does_not_aggregate);
   tcase_add_test (tc, test_fabric_taper);
+  tcase_add_test (tc, test_group_shape_matches_walk);
   suite_add_tcase (s, tc);
   return s;
 }

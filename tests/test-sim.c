@@ -8,6 +8,7 @@
 #include "hw/device.h"
 #include "net/net.h"
 #include "parallel/plan.h"
+#include "parallel/budget.h"
 #include "parallel/sim.h"
 
 #define GIB (1024.0 * 1024 * 1024)
@@ -48,6 +49,13 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
   e.compute = (ComputeSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.cost.gpu_hour_usd = 1.5;
   return e;
+}
+
+/* A trace's spans into the GArray ctx. */
+static void
+collect_span (void *ctx, const TraceSpan *span)
+{
+  g_array_append_val ((GArray *) ctx, *span);
 }
 
 static SimResult
@@ -559,6 +567,46 @@ START_TEST (test_full_equals_symmetric)
 }
 END_TEST
 
+/* The budget's estimate of a replay (budget.c, made before anything is
+ * built) stays within a quarter of the events the replay fires, in both
+ * modes, for schedules, ZeRO stages and buckets. */
+START_TEST (test_cost_estimate)
+{
+  static const struct { int gpus, tp, pp, mb, gb; Schedule s; int v, zero;
+                        gboolean bucketing; } cases[] = {
+    { 8, 1, 1, 1, 16, SCHEDULE_1F1B, 1, 0, TRUE },
+    { 16, 2, 2, 2, 32, SCHEDULE_1F1B, 1, 0, TRUE },
+    { 32, 4, 2, 1, 32, SCHEDULE_GPIPE, 1, 0, FALSE },
+    { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, TRUE },
+    { 64, 2, 8, 2, 64, SCHEDULE_1F1B, 1, 2, FALSE },
+    { 32, 2, 2, 1, 32, SCHEDULE_1F1B, 1, 3, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int full = 0; full <= 1; full++)
+      {
+        ExperimentSpec e = base_spec (cases[i].gpus, cases[i].tp,
+                                      cases[i].pp, cases[i].mb, cases[i].gb);
+        e.parallel.schedule = cases[i].s;
+        e.parallel.virtual_stages = cases[i].v;
+        e.zero.stage = cases[i].zero;
+        e.parallel.gradient_bucketing = cases[i].bucketing;
+        e.parallel.bucket_bytes = 4 * 1024 * 1024;
+        Plan plan;
+        ck_assert (plan_make (&plan, &e, cases[i].mb, cases[i].v, NULL));
+        SimOptions o = { full, NULL };
+        SimCost cost;
+        sim_plan_cost (&plan, &o, &cost);
+        SimResult r = run (&e, full);
+        double ratio = (double) cost.events / (double) r.events;
+        ck_assert_msg (ratio > 0.75 && ratio < 1.25, "case %u, full %d: "
+                       "%" G_GUINT64_FORMAT " events estimated, %"
+                       G_GUINT64_FORMAT " fired", i, full, cost.events,
+                       r.events);
+        ck_assert (cost.ops > 0 && cost.bytes > cost.ops * 64);
+      }
+}
+END_TEST
+
 START_TEST (test_breakdown_adds_up)
 {
   ExperimentSpec e = base_spec (64, 2, 4, 1, 128);
@@ -714,7 +762,7 @@ START_TEST (test_trace_spans)
 {
   ExperimentSpec e = base_spec (16, 2, 2, 1, 16);
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-  SimOptions o = { FALSE, spans };
+  SimOptions o = { FALSE, collect_span, spans };
   SimResult r;
   ck_assert (sim_run (&e, &o, &r, NULL));
   ck_assert_uint_gt (spans->len, 0);
@@ -755,7 +803,7 @@ START_TEST (test_contention)
     {
       e.parallel.gradient_bucketing = bucketing;
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-      SimOptions o = { FALSE, spans };
+      SimOptions o = { FALSE, collect_span, spans };
       SimResult r;
       ck_assert (sim_run (&e, &o, &r, NULL));
       SimTime shortest = INT64_MAX, longest = 0;
@@ -794,7 +842,7 @@ START_TEST (test_contention)
       for (int g = 0; g < 8; g++)
         two.topology.inter_node.nic_of_gpu.v[g] = nics == 1 ? 0 : g / 4;
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
-      SimOptions o = { FALSE, spans };
+      SimOptions o = { FALSE, collect_span, spans };
       SimResult r;
       ck_assert (sim_run (&two, &o, &r, NULL));
       send[nics - 1] = 0;
@@ -1061,6 +1109,7 @@ sim_suite (void)
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
   tcase_add_test (exec, test_offload);
   tcase_add_test (exec, test_full_equals_symmetric);
+  tcase_add_test (exec, test_cost_estimate);
   tcase_add_test (exec, test_breakdown_adds_up);
   tcase_add_test (exec, test_deterministic);
   tcase_add_test (exec, test_sensitivity);

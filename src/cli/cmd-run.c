@@ -8,6 +8,12 @@
 #include "parallel/sim.h"
 #include <stdio.h>
 
+static void
+add_span (void *writer, const TraceSpan *span)
+{
+  trace_writer_add (writer, span);
+}
+
 int
 cli_run (int argc, char **argv)
 {
@@ -69,14 +75,22 @@ cli_run (int argc, char **argv)
     fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
                      "nothing; the plan runs as stage 0\n",
              spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
-  g_autoptr (GArray) spans = trace_path
-    ? g_array_new (FALSE, FALSE, sizeof (TraceSpan)) : NULL;
-  SimOptions options = { full, spans };
+  /* The trace streams to its file as the step replays. */
+  TraceWriter *trace = NULL;
+  if (trace_path != NULL
+      && (trace = trace_writer_open (trace_path, sim_stream_names (),
+                                     SIM_N_STREAMS, &error)) == NULL)
+    {
+      experiment_spec_clear (&spec);
+      return cli_fail (error);
+    }
+  SimOptions options = { full, trace ? add_span : NULL, trace };
   SimResult result;
   gboolean ok = sim_run (&spec, &options, &result, &error);
-  if (ok && trace_path != NULL)
-    ok = trace_write (trace_path, (const TraceSpan *) spans->data, spans->len,
-                      sim_stream_names (), SIM_N_STREAMS, &error);
+  if (trace != NULL && ok)
+    ok = trace_writer_close (trace, &error);
+  else
+    trace_writer_abort (trace);
   if (ok)
     {
       g_autoptr (GString) out = g_string_new (NULL);

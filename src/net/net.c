@@ -125,25 +125,41 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
   net->uplink_fraction = in->fabric.taper * in->fabric.routing_efficiency;
 }
 
+int
+net_group_members_in_node (const NetModel *net, int first, int count,
+                           int stride, int64_t node)
+{
+  int64_t gpn = net->gpus_per_node;
+  int64_t lo = node * gpn - first, hi = (node + 1) * gpn - 1 - first;
+  int64_t j_lo = lo <= 0 ? 0 : (lo + stride - 1) / stride;
+  int64_t j_hi = hi < 0 ? -1 : MIN (count - 1, hi / stride);
+  return (int) MAX (j_hi - j_lo + 1, 0);
+}
+
 GroupShape
 net_group_shape (const NetModel *net, int first, int count, int stride)
 {
   GroupShape g = { count, count };
   int64_t gpn = net->gpus_per_node;
-  int in_node = 0;
-  int64_t node = (int64_t) first / gpn;
-  for (int i = 0; i < count; i++)
+  if (count <= 0)
+    g.per_node = 0;
+  else if (stride >= gpn)
+    g.per_node = 1;     /* each member in a node of its own */
+  else
     {
-      int64_t n = ((int64_t) first + (int64_t) i * stride) / gpn;
-      if (n != node)
-        {
-          g.per_node = MIN (g.per_node, in_node);
-          node = n;
-          in_node = 0;
-        }
-      in_node++;
+      /* A stride under a node skips no node from the first member's to
+       * the last's. The nodes between hold full runs whose count
+       * depends only on (node x gpn - first) mod stride, so it repeats
+       * within stride nodes: those, and the two end nodes, give the
+       * fewest members of any node. */
+      int64_t n0 = first / gpn;
+      int64_t n1 = ((int64_t) first + (int64_t) (count - 1) * stride) / gpn;
+      g.per_node = MIN (net_group_members_in_node (net, first, count, stride, n0),
+                        net_group_members_in_node (net, first, count, stride, n1));
+      for (int64_t n = n0 + 1; n < n1 && n <= n0 + stride; n++)
+        g.per_node = MIN (g.per_node, net_group_members_in_node (
+                            net, first, count, stride, n));
     }
-  g.per_node = MIN (g.per_node, in_node);
   return g;
 }
 

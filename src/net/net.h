@@ -101,9 +101,14 @@ void net_model_init (NetModel *net, const TopologySpec *topology,
 /* The shape of the group of count ranks first, first + stride, ...
  * (Megatron's rank order puts TP fastest, then DP, then PP). A group that
  * straddles nodes unevenly takes its fewest members in one node: that node
- * carries the most bytes per GPU across the network. */
+ * carries the most bytes per GPU across the network. O(gpus_per_node),
+ * whatever the count. */
 GroupShape net_group_shape (const NetModel *net, int first, int count,
                             int stride);
+/* How many of the count ranks first, first + stride, ... are in node
+ * (0 when none). O(1). */
+int net_group_members_in_node (const NetModel *net, int first, int count,
+                               int stride, int64_t node);
 /* The cost of one collective on a buffer of bytes per rank (for a send,
  * the bytes sent; for all-gather, the gathered result's size; for
  * all-to-all, what each rank sends in all), with the algorithm and

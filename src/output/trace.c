@@ -6,11 +6,17 @@
  * span of 1,500,000 ps is exactly "1.5" us and the bytes never depend on
  * floating-point formatting or the locale. One event per line keeps a
  * trace diffable. */
+#define _POSIX_C_SOURCE 200809L  /* fileno, fdopen, fsync, lstat */
 #include "output/trace.h"
 #include "output/report.h"
-#include "base/outfile.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #define PS_PER_US G_GINT64_CONSTANT (1000000)
 
@@ -43,62 +49,6 @@ append_stream_name (GString *out, int stream, const char *const *stream_names,
     g_string_append_printf (out, "\"stream %d\"", stream);
 }
 
-/* The metadata events: each rank that has a span is named and sorted, and
- * so is each of its streams that has one, in (rank, stream) order. A
- * table of flags indexed by rank and stream finds them in one pass; ranks
- * and streams are small dense integers, so it stays small. */
-static void
-append_metadata (GString *out, const TraceSpan *spans, gsize n_spans,
-                 const char *const *stream_names, int n_streams)
-{
-  int max_rank = -1, max_stream = -1;
-  g_autofree guint8 *seen = NULL;
-  gsize width;
-
-  /* With no span there is nothing to name, and no span after the metadata
-   * lines to make their trailing commas valid. */
-  if (n_spans == 0)
-    return;
-  for (gsize i = 0; i < n_spans; i++)
-    {
-      max_rank = MAX (max_rank, spans[i].rank);
-      max_stream = MAX (max_stream, spans[i].stream);
-    }
-  width = (gsize) max_stream + 1;
-  seen = g_malloc0_n ((gsize) max_rank + 1, width);
-  for (gsize i = 0; i < n_spans; i++)
-    seen[(gsize) spans[i].rank * width + (gsize) spans[i].stream] = 1;
-
-  for (int rank = 0; rank <= max_rank; rank++)
-    {
-      gboolean named = FALSE;
-
-      for (int stream = 0; stream <= max_stream; stream++)
-        {
-          if (!seen[(gsize) rank * width + (gsize) stream])
-            continue;
-          if (!named)
-            {
-              g_string_append_printf (out,
-                  "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
-                  "\"tid\": 0, \"args\": {\"name\": \"rank %d\"}},\n"
-                  "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": %d, "
-                  "\"tid\": 0, \"args\": {\"sort_index\": %d}},\n",
-                  rank, rank, rank, rank);
-              named = TRUE;
-            }
-          g_string_append_printf (out,
-              "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
-              "\"tid\": %d, \"args\": {\"name\": ", rank, stream);
-          append_stream_name (out, stream, stream_names, n_streams);
-          g_string_append_printf (out, "}},\n"
-              "{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %d, "
-              "\"tid\": %d, \"args\": {\"sort_index\": %d}},\n",
-              rank, stream, stream);
-        }
-    }
-}
-
 static void
 append_span (GString *out, const TraceSpan *s)
 {
@@ -119,48 +69,266 @@ append_span (GString *out, const TraceSpan *s)
   g_string_append_c (out, '}');
 }
 
+/* ---- the document, span by span ----------------------------------------
+ * Spans are written as they come; the metadata events, which name each
+ * rank and stream that has a span, come after them (the format does not
+ * order events), so a trace of millions of spans never sits in memory.
+ * Each event is followed by ",\n" but the last; with no span there is no
+ * metadata either. */
+
+struct TraceWriter {
+  GString *buf;               /* pending bytes (the caller's, in memory) */
+  FILE *file;                 /* owned; NULL in memory */
+  char *path, *tmp_path;      /* owned; tmp_path NULL when written through */
+  GError *error;              /* owned: the first write error */
+  const char *const *stream_names;
+  int n_streams;
+  guint64 *streams_of_rank;   /* owned: a bit per stream with a span */
+  gsize n_ranks;
+  gboolean any;
+};
+
+/* Bytes gathered before a write to the file. */
+#define TRACE_CHUNK (1 << 16)
+
+static void
+flush_buf (TraceWriter *w)
+{
+  if (w->file == NULL || w->buf->len == 0)
+    return;
+  if (w->error == NULL && fwrite (w->buf->str, 1, w->buf->len, w->file)
+                          != w->buf->len)
+    {
+      int saved = errno;
+      g_set_error (&w->error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot write %s: %s", w->path, g_strerror (saved));
+    }
+  g_string_truncate (w->buf, 0);
+}
+
+static void
+begin (TraceWriter *w, const char *const *stream_names, int n_streams)
+{
+  w->stream_names = stream_names;
+  w->n_streams = n_streams;
+  g_string_append (w->buf, "{\"traceEvents\": [\n");
+}
+
+static void
+add_span (TraceWriter *w, const TraceSpan *s)
+{
+  g_assert (s->name != NULL);
+  g_assert (s->rank >= 0 && s->stream >= 0 && s->stream < 64);
+  g_assert (s->start >= 0 && s->start <= s->end);
+  if ((gsize) s->rank >= w->n_ranks)
+    {
+      gsize n = MAX ((gsize) s->rank + 1, 2 * w->n_ranks);
+      w->streams_of_rank = g_renew (guint64, w->streams_of_rank, n);
+      memset (w->streams_of_rank + w->n_ranks, 0,
+              (n - w->n_ranks) * sizeof (guint64));
+      w->n_ranks = n;
+    }
+  w->streams_of_rank[s->rank] |= G_GUINT64_CONSTANT (1) << s->stream;
+  w->any = TRUE;
+  append_span (w->buf, s);
+  g_string_append (w->buf, ",\n");
+  if (w->buf->len >= TRACE_CHUNK)
+    flush_buf (w);
+}
+
+/* The metadata events, in (rank, stream) order, and the document's end. */
+static void
+finish (TraceWriter *w)
+{
+  gboolean first = TRUE;
+  for (gsize rank = 0; rank < w->n_ranks; rank++)
+    {
+      guint64 streams = w->streams_of_rank[rank];
+      if (streams == 0)
+        continue;
+      if (!first)
+        g_string_append (w->buf, ",\n");
+      first = FALSE;
+      g_string_append_printf (w->buf,
+          "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
+          "\"tid\": 0, \"args\": {\"name\": \"rank %d\"}},\n"
+          "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": %d, "
+          "\"tid\": 0, \"args\": {\"sort_index\": %d}}",
+          (int) rank, (int) rank, (int) rank, (int) rank);
+      for (int stream = 0; stream < 64; stream++)
+        {
+          if (!(streams & (G_GUINT64_CONSTANT (1) << stream)))
+            continue;
+          g_string_append_printf (w->buf, ",\n"
+              "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
+              "\"tid\": %d, \"args\": {\"name\": ", (int) rank, stream);
+          append_stream_name (w->buf, stream, w->stream_names, w->n_streams);
+          g_string_append_printf (w->buf, "}},\n"
+              "{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %d, "
+              "\"tid\": %d, \"args\": {\"sort_index\": %d}}",
+              (int) rank, stream, stream);
+        }
+      if (w->buf->len >= TRACE_CHUNK)
+        flush_buf (w);
+    }
+  g_string_append (w->buf, w->any ? "\n]}\n" : "]}\n");
+  flush_buf (w);
+}
+
 void
 trace_append (GString *out, const TraceSpan *spans, gsize n_spans,
               const char *const *stream_names, int n_streams)
 {
-  gsize start_len;
-
   g_return_if_fail (out != NULL);
   g_return_if_fail (spans != NULL || n_spans == 0);
   g_return_if_fail (stream_names != NULL || n_streams == 0);
 
+  TraceWriter w = { .buf = out };
+  begin (&w, stream_names, n_streams);
   for (gsize i = 0; i < n_spans; i++)
-    {
-      g_assert (spans[i].name != NULL);
-      g_assert (spans[i].rank >= 0 && spans[i].stream >= 0);
-      g_assert (spans[i].start >= 0 && spans[i].start <= spans[i].end);
-    }
+    add_span (&w, &spans[i]);
+  finish (&w);
+  g_free (w.streams_of_rank);
+}
 
-  /* A span takes about 140 bytes; growing once avoids the copies of
-   * doubling a buffer of tens of megabytes. */
-  start_len = out->len;
-  g_string_set_size (out, start_len + 256 + n_spans * 160);
-  g_string_truncate (out, start_len);
+/* ---- the file ------------------------------------------------------------
+ * A regular file (or none yet) is written to a temporary file beside it,
+ * renamed over it once complete, so that a failed or killed run leaves
+ * the old one whole; a device, a FIFO or a symlink is written through,
+ * never replaced. (report_write's rule; one helper for both is due.) */
 
-  g_string_append (out, "{\"traceEvents\": [\n");
-  append_metadata (out, spans, n_spans, stream_names, n_streams);
-  for (gsize i = 0; i < n_spans; i++)
+static FILE *
+open_beside (const char *path, char **tmp_path, GError **error)
+{
+  GStatBuf st;
+  *tmp_path = NULL;
+  if (g_lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
     {
-      append_span (out, &spans[i]);
-      g_string_append (out, i + 1 < n_spans ? ",\n" : "\n");
+      FILE *f = fopen (path, "w");
+      if (f == NULL)
+        {
+          int saved = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "cannot write %s: %s", path, g_strerror (saved));
+        }
+      return f;
     }
-  g_string_append (out, "]}\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *name = g_strdup_printf (".%s.XXXXXX", base);
+  char *tmp = g_build_filename (dir, name, NULL);
+  int fd = g_mkstemp_full (tmp, O_WRONLY, 0666);
+  FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
+  if (f == NULL)
+    {
+      int saved = errno;
+      if (fd >= 0)
+        {
+          close (fd);
+          g_unlink (tmp);
+        }
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot write %s: %s", path, g_strerror (saved));
+      g_free (tmp);
+      return NULL;
+    }
+  *tmp_path = tmp;
+  return f;
+}
+
+static gboolean
+commit_beside (FILE *f, const char *tmp_path, const char *path,
+               GError **error)
+{
+  int saved = 0;
+  if (fflush (f) != 0 || (tmp_path != NULL && fsync (fileno (f)) != 0))
+    saved = errno;
+  if (fclose (f) != 0 && saved == 0)
+    saved = errno;
+  if (saved == 0 && tmp_path != NULL && g_rename (tmp_path, path) != 0)
+    saved = errno;
+  if (saved == 0)
+    return TRUE;
+  if (tmp_path != NULL)
+    g_unlink (tmp_path);
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+               "cannot write %s: %s", path, g_strerror (saved));
+  return FALSE;
+}
+
+TraceWriter *
+trace_writer_open (const char *path, const char *const *stream_names,
+                   int n_streams, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *tmp_path = NULL;
+  FILE *f = open_beside (path, &tmp_path, error);
+  if (f == NULL)
+    return NULL;
+  TraceWriter *w = g_new0 (TraceWriter, 1);
+  w->buf = g_string_sized_new (2 * TRACE_CHUNK);
+  w->file = f;
+  w->path = g_strdup (path);
+  w->tmp_path = g_steal_pointer (&tmp_path);
+  begin (w, stream_names, n_streams);
+  return w;
+}
+
+void
+trace_writer_add (TraceWriter *w, const TraceSpan *span)
+{
+  add_span (w, span);
+}
+
+static void
+writer_free (TraceWriter *w)
+{
+  g_string_free (w->buf, TRUE);
+  g_free (w->path);
+  g_free (w->tmp_path);
+  g_clear_error (&w->error);
+  g_free (w->streams_of_rank);
+  g_free (w);
+}
+
+gboolean
+trace_writer_close (TraceWriter *w, GError **error)
+{
+  finish (w);
+  gboolean ok = w->error == NULL;
+  if (!ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&w->error));
+      fclose (w->file);
+      if (w->tmp_path != NULL)
+        g_unlink (w->tmp_path);
+    }
+  else
+    ok = commit_beside (w->file, w->tmp_path, w->path, error);
+  writer_free (w);
+  return ok;
+}
+
+void
+trace_writer_abort (TraceWriter *w)
+{
+  if (w == NULL)
+    return;
+  fclose (w->file);
+  if (w->tmp_path != NULL)
+    g_unlink (w->tmp_path);
+  writer_free (w);
 }
 
 gboolean
 trace_write (const char *path, const TraceSpan *spans, gsize n_spans,
              const char *const *stream_names, int n_streams, GError **error)
 {
-  g_autoptr (GString) doc = g_string_new (NULL);
-
-  g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  trace_append (doc, spans, n_spans, stream_names, n_streams);
-  return outfile_write (path, doc->str, doc->len, error);
+  TraceWriter *w = trace_writer_open (path, stream_names, n_streams, error);
+  if (w == NULL)
+    return FALSE;
+  for (gsize i = 0; i < n_spans; i++)
+    trace_writer_add (w, &spans[i]);
+  return trace_writer_close (w, error);
 }

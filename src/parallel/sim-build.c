@@ -108,6 +108,38 @@ sim_add_use (GArray *uses, guint first, uint32_t resource, double coef)
   g_array_append_val (uses, u);
 }
 
+/* The first of NODE's resources in the flow net, added on first use:
+ * each NIC's send and receive sides, then the uplinks into the fabric,
+ * out and in; with offload, each PCIe switch's link to the host, towards
+ * the host and towards the GPUs. */
+static uint32_t
+node_resources (Sim *sim, int node)
+{
+  gpointer found = g_hash_table_lookup (sim->node_resources,
+                                        GINT_TO_POINTER (node));
+  if (found != NULL)
+    return (uint32_t) (GPOINTER_TO_UINT (found) - 1);
+  const NetModel *net = &sim->net;
+  double pcie = sim->plan->spec->topology.host.pcie_bandwidth;
+  uint32_t first = UINT32_MAX;
+  for (int k = 0; k < sim->resources_per_node; k++)
+    {
+      /* Ids come one after another: the node's are first + k. */
+      uint32_t id = flow_net_add_resource (sim->flows,
+        k >= sim->pcie_base ? pcie
+        : k < 2 * net->nics ? net->nic_bandwidth
+        : net->uplink_fraction * net->nics * net->nic_bandwidth);
+      if (k == 0)
+        first = id;
+      uint32_t none = NONE;
+      g_array_append_val (sim->use_at, none);
+      g_assert (sim->use_at->len == id + 1);
+    }
+  g_hash_table_insert (sim->node_resources, GINT_TO_POINTER (node),
+                       GUINT_TO_POINTER (first + 1));
+  return first;
+}
+
 /* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
  * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
  * or its own over PCIe (and always its own for point-to-point and
@@ -119,7 +151,7 @@ add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
 {
   const NetModel *net = &sim->net;
   int gpn = net->gpus_per_node, nics = net->nics;
-  uint32_t base = (uint32_t) (rank / gpn) * (uint32_t) sim->resources_per_node;
+  uint32_t base = node_resources (sim, rank / gpn);
   uint32_t side = out ? 0 : (uint32_t) nics;
   if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
     for (int n = 0; n < nics; n++)
@@ -212,11 +244,40 @@ piece_of (Sim *sim, const GraphOp *g)
   return p;
 }
 
-static GArray *
-pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
+/* The lead of a piece of n launches and GPU time dur, issued from
+ * host_before after gpu_before of GPU work (see Builder): its first
+ * launch, or its last when the host is the slower (its kernels taken as
+ * dur / n each). */
+static SimTime
+piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
+            SimTime gpu_before)
+{
+  SimTime first = host_before + h - gpu_before;
+  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
+  return MAX (first, last);
+}
+
+/* Appends piece p to prog: its time, and the host's issuing of it. */
+static void
+program_add (Sim *sim, Program *prog, const Piece *p)
+{
+  prog->lead = MAX (prog->lead, piece_lead (sim->host_launch, p->launches,
+                                            p->dur, prog->host, prog->time));
+  prog->host = sim_time_add (prog->host, p->launches * sim->host_launch);
+  g_array_append_val (prog->pieces, *p);
+  prog->time = sim_time_add (prog->time, p->dur);
+  if (p->kind == OPK_TP)
+    {
+      prog->tp_time = sim_time_add (prog->tp_time, p->dur);
+      prog->tp_pieces++;
+    }
+}
+
+static Program
+program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0 };
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
@@ -229,22 +290,12 @@ pieces_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
           const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
           g_assert (next->kind == GOP_COMPUTE);
           Piece k = piece_of (sim, next);
-          g_array_append_val (pieces, k);
+          program_add (sim, &prog, &k);
           p.dur = MAX (p.dur - k.dur, 0);
         }
-      g_array_append_val (pieces, p);
+      program_add (sim, &prog, &p);
     }
-  return pieces;
-}
-
-/* A program's time on its own: its kernels and TP collectives in turn. */
-SimTime
-sim_pieces_time (const GArray *pieces)
-{
-  SimTime t = 0;
-  for (guint i = 0; i < pieces->len; i++)
-    t = sim_time_add (t, g_array_index (pieces, Piece, i).dur);
-  return t;
+  return prog;
 }
 
 /* ---- emitting a rank's program ---------------------------------------------- */
@@ -282,18 +333,6 @@ typedef struct {
    * op, and the last ops of the two modules before it. */
   uint32_t gather, module_first, module_last[2];
 } Builder;
-
-/* The lead of a piece of n launches and GPU time dur, issued from
- * host_before after gpu_before of GPU work: its first launch, or its last
- * when the host is the slower (its kernels taken as dur / n each). */
-static SimTime
-piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
-            SimTime gpu_before)
-{
-  SimTime first = host_before + h - gpu_before;
-  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
-  return MAX (first, last);
-}
 
 /* Adds a compute-stream op and, with a host model, the host op that
  * issues it first: waiting for the sync op, if one is due. */
@@ -344,14 +383,28 @@ flush (Builder *b)
 }
 
 static void
-emit_pieces (Builder *b, const GArray *pieces, const char *phase)
+emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  for (guint i = 0; i < pieces->len; i++)
+  if (sim->fuse_tp)
     {
-      const Piece *p = &g_array_index (pieces, Piece, i);
+      /* All of it joins the compute op being fused: saturating sums of
+       * non-negative times add in any order to the same total. */
+      if (!b->has_pending)
+        b->pending_name = phase;
+      /* The program's lead, counted from where the fused op stands. */
+      b->lead = MAX (b->lead, b->pending_host + prog->lead - b->pending);
+      b->pending_host = sim_time_add (b->pending_host, prog->host);
+      b->pending = sim_time_add (b->pending, prog->time);
+      b->pending_tp = sim_time_add (b->pending_tp, prog->tp_time);
+      b->has_pending = TRUE;
+      return;
+    }
+  for (guint i = 0; i < prog->pieces->len; i++)
+    {
+      const Piece *p = &g_array_index (prog->pieces, Piece, i);
       SimTime host = p->launches * sim->host_launch;
-      if (p->kind == OPK_COMPUTE || sim->fuse_tp)
+      if (p->kind == OPK_COMPUTE)
         {
           if (!b->has_pending)
             b->pending_name = phase;
@@ -360,8 +413,6 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
                                               b->pending));
           b->pending_host = sim_time_add (b->pending_host, host);
           b->pending = sim_time_add (b->pending, p->dur);
-          if (p->kind == OPK_TP)
-            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
           b->has_pending = TRUE;
           continue;
         }
@@ -373,18 +424,6 @@ emit_pieces (Builder *b, const GArray *pieces, const char *phase)
                  b->stage * sim->plan->dp + b->replica, sim->plan->tp,
                  &b->tp_count);
     }
-}
-
-/* How many of the count ranks first, first + stride, ... are in node. */
-static int
-group_members_in_node (const Sim *sim, int first, int count, int stride,
-                       int node)
-{
-  int64_t gpn = sim->net.gpus_per_node;
-  int64_t lo = node * gpn - first, hi = (node + 1) * gpn - 1 - first;
-  int64_t j_lo = lo <= 0 ? 0 : (lo + stride - 1) / stride;
-  int64_t j_hi = hi < 0 ? -1 : MIN (count - 1, hi / stride);
-  return (int) MAX (j_hi - j_lo + 1, 1);
 }
 
 /* A data-parallel collective op on the rank's DP stream: its duration
@@ -415,9 +454,9 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
    * traffic, each of them a share of it. */
   for (int i = 0; i < n; i++)
     scale[i] = (double) c.per_node
-               / group_members_in_node (sim, b->stage * p->dp * p->tp
-                                        + ranks[i] % p->tp, p->dp, p->tp,
-                                        ranks[i] / sim->net.gpus_per_node);
+               / MAX (1, net_group_members_in_node (
+                   &sim->net, b->stage * p->dp * p->tp + ranks[i] % p->tp,
+                   p->dp, p->tp, ranks[i] / sim->net.gpus_per_node));
   op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, scale, n);
   return id;
 }
@@ -440,8 +479,8 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
   for (int i = 0; i < n; i++)
     sim_add_use (sim->uses, comm.first,
-             (uint32_t) ((ranks[i] / gpn) * sim->resources_per_node
-                         + sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
+             node_resources (sim, ranks[i] / gpn)
+             + (uint32_t) (sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
                          + (to_host ? 0 : 1)), 1);
   comm.n = sim->uses->len - comm.first;
   double shared = 1;
@@ -527,13 +566,13 @@ end_module (Builder *b)
 /* One module's program (its recomputed forward first, if any) between
  * ZeRO-3's gather of its parameters and the next module's. */
 static void
-emit_module (Builder *b, double params, const GArray *recompute,
-             const GArray *pieces, const char *phase)
+emit_module (Builder *b, double params, const Program *recompute,
+             const Program *program, const char *phase)
 {
   begin_module (b, params);
   if (recompute != NULL)
-    emit_pieces (b, recompute, phase);
-  emit_pieces (b, pieces, phase);
+    emit_program (b, recompute, phase);
+  emit_program (b, program, phase);
   end_module (b);
 }
 
@@ -612,22 +651,22 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   if (dir == 0)
     {
       if (first)
-        emit_module (b, sim->emb_params, NULL, sim->emb_fwd, "forward");
+        emit_module (b, sim->emb_params, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
-        emit_module (b, sim->layer_params, NULL, sim->layer_fwd, "forward");
+        emit_module (b, sim->layer_params, NULL, &sim->layer_fwd, "forward");
       if (last)
-        emit_module (b, sim->head_params, NULL, sim->head_fwd, "forward");
+        emit_module (b, sim->head_params, NULL, &sim->head_fwd, "forward");
     }
   else
     {
       if (last)
         {
-          emit_module (b, sim->head_params, NULL, sim->head_bwd, "backward");
+          emit_module (b, sim->head_params, NULL, &sim->head_bwd, "backward");
           bucket += sim->head_params;
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
-          emit_module (b, sim->layer_params, sim->recompute, sim->layer_bwd,
+          emit_module (b, sim->layer_params, sim->recompute, &sim->layer_bwd,
                        "backward");
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
@@ -639,7 +678,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       if (first)
         {
-          emit_module (b, sim->emb_params, NULL, sim->emb_bwd, "backward");
+          emit_module (b, sim->emb_params, NULL, &sim->emb_bwd, "backward");
           bucket += sim->emb_params;
         }
     }
@@ -838,7 +877,7 @@ link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
 /* ---- the graph ---------------------------------------------------------------- */
 
 void
-sim_build (Sim *sim)
+sim_prepare (Sim *sim)
 {
   const Plan *plan = sim->plan;
   const SimOptions *options = sim->options;
@@ -863,16 +902,16 @@ sim_build (Sim *sim)
    * embedding (Megatron's shared embedding). */
   sim->head_params = transformer_head_params (&sim->ls)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
-  sim->layer_fwd = pieces_from_graph (sim, transformer_layer_forward);
-  sim->layer_bwd = pieces_from_graph (sim, transformer_layer_backward);
-  sim->attn_fwd = pieces_from_graph (sim, transformer_attention_core_forward);
-  sim->recompute = e->training.recompute == RECOMPUTE_FULL ? sim->layer_fwd
-                  : e->training.recompute == RECOMPUTE_SELECTIVE ? sim->attn_fwd
+  sim->layer_fwd = program_from_graph (sim, transformer_layer_forward);
+  sim->layer_bwd = program_from_graph (sim, transformer_layer_backward);
+  sim->attn_fwd = program_from_graph (sim, transformer_attention_core_forward);
+  sim->recompute = e->training.recompute == RECOMPUTE_FULL ? &sim->layer_fwd
+                  : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
                   : NULL;
-  sim->emb_fwd = pieces_from_graph (sim, transformer_embedding_forward);
-  sim->emb_bwd = pieces_from_graph (sim, transformer_embedding_backward);
-  sim->head_fwd = pieces_from_graph (sim, transformer_head_forward);
-  sim->head_bwd = pieces_from_graph (sim, transformer_head_backward);
+  sim->emb_fwd = program_from_graph (sim, transformer_embedding_forward);
+  sim->emb_bwd = program_from_graph (sim, transformer_embedding_backward);
+  sim->head_fwd = program_from_graph (sim, transformer_head_forward);
+  sim->head_bwd = program_from_graph (sim, transformer_head_backward);
 
   /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
    * of the activations from each TP rank and all-gathers them over
@@ -886,46 +925,45 @@ sim_build (Sim *sim)
 
   sim->fuse_tp = !options->full && options->trace == NULL;
   sim->ranks = options->full ? plan->gpus : plan->pp;
-  sim->ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
+  sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim->offload = e->zero.offload;
+}
+
+void
+sim_build (Sim *sim, uint64_t ops)
+{
+  const Plan *plan = sim->plan;
+  const SimOptions *options = sim->options;
+  const ExperimentSpec *e = plan->spec;
+  /* Reserved, not touched: pages the build does not fill take no
+   * memory, and the ops are never copied to a larger array. */
+  sim->ops = g_array_sized_new (FALSE, FALSE, sizeof (Op),
+                                (guint) MIN (ops, G_MAXUINT32 / 2));
   sim->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
   sim->uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
   sim->coll_uses = g_array_new (FALSE, FALSE, sizeof (FlowUse));
+  sim->use_at = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->pp_comm = g_new (uint32_t, (gsize) sim->ranks * 2);
   sim->pp_dur = g_new (SimTime, (gsize) sim->ranks * 2);
   for (int i = 0; i < sim->ranks * 2; i++)
     sim->pp_dur[i] = -1;
-  /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
-  sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
-  sim->offload = e->zero.offload;
   const HostSpec *host = &e->topology.host;
   if (sim->offload != OFFLOAD_NONE)
     sim->adam_s_per_param = e->topology.gpus_per_node
                            / host->cpu_adam_params_per_s;
   if (sim->net.has_network || sim->offload != OFFLOAD_NONE)
     {
-      /* Per node: each NIC's send and receive sides, then the uplinks
-       * into the fabric, out and in; with offload, each PCIe switch's
-       * link to the host, towards the host and towards the GPUs. */
-      int nodes = (plan->gpus + sim->net.gpus_per_node - 1)
-                  / sim->net.gpus_per_node;
       int nic_side = sim->net.has_network ? 2 * sim->net.nics + 2 : 0;
       int switches = sim->offload != OFFLOAD_NONE
         ? sim->net.gpus_per_node / host->gpus_per_pcie_switch : 0;
       sim->pcie_base = nic_side;
       sim->resources_per_node = nic_side + 2 * switches;
-      guint n = (guint) nodes * (guint) sim->resources_per_node;
-      g_autofree double *capacity = g_new (double, n);
-      for (guint i = 0; i < n; i++)
-        {
-          int k = (int) (i % (guint) sim->resources_per_node);
-          capacity[i] = k >= nic_side ? host->pcie_bandwidth
-            : k < 2 * sim->net.nics ? sim->net.nic_bandwidth
-            : sim->net.uplink_fraction * sim->net.nics * sim->net.nic_bandwidth;
-        }
-      sim->flows = flow_net_new (sim->engine, n, capacity);
+      sim->flows = flow_net_new (sim->engine, 0, NULL);
+      sim->node_resources = g_hash_table_new (NULL, NULL);
     }
   sim->streams = g_new (Stream, (gsize) sim->ranks * SIM_N_STREAMS);
   for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
@@ -938,13 +976,17 @@ sim_build (Sim *sim)
   sim->send_op = g_new (uint32_t, slots);
   for (size_t i = 0; i < slots; i++)
     sim->first_op[i] = sim->send_op[i] = NONE;
-  int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
-  sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
-  sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
-  for (int i = 0; i < tp_groups; i++)
-    sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  for (int i = 0; i < dp_groups; i++)
-    sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  if (options->full)
+    {
+      /* Only full mode has peers to join (join_coll). */
+      int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
+      sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
+      sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
+      for (int i = 0; i < tp_groups; i++)
+        sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+      for (int i = 0; i < dp_groups; i++)
+        sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+    }
 
   /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
    * mode builds rank (stage, 0, 0) of each stage. */
@@ -969,9 +1011,9 @@ sim_clear (Sim *sim)
 {
   int tp_groups = sim->plan->pp * sim->plan->dp;
   int dp_groups = sim->plan->pp * sim->plan->tp;
-  for (int i = 0; i < tp_groups; i++)
+  for (int i = 0; sim->tp_colls != NULL && i < tp_groups; i++)
     g_array_unref (sim->tp_colls[i]);
-  for (int i = 0; i < dp_groups; i++)
+  for (int i = 0; sim->dp_colls != NULL && i < dp_groups; i++)
     g_array_unref (sim->dp_colls[i]);
   g_free (sim->tp_colls);
   g_free (sim->dp_colls);
@@ -980,14 +1022,17 @@ sim_clear (Sim *sim)
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);
+  g_clear_pointer (&sim->node_resources, g_hash_table_unref);
   g_free (sim->streams);
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);
-  GArray *arrays[] = { sim->ops, sim->edges, sim->colls, sim->members,
-                       sim->comms, sim->uses, sim->coll_uses,
-                       sim->layer_fwd, sim->layer_bwd, sim->attn_fwd, sim->emb_fwd,
-                       sim->emb_bwd, sim->head_fwd, sim->head_bwd };
+  GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
+                        &sim->comms, &sim->uses, &sim->coll_uses,
+                        &sim->use_at, &sim->layer_fwd.pieces,
+                        &sim->layer_bwd.pieces, &sim->attn_fwd.pieces,
+                        &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
+                        &sim->head_fwd.pieces, &sim->head_bwd.pieces };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    g_array_unref (arrays[i]);
+    g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "parallel/sim.h"
+#include "parallel/budget.h"
 #include "engine/engine.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
@@ -76,6 +77,17 @@ typedef struct {
   const char *name;
 } Piece;
 
+/* A program: its pieces, and their time on their own (kernels and TP
+ * collectives in turn) with the TP collectives' part of it, which is all
+ * a fused build needs. */
+typedef struct {
+  GArray *pieces;         /* owned: Piece */
+  SimTime time, tp_time;
+  guint tp_pieces;        /* of pieces: TP collectives */
+  SimTime host, lead;     /* the host's time to issue it, and its lead
+                           * (sim-build.c's Builder) from its start */
+} Program;
+
 typedef struct {
   const Plan *plan;
   const SimOptions *options;
@@ -90,20 +102,27 @@ typedef struct {
   GArray *members;        /* uint32_t */
   Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
   Breakdown *breakdown;   /* owned: per rank */
-  /* Pieces of each program, built once. */
-  GArray *layer_fwd, *layer_bwd, *attn_fwd, *emb_fwd, *emb_bwd, *head_fwd,
-         *head_bwd;
+  /* Each program, built once. */
+  Program layer_fwd, layer_bwd, attn_fwd, emb_fwd, emb_bwd, head_fwd,
+          head_bwd;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
-  const GArray *recompute;
+  const Program *recompute;
   double layer_params, emb_params, head_params;
   SimTime pp_gather;      /* TP all-gather of a received activation */
   double pp_bytes;        /* sent by each GPU of a stage */
   FlowNet *flows;         /* owned; NULL without a network */
   int resources_per_node; /* NIC send and receive sides, uplink out, in */
+  /* Node -> 1 + its first resource in flows: a node's resources are
+   * added when a flow first needs them, so a symmetric plan of a million
+   * GPUs holds those of a few nodes (and no product of the node count
+   * and the resources per node has to fit 32 bits). */
+  GHashTable *node_resources;
   GArray *comms;          /* Comm */
   GArray *uses;           /* FlowUse */
   GArray *coll_uses;      /* FlowUse: scratch for a collective's members */
+  GArray *use_at;         /* uint32_t per flow resource: its entry in
+                           * coll_uses, NONE outside launch() */
   uint32_t *pp_comm;      /* per rank and direction: the send's Comm, or
                            * NONE inside a node */
   SimTime *pp_dur;        /* per rank and direction: the send's duration;
@@ -138,11 +157,14 @@ op_at (Sim *sim, uint32_t id)
 /* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
  * resource keeps the flows short). */
 void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
-/* A program's time on its own: its kernels and TP collectives in turn. */
-SimTime sim_pieces_time (const GArray *pieces);
 
-/* Makes sim's models, pieces and op graph for sim->plan and
- * sim->options (sim->plan, sim->options set, the rest zero). */
-void sim_build (Sim *sim);
-/* Frees what sim_build made. */
+/* Makes sim's engine, models and programs for sim->plan and
+ * sim->options (sim->plan, sim->options set, the rest zero): nothing
+ * that grows with the plan's sizes. */
+void sim_prepare (Sim *sim);
+/* Then its op graph, with room reserved for about OPS ops. */
+void sim_build (Sim *sim, uint64_t ops);
+/* What sim_build will make and the replay fire, estimated (budget.c). */
+void sim_estimate (const Sim *sim, SimCost *cost);
+/* Frees what sim_prepare and sim_build made. */
 void sim_clear (Sim *sim);

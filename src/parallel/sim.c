@@ -76,11 +76,24 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
             {
               const FlowUse *use = &g_array_index (sim->uses, FlowUse,
                                                    mc->first + u);
-              sim_add_use (sim->coll_uses, 0, use->resource, use->coef);
+              /* One entry per resource, found through use_at: members
+               * share NICs, and a scan of the entries made a ring of
+               * hundreds of nodes quadratic. */
+              uint32_t *at = &g_array_index (sim->use_at, uint32_t,
+                                             use->resource);
+              if (*at == NONE)
+                {
+                  *at = sim->coll_uses->len;
+                  g_array_append_val (sim->coll_uses, *use);
+                }
+              else
+                g_array_index (sim->coll_uses, FlowUse, *at).coef += use->coef;
             }
         }
       uses = (const FlowUse *) (void *) sim->coll_uses->data;
       n = sim->coll_uses->len;
+      for (guint u = 0; u < n; u++)
+        g_array_index (sim->use_at, uint32_t, uses[u].resource) = NONE;
     }
   flow_start (sim->flows, comm->cost.nic_bytes, uses, n, on_flow_done, sim,
               arg);
@@ -184,7 +197,7 @@ finish_op (Sim *sim, uint32_t id)
                          (int) (op->stream / SIM_N_STREAMS),
                          (int) (op->stream % SIM_N_STREAMS), op->mb,
                          op->start, op->end };
-      g_array_append_val (sim->options->trace, span);
+      sim->options->trace (sim->options->trace_ctx, &span);
     }
   for (uint32_t e = op->edges; e != NONE;)
     {
@@ -285,10 +298,10 @@ fill_result (Sim *sim, SimResult *r)
   offload = MIN (offload, tail);
   r->breakdown_s.offload += offload;
   r->breakdown_s.dp_comm += tail - offload;
-  r->layer_forward_s = sim_time_to_s (sim_pieces_time (sim->layer_fwd));
+  r->layer_forward_s = sim_time_to_s (sim->layer_fwd.time);
   r->layer_backward_s = sim_time_to_s (
-    sim_pieces_time (sim->layer_bwd)
-    + (sim->recompute != NULL ? sim_pieces_time (sim->recompute) : 0));
+    sim->layer_bwd.time
+    + (sim->recompute != NULL ? sim->recompute->time : 0));
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0)
     {
@@ -313,9 +326,19 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
               GError **error)
 {
   const ExperimentSpec *e = plan->spec;
-  Sim sim = { plan, options };
-  sim_build (&sim);
   const char *file = e->marks.file ? e->marks.file : "experiment";
+  Sim sim = { plan, options };
+  sim_prepare (&sim);
+  /* Nothing that grows with the plan is allocated before the budget
+   * allows it. */
+  SimCost cost;
+  sim_estimate (&sim, &cost);
+  if (!sim_budget_check (&cost, file, error))
+    {
+      sim_clear (&sim);
+      return FALSE;
+    }
+  sim_build (&sim, cost.ops);
   gboolean ok = sim.absurd == 0;
   if (ok)
     {
@@ -364,12 +387,14 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
    * without it and the winner is replayed again to record it. */
   gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
   SimOptions candidate_options = { options->full,
-                                   explicit ? options->trace : NULL };
+                                   explicit ? options->trace : NULL,
+                                   options->trace_ctx };
 
-  for (int b = 1; b <= per_replica; b++)
+  int b_max = ps->micro_batch > 0 ? ps->micro_batch
+              : MIN (per_replica, AUTO_MAX_MICRO_BATCH);
+  for (int b = ps->micro_batch > 0 ? ps->micro_batch : 1; b <= b_max; b++)
     {
-      if (ps->micro_batch > 0 ? b != ps->micro_batch
-          : (b > AUTO_MAX_MICRO_BATCH || per_replica % b != 0))
+      if (per_replica % b != 0 && ps->micro_batch == 0)
         continue;
       for (int v = 1; v <= chunk_max; v++)
         {

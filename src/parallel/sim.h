@@ -33,14 +33,20 @@ typedef enum {
   SIM_N_STREAMS
 } SimStream;
 
+/* Receives each op of the step as it ends, for a trace. */
+typedef void (*SimTraceFn) (void *ctx, const TraceSpan *span);
+
 typedef struct {
   gboolean full;        /* every rank, not one per stage */
-  GArray *trace;        /* of TraceSpan: filled when not NULL */
+  SimTraceFn trace;     /* called with trace_ctx when not NULL */
+  void *trace_ctx;
 } SimOptions;
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
  * longer than any sane plan, or the step longer than 2^63 ps (absurd
- * efficiencies or bandwidths). */
+ * efficiencies or bandwidths), or when replaying it would exceed the
+ * simulator's budgets (budget.h; TS_ERROR_USAGE for a bad budget
+ * variable), which it checks before it allocates anything. */
 gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
                        SimResult *result, GError **error);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual

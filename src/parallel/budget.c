@@ -1,0 +1,308 @@
+/* budget.c: the simulator's own cost of a plan, and its budgets; see
+ * budget.h.
+ *
+ * The estimate follows the builder (sim-build.c) chunk by chunk without
+ * making an op: per stage, the ops of a forward and of a backward chunk
+ * from the programs' piece counts, times the micro-batches, plus the
+ * gradient buckets, the sends and the optimizer's tail; in full mode,
+ * times the stage's tp x dp ranks. tests/test-sim.c holds it to the
+ * events of real replays. */
+#include "parallel/budget.h"
+#include "parallel/sim-private.h"
+#include "base/errors.h"
+#include "base/units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* One representative rank's ops, by what they cost beyond the Op. */
+typedef struct {
+  uint64_t compute;     /* kernels and fused stretches, the optimizer */
+  uint64_t tp;          /* TP collectives apart from compute */
+  uint64_t dp;          /* DP and ZeRO collectives (flows) */
+  uint64_t sends;       /* pipeline sends (flows) */
+  uint64_t host;        /* offload copies (flows) */
+  uint64_t issue;       /* the host thread's ops (sim-build.c's Builder) */
+} RankOps;
+
+/* Adds N items of one chunk's program: MODULES modules whose programs
+ * hold TP pieces between them. */
+static void
+add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
+             uint64_t tp_pieces)
+{
+  /* Fused, a chunk is one compute op; else each TP collective is an op
+   * and ends a stretch of kernels. ZeRO-3 cuts a stretch at every
+   * module, and gathers its parameters (fetched first when offloaded). */
+  uint64_t stretches = sim->zero3 ? modules : 1;
+  if (!sim->fuse_tp)
+    {
+      o->tp = sat_add_u64 (o->tp, sat_mul_u64 (n, tp_pieces));
+      stretches = sat_add_u64 (stretches, tp_pieces);
+    }
+  o->compute = sat_add_u64 (o->compute, sat_mul_u64 (n, stretches));
+  if (sim->zero3)
+    {
+      o->dp = sat_add_u64 (o->dp, sat_mul_u64 (n, modules));
+      if (sim->offload == OFFLOAD_OPTIMIZER_PARAMS)
+        o->host = sat_add_u64 (o->host, sat_mul_u64 (n, modules));
+    }
+}
+
+/* Adds N reductions of gradients (emit_grads after a flush: a compute
+ * op, a DP op, an offload copy), K times each. */
+static void
+add_grads (const Sim *sim, RankOps *o, uint64_t n, uint64_t k)
+{
+  k = sat_mul_u64 (n, k);
+  o->compute = sat_add_u64 (o->compute, k);
+  if (sim->plan->dp > 1)
+    o->dp = sat_add_u64 (o->dp, k);
+  if (sim->offload != OFFLOAD_NONE)
+    o->host = sat_add_u64 (o->host, k);
+}
+
+/* The buckets of a chunk's backward, as emit_chunk fills them: the head
+ * first, a bucket out whenever a layer brings it to the cap, the rest
+ * with the embedding at the end. */
+static uint64_t
+chunk_buckets (const Sim *sim, int layers, gboolean first, gboolean last)
+{
+  double cap = sim->plan->spec->parallel.bucket_bytes
+               / sim->cm.bytes_per_element;
+  double bucket = last ? sim->head_params : 0;
+  uint64_t n = 0;
+  for (int l = 0; l < layers; l++)
+    {
+      bucket += sim->layer_params;
+      if (bucket >= cap)
+        {
+          n++;
+          bucket = 0;
+        }
+    }
+  bucket += first ? sim->emb_params : 0;
+  return n + (bucket > 0);
+}
+
+static void
+stage_ops (const Sim *sim, int stage, RankOps *o)
+{
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  uint64_t m = (uint64_t) plan->micro_batches;
+  int v = plan->virtual_stages, vstages = plan->pp * v;
+  uint64_t layers = (uint64_t) plan_chunk_layers (plan, stage);
+  const Program *rc = sim->recompute;
+  gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
+  gboolean bucketing = e->parallel.gradient_bucketing && moves;
+  double stage_params = 0;
+  *o = (RankOps) { 0 };
+  for (int c = 0; c < v; c++)
+    {
+      int vstage = c * plan->pp + stage;
+      gboolean first = vstage == 0, last = vstage == vstages - 1;
+      uint64_t modules = layers + first + last;
+      uint64_t fwd_tp = layers * sim->layer_fwd.tp_pieces
+        + (first ? sim->emb_fwd.tp_pieces : 0)
+        + (last ? sim->head_fwd.tp_pieces : 0);
+      uint64_t bwd_tp = layers * (sim->layer_bwd.tp_pieces
+                                  + (rc ? rc->tp_pieces : 0))
+        + (first ? sim->emb_bwd.tp_pieces : 0)
+        + (last ? sim->head_bwd.tp_pieces : 0);
+      add_program (sim, o, m, modules, fwd_tp);
+      add_program (sim, o, m, modules, bwd_tp);
+      double params = layers * sim->layer_params
+        + (first ? sim->emb_params : 0) + (last ? sim->head_params : 0);
+      stage_params += params;
+      /* The last backward of a chunk reduces its gradients in buckets;
+       * ZeRO-3 reduces after every backward. */
+      if (bucketing)
+        add_grads (sim, o, sim->zero3 ? m : 1,
+                   chunk_buckets (sim, (int) layers, first, last));
+      else if (sim->zero3 && moves)
+        add_grads (sim, o, m, 1);
+      o->sends = sat_add_u64 (o->sends, sat_mul_u64 (m, !last + !first));
+    }
+  if (!e->parallel.gradient_bucketing && !sim->zero3 && moves)
+    add_grads (sim, o, 1, 1);
+  /* The optimizer (or CPU Adam and the copy up), ZeRO 1-2's gather. */
+  o->compute++;
+  o->host += sim->offload == OFFLOAD_OPTIMIZER;
+  o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1;
+  /* With a host model, every compute-stream op is issued by a host op,
+   * and a sync (each chunk's start, the optimizer) may add one more for
+   * the issuing left over from before it. */
+  if (sim->host_launch > 0)
+    o->issue = sat_add_u64 (sat_add_u64 (o->compute, o->tp),
+                            sat_add_u64 (o->sends,
+                                         sat_mul_u64 (2 * m, (uint64_t) v) + 1));
+}
+
+/* Bytes beside each op: a Comm with its resources for a flow, a Coll and
+ * its member list for a collective instance, an edge or two. */
+#define EDGE_BYTES (2 * sizeof (Edge))
+#define COMM_BYTES (sizeof (Comm) + 4 * sizeof (FlowUse))
+
+void
+sim_estimate (const Sim *sim, SimCost *cost)
+{
+  const Plan *plan = sim->plan;
+  gboolean full = sim->options->full;
+  uint64_t per_stage = full ? (uint64_t) plan->tp * (uint64_t) plan->dp : 1;
+  uint64_t ops = 0, events = 0, flows = 0, coll_ops = 0;
+  /* A stage of a node or more sends to another node; a DP group wider
+   * than a node spans nodes. */
+  int64_t stage_gpus = (int64_t) plan->dp * plan->tp;
+  gboolean pp_across = sim->net.has_network
+                       && stage_gpus >= sim->net.gpus_per_node;
+  gboolean dp_across = sim->net.has_network
+                       && stage_gpus > sim->net.gpus_per_node;
+  for (int s = 0; s < plan->pp; s++)
+    {
+      RankOps o;
+      stage_ops (sim, s, &o);
+      uint64_t rank_flows = sat_add_u64 (sat_add_u64 (o.dp, o.sends),
+                                         o.host);
+      uint64_t rank_ops = sat_add_u64 (sat_add_u64 (o.compute, o.tp),
+                                       sat_add_u64 (rank_flows, o.issue));
+      /* An op ends with an event; one whose bytes cross NICs ends them
+       * first (a DP group or a pipeline neighbour in another node); in
+       * full mode a collective's members end with one event. */
+      uint64_t dp_events = full && plan->dp > 1 ? o.dp / plan->dp : o.dp;
+      uint64_t rank_events = sat_add_u64 (
+        sat_add_u64 (sat_add_u64 (o.compute, o.issue),
+                     full && plan->tp > 1 ? o.tp / plan->tp : o.tp),
+        sat_add_u64 (sat_add_u64 (sat_mul_u64 (2, o.host),
+                                  sat_mul_u64 (pp_across ? 2 : 1, o.sends)),
+                     sat_mul_u64 (dp_across ? 2 : 1, dp_events)));
+      ops = sat_add_u64 (ops, sat_mul_u64 (per_stage, rank_ops));
+      events = sat_add_u64 (events, sat_mul_u64 (per_stage, rank_events));
+      flows = sat_add_u64 (flows, sat_mul_u64 (per_stage, rank_flows));
+      if (full)
+        coll_ops = sat_add_u64 (coll_ops, sat_mul_u64 (per_stage,
+                                                       o.tp + o.dp));
+    }
+  uint64_t ranks = (uint64_t) sim->ranks;
+  uint64_t slots = sat_mul_u64 (sat_mul_u64 (ranks, 2),
+                                sat_mul_u64 ((uint64_t) plan->micro_batches,
+                                             (uint64_t) plan->virtual_stages));
+  uint64_t per_rank = SIM_N_STREAMS * sizeof (Stream) + sizeof (Breakdown)
+                      + sizeof (double) + 2 * (sizeof (uint32_t)
+                                               + sizeof (SimTime));
+  /* Each node's NIC and PCIe resources, in full mode; symmetric mode
+   * loads those of a few nodes a stage. */
+  uint64_t gpn = (uint64_t) MAX (1, sim->net.gpus_per_node);
+  uint64_t nodes = full ? ((uint64_t) plan->gpus + gpn - 1) / gpn
+                        : 2 * (uint64_t) plan->pp;
+  uint64_t resources = sat_mul_u64 (nodes, (uint64_t) (2 * sim->net.nics + 8));
+  uint64_t groups = full ? (uint64_t) plan->pp * ((uint64_t) plan->dp
+                                                  + (uint64_t) plan->tp) : 0;
+  uint64_t bytes = sat_mul_u64 (ops, sizeof (Op) + EDGE_BYTES);
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (flows, COMM_BYTES));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (coll_ops, sizeof (uint32_t)
+                                                     + sizeof (Coll)));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (ranks, per_rank));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 2 * sizeof (uint32_t)));
+  /* An Item of each rank's schedule while it is built. */
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 3 * sizeof (int)));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (resources, 64));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (groups, 64));
+  *cost = (SimCost) { ops, events, bytes };
+}
+
+void
+sim_plan_cost (const Plan *plan, const SimOptions *options, SimCost *cost)
+{
+  Sim sim = { plan, options };
+  sim_prepare (&sim);
+  sim_estimate (&sim, cost);
+  sim_clear (&sim);
+}
+
+/* ---- budgets ------------------------------------------------------------ */
+
+/* The budget in variable NAME, or FALLBACK when it is unset or empty:
+ * a size with its unit (bytes), or a count. */
+static gboolean
+budget_from_env (const char *name, gboolean bytes, double fallback,
+                 double *out, GError **error)
+{
+  const char *text = g_getenv (name);
+  if (text == NULL || *text == '\0')
+    {
+      *out = fallback;
+      return TRUE;
+    }
+  if (bytes)
+    {
+      g_autofree char *why = NULL;
+      if (units_parse (text, UNIT_BYTES, out, &why))
+        return TRUE;
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s=%s: %s", name, text,
+                   why);
+      return FALSE;
+    }
+  char *end;
+  errno = 0;
+  *out = g_ascii_strtod (text, &end);
+  if (errno == 0 && *end == '\0' && end != text && *out >= 1
+      && *out < 1.8e19)
+    return TRUE;
+  g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s=%s: expected a count "
+               "of events of at least 1, such as 2e9", name, text);
+  return FALSE;
+}
+
+/* "7.8 GiB", "64.0 KiB": in binary units with a plain space (GLib's
+ * g_format_size puts a no-break space there). */
+static void
+format_bytes (char out[32], double bytes)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
+                                       "PiB", "EiB" };
+  guint u = 0;
+  while (bytes >= 1024 && u + 1 < G_N_ELEMENTS (units))
+    {
+      bytes /= 1024;
+      u++;
+    }
+  g_ascii_formatd (out, 24, "%.1f", bytes);
+  g_strlcat (out, " ", 32);
+  g_strlcat (out, units[u], 32);
+}
+
+gboolean
+sim_budget_check (const SimCost *cost, const char *where, GError **error)
+{
+  double memory, events;
+  if (!budget_from_env ("TRAINSIM_MAX_SIM_MEMORY", TRUE, SIM_BUDGET_MEMORY,
+                        &memory, error)
+      || !budget_from_env ("TRAINSIM_MAX_EVENTS", FALSE, SIM_BUDGET_EVENTS,
+                           &events, error))
+    return FALSE;
+  if ((double) cost->bytes > memory)
+    {
+      char need[32], have[32];
+      format_bytes (need, (double) cost->bytes);
+      format_bytes (have, memory);
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "%s: simulating this plan would take about %s of memory "
+                   "(%" G_GUINT64_FORMAT " ops), more than the budget of "
+                   "%s: simulate fewer ranks (without --full) or "
+                   "micro-batches, or raise TRAINSIM_MAX_SIM_MEMORY", where,
+                   need, cost->ops, have);
+      return FALSE;
+    }
+  if ((double) cost->events > events)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "%s: simulating this plan would take about %"
+                   G_GUINT64_FORMAT " events, more than the budget of %.0f:"
+                   " simulate fewer ranks (without --full) or "
+                   "micro-batches, or raise TRAINSIM_MAX_EVENTS", where,
+                   cost->events, events);
+      return FALSE;
+    }
+  return TRUE;
+}

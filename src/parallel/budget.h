@@ -1,0 +1,42 @@
+/* budget.h: what replaying a plan costs the simulator itself, estimated
+ * before it builds anything, and the budgets that bound it.
+ *
+ * A plan's op graph is held whole while it replays: its memory grows
+ * with the simulated ranks (every GPU with --full, one per stage without)
+ * times micro-batches times layers. An absurd plan (268 M micro-batches,
+ * a billion GPUs with --full) would ask for more memory than the machine
+ * has, or run for days; the budget turns it into an error for that plan
+ * (exit 2 for `run`, an infeasible row in `sweep`) before any of it is
+ * allocated. The defaults suit a laptop; TRAINSIM_MAX_SIM_MEMORY (a size
+ * with its unit, such as 16GiB) and TRAINSIM_MAX_EVENTS (a count, such as
+ * 5e9) raise or lower them. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include "parallel/plan.h"
+#include "parallel/sim.h"
+
+/* Default budgets: 4 GiB holds the op graph of about 45 million ops (GPT-3
+ * 175B on 98,304 GPUs with --full takes under 2 GiB); a billion events
+ * take some ten minutes of one core. */
+#define SIM_BUDGET_MEMORY (4.0 * 1024 * 1024 * 1024)
+#define SIM_BUDGET_EVENTS 1e9
+
+typedef struct {
+  uint64_t ops;         /* ops in the graph */
+  uint64_t events;      /* engine events the replay fires */
+  uint64_t bytes;       /* the simulator's memory for them */
+} SimCost;
+
+/* The cost of replaying PLAN with OPTIONS (without building it; the
+ * estimate runs in time independent of the plan's sizes). Saturates at
+ * UINT64_MAX. */
+void sim_plan_cost (const Plan *plan, const SimOptions *options,
+                    SimCost *cost);
+
+/* Whether COST fits the budgets of the environment. Fails with
+ * TS_ERROR_INPUT naming WHERE (the experiment's file) when it does not,
+ * and with TS_ERROR_USAGE when a budget variable is not valid. */
+gboolean sim_budget_check (const SimCost *cost, const char *where,
+                           GError **error);
