@@ -143,11 +143,16 @@ expect_budget () {
 expect_budget "run: 268 M micro-batches are over the memory budget" \
   'tiny.yaml: simulating this plan would take about .* GiB of memory .*more than the budget of 4.0 GiB.*TRAINSIM_MAX_SIM_MEMORY' \
   run "$tiny" --set parallel.global_batch=268435456 --set parallel.micro_batch=1
-expect_budget "run --full: 2^30 GPUs are over the memory budget" \
+expect_budget "run --full: 2^24 GPUs are over the memory budget" \
   'more than the budget of 4.0 GiB' \
+  run "$selene" --full --set gpus=16777216 --set parallel.dp=131072 \
+  --set parallel.global_batch=131072
+
+TRAINSIM_MAX_SIM_MEMORY=1000PiB expect_budget \
+  "no budget lets a plan past 2^32 ops run" \
+  'more ops \(95965675520\) or ranks than the simulator can index' \
   run "$selene" --full --set gpus=1073741824 --set parallel.dp=8388608 \
   --set parallel.global_batch=8388608
-
 TRAINSIM_MAX_SIM_MEMORY=16KiB expect_error \
   "TRAINSIM_MAX_SIM_MEMORY lowers the memory budget" \
   'more than the budget of 16.0 KiB: .*raise TRAINSIM_MAX_SIM_MEMORY' \

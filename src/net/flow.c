@@ -18,6 +18,7 @@
 #include "net/flow.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct {
   double remaining;     /* bytes */
@@ -51,20 +52,35 @@ typedef struct {
   uint64_t filled;      /* the fill that last set left */
 } Resource;
 
+/* A list of flow or resource ids, grown by doubling. */
+typedef struct {
+  uint32_t *v;          /* owned */
+  guint len, cap;
+} IdList;
+
+static inline void
+ids_push (IdList *l, uint32_t id)
+{
+  if (l->len == l->cap)
+    {
+      l->cap = MAX (16, 2 * l->cap);
+      l->v = g_renew (uint32_t, l->v, l->cap);
+    }
+  l->v[l->len++] = id;
+}
+
 struct FlowNet {
   SimEngine *engine;
   Resource *resources;  /* owned */
   uint32_t n_resources;
   size_t resources_cap;
   GArray *flows;        /* Flow, slots reused */
-  GArray *free_slots;   /* uint32_t */
+  IdList free_slots;
   uint64_t walk;        /* the current walk's mark (64 bits: never wraps) */
   uint64_t fills;       /* the current fill's mark */
   /* Scratch for one fill: the component's flows and the resources left
    * to visit. */
-  GArray *component;    /* uint32_t */
-  GArray *unfrozen;     /* uint32_t */
-  GArray *stack;        /* uint32_t */
+  IdList component, unfrozen, stack;
 };
 
 FlowNet *
@@ -73,10 +89,6 @@ flow_net_new (SimEngine *engine, guint resources, const double *capacity)
   FlowNet *net = g_new0 (FlowNet, 1);
   net->engine = engine;
   net->flows = g_array_new (FALSE, TRUE, sizeof (Flow));
-  net->free_slots = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  net->component = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  net->unfrozen = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  net->stack = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   for (guint r = 0; r < resources; r++)
     flow_net_add_resource (net, capacity[r]);
   return net;
@@ -109,10 +121,10 @@ flow_net_free (FlowNet *net)
     g_free (net->resources[r].users);
   g_free (net->resources);
   g_array_unref (net->flows);
-  g_array_unref (net->free_slots);
-  g_array_unref (net->component);
-  g_array_unref (net->unfrozen);
-  g_array_unref (net->stack);
+  g_free (net->free_slots.v);
+  g_free (net->component.v);
+  g_free (net->unfrozen.v);
+  g_free (net->stack.v);
   g_free (net);
 }
 
@@ -152,23 +164,26 @@ by_id (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Collects into net->component the running flows connected to resource
- * SEED (none when the walk reached it already), in id order: the order
- * of a fill depends on which flows it fills, not on how they were
- * reached. */
-static void
-walk_component (FlowNet *net, uint32_t seed)
+/* Collects into net->component the running flows connected to the
+ * resources of SEEDS[0 .. n), in id order: the order of a fill depends
+ * on which flows it fills, not on how they were reached. FALSE as soon
+ * as they hold more than MAX_USES uses (the list is then partial). */
+static gboolean
+walk_components (FlowNet *net, const FlowUse *seeds, guint n,
+                 uint64_t max_uses)
 {
-  g_array_set_size (net->component, 0);
-  if (net->resources[seed].mark == net->walk)
-    return;
-  net->resources[seed].mark = net->walk;
-  g_array_set_size (net->stack, 0);
-  g_array_append_val (net->stack, seed);
-  while (net->stack->len > 0)
+  uint64_t uses = 0;
+  net->component.len = 0;
+  net->stack.len = 0;
+  for (guint k = 0; k < n; k++)
+    if (net->resources[seeds[k].resource].mark != net->walk)
+      {
+        net->resources[seeds[k].resource].mark = net->walk;
+        ids_push (&net->stack, seeds[k].resource);
+      }
+  while (net->stack.len > 0)
     {
-      uint32_t r = g_array_index (net->stack, uint32_t, net->stack->len - 1);
-      g_array_set_size (net->stack, net->stack->len - 1);
+      uint32_t r = net->stack.v[--net->stack.len];
       const Resource *res = &net->resources[r];
       for (uint32_t i = 0; i < res->n_users; i++)
         {
@@ -177,19 +192,24 @@ walk_component (FlowNet *net, uint32_t seed)
           if (f->mark == net->walk)
             continue;
           f->mark = net->walk;
-          g_array_append_val (net->component, id);
+          ids_push (&net->component, id);
+          uses += f->n_uses;
+          if (uses > max_uses)
+            return FALSE;
           for (guint u = 0; u < f->n_uses; u++)
             {
               uint32_t next = f->uses[u].resource;
               if (net->resources[next].mark != net->walk)
                 {
                   net->resources[next].mark = net->walk;
-                  g_array_append_val (net->stack, next);
+                  ids_push (&net->stack, next);
                 }
             }
         }
     }
-  g_array_sort (net->component, by_id);
+  if (net->component.len > 1)
+    qsort (net->component.v, net->component.len, sizeof (uint32_t), by_id);
+  return TRUE;
 }
 
 /* Spare capacity below this share of a resource counts as full (the
@@ -200,6 +220,9 @@ walk_component (FlowNet *net, uint32_t seed)
 /* A local settling that grows past this many uses gives up for the fill
  * of whole components: it costs about as much by then. */
 #define LOCAL_MAX_USES 4096
+/* Components of at most this many uses are filled whole at once: cheaper
+ * than settling them, and all there is in symmetric mode. */
+#define SMALL_COMPONENT 64
 
 /* Progressive filling over the flows of net->component: every unfrozen
  * flow's rate grows by the same step until a resource is full, and the
@@ -210,11 +233,11 @@ static void
 fill (FlowNet *net, gboolean local)
 {
   Resource *res = net->resources;
-  GArray *comp = net->component, *live = net->unfrozen;
+  IdList *comp = &net->component, *live = &net->unfrozen;
   net->fills++;
   for (guint i = 0; i < comp->len; i++)
     {
-      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
+      Flow *f = flow_at (net, comp->v[i]);
       f->frozen = FALSE;
       f->rate = 0;
       for (guint u = 0; u < f->n_uses; u++)
@@ -235,19 +258,20 @@ fill (FlowNet *net, gboolean local)
     }
   for (guint i = 0; i < comp->len; i++)
     {
-      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
+      Flow *f = flow_at (net, comp->v[i]);
       for (guint u = 0; u < f->n_uses; u++)
         res[f->uses[u].resource].load += f->uses[u].coef;
     }
-  g_array_set_size (live, 0);
-  g_array_append_vals (live, comp->data, comp->len);
+  live->len = 0;
+  for (guint i = 0; i < comp->len; i++)
+    ids_push (live, comp->v[i]);
   while (live->len > 0)
     {
       /* The smallest equal increment that fills some resource. */
       double step = INFINITY;
       for (guint i = 0; i < live->len; i++)
         {
-          const Flow *f = flow_at (net, g_array_index (live, uint32_t, i));
+          const Flow *f = flow_at (net, live->v[i]);
           for (guint u = 0; u < f->n_uses; u++)
             {
               const Resource *r = &res[f->uses[u].resource];
@@ -260,7 +284,7 @@ fill (FlowNet *net, gboolean local)
        * flows through a full one; the others stay, in order. */
       for (guint i = 0; i < live->len; i++)
         {
-          Flow *f = flow_at (net, g_array_index (live, uint32_t, i));
+          Flow *f = flow_at (net, live->v[i]);
           f->rate += step;
           for (guint u = 0; u < f->n_uses; u++)
             res[f->uses[u].resource].left -= step * f->uses[u].coef;
@@ -268,7 +292,7 @@ fill (FlowNet *net, gboolean local)
       guint kept = 0;
       for (guint i = 0; i < live->len; i++)
         {
-          uint32_t id = g_array_index (live, uint32_t, i);
+          uint32_t id = live->v[i];
           Flow *f = flow_at (net, id);
           gboolean full = FALSE;
           for (guint u = 0; u < f->n_uses && !full; u++)
@@ -280,14 +304,14 @@ fill (FlowNet *net, gboolean local)
             }
           if (!full)
             {
-              g_array_index (live, uint32_t, kept++) = id;
+              live->v[kept++] = id;
               continue;
             }
           f->frozen = TRUE;
           for (guint u = 0; u < f->n_uses; u++)
             res[f->uses[u].resource].load -= f->uses[u].coef;
         }
-      g_array_set_size (live, kept);
+      live->len = kept;
     }
 }
 
@@ -316,9 +340,9 @@ static void
 commit (FlowNet *net, uint32_t new_flow)
 {
   SimTime now = sim_engine_now (net->engine);
-  for (guint i = 0; i < net->component->len; i++)
+  for (guint i = 0; i < net->component.len; i++)
     {
-      uint32_t id = g_array_index (net->component, uint32_t, i);
+      uint32_t id = net->component.v[i];
       Flow *f = flow_at (net, id);
       f->remaining = MAX (0, f->remaining
                              - f->old_rate * sim_time_to_s (now - f->since));
@@ -347,7 +371,7 @@ join (FlowNet *net, uint32_t id)
   Flow *f = flow_at (net, id);
   f->mark = net->walk;
   f->old_rate = f->rate;
-  g_array_append_val (net->component, id);
+  ids_push (&net->component, id);
 }
 
 /* Whether resource R is full and no flow on it runs faster than G. */
@@ -417,9 +441,9 @@ join_moved (FlowNet *net, uint32_t r, const Flow *filled)
 static gboolean
 settle (FlowNet *net, uint32_t new_flow, const FlowUse *gone, guint n_gone)
 {
-  GArray *set = net->component;
+  IdList *set = &net->component;
   net->walk++;
-  g_array_set_size (set, 0);
+  set->len = 0;
   if (new_flow != UINT32_MAX)
     join (net, new_flow);
   for (guint u = 0; u < n_gone; u++)
@@ -428,23 +452,24 @@ settle (FlowNet *net, uint32_t new_flow, const FlowUse *gone, guint n_gone)
     {
       guint uses = 0;
       for (guint i = 0; i < set->len; i++)
-        uses += flow_at (net, g_array_index (set, uint32_t, i))->n_uses;
+        uses += flow_at (net, set->v[i])->n_uses;
       if (uses > LOCAL_MAX_USES)
         {
           for (guint i = 0; i < set->len; i++)
             {
-              Flow *f = flow_at (net, g_array_index (set, uint32_t, i));
+              Flow *f = flow_at (net, set->v[i]);
               f->rate = f->old_rate;
             }
           return FALSE;
         }
       /* The order of a fill depends on which flows it fills. */
-      g_array_sort (set, by_id);
+      if (set->len > 1)
+        qsort (set->v, set->len, sizeof (uint32_t), by_id);
       fill (net, TRUE);
       guint joined = 0, before = set->len;
       for (guint i = 0; i < before; i++)
         {
-          const Flow *f = flow_at (net, g_array_index (set, uint32_t, i));
+          const Flow *f = flow_at (net, set->v[i]);
           for (guint u = 0; u < f->n_uses; u++)
             joined += join_moved (net, f->uses[u].resource,
                                   f->uses[u].resource == f->bottleneck
@@ -459,20 +484,38 @@ settle (FlowNet *net, uint32_t new_flow, const FlowUse *gone, guint n_gone)
 
 /* ---- filling components ------------------------------------------------ */
 
-/* Fills the component around resource SEED again (each component once
- * per walk) and commits it. */
+/* Fills the flows of net->component again and commits them. */
 static void
-reshare (FlowNet *net, uint32_t seed, uint32_t new_flow)
+refill (FlowNet *net, uint32_t new_flow)
 {
-  walk_component (net, seed);
-  GArray *comp = net->component;
+  IdList *comp = &net->component;
   for (guint i = 0; i < comp->len; i++)
     {
-      Flow *f = flow_at (net, g_array_index (comp, uint32_t, i));
+      Flow *f = flow_at (net, comp->v[i]);
       f->old_rate = f->rate;
     }
   fill (net, FALSE);
   commit (net, new_flow);
+}
+
+/* Works out the rates again after NEW_FLOW started over USES, or a flow
+ * over USES ended (NEW_FLOW UINT32_MAX): a small neighbourhood is filled
+ * whole at once, a large one settled locally, and filled whole when
+ * that gives up. */
+static void
+reshare (FlowNet *net, const FlowUse *uses, guint n_uses, uint32_t new_flow)
+{
+  net->walk++;
+  gboolean small = walk_components (net, uses, n_uses, SMALL_COMPONENT);
+  if (!small && settle (net, new_flow, new_flow == UINT32_MAX ? uses : NULL,
+                        new_flow == UINT32_MAX ? n_uses : 0))
+    return;
+  if (!small)
+    {
+      net->walk++;
+      walk_components (net, uses, n_uses, UINT64_MAX);
+    }
+  refill (net, new_flow);
 }
 
 static void
@@ -489,15 +532,8 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
 
   for (guint u = 0; u < n_uses; u++)
     remove_user (&net->resources[uses[u].resource], id);
-  g_array_append_val (net->free_slots, id);
-  if (!settle (net, UINT32_MAX, uses, n_uses))
-    {
-      /* Its resources may now join components that no longer touch:
-       * each is filled on its own. */
-      net->walk++;
-      for (guint u = 0; u < n_uses; u++)
-        reshare (net, uses[u].resource, UINT32_MAX);
-    }
+  ids_push (&net->free_slots, id);
+  reshare (net, uses, n_uses, UINT32_MAX);
   g_free (uses);
   fn (engine, fctx, farg);
 }
@@ -508,11 +544,8 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
 {
   g_assert (n_uses > 0 && bytes > 0);
   uint32_t id;
-  if (net->free_slots->len > 0)
-    {
-      id = g_array_index (net->free_slots, uint32_t, net->free_slots->len - 1);
-      g_array_set_size (net->free_slots, net->free_slots->len - 1);
-    }
+  if (net->free_slots.len > 0)
+    id = net->free_slots.v[--net->free_slots.len];
   else
     {
       id = net->flows->len;
@@ -532,11 +565,7 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
                 n_uses, 0, fn, ctx, arg, net->walk, 0, FALSE };
   for (guint u = 0; u < n_uses; u++)
     add_user (&net->resources[uses[u].resource], id, uses[u].coef);
-  if (!settle (net, id, NULL, 0))
-    {
-      net->walk++;
-      reshare (net, uses[0].resource, id);
-    }
+  reshare (net, uses, n_uses, id);
   return id;
 }
 

@@ -208,7 +208,8 @@ sim_estimate (const Sim *sim, SimCost *cost)
   bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 3 * sizeof (int)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (resources, 64));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (groups, 64));
-  *cost = (SimCost) { ops, events, bytes };
+  *cost = (SimCost) { ops, events, bytes,
+                      sat_mul_u64 (ranks, SIM_N_STREAMS) };
 }
 
 void
@@ -281,6 +282,17 @@ sim_budget_check (const SimCost *cost, const char *where, GError **error)
       || !budget_from_env ("TRAINSIM_MAX_EVENTS", FALSE, SIM_BUDGET_EVENTS,
                            &events, error))
     return FALSE;
+  /* Op ids are 32 bits, stream indices an int: beyond them no budget
+   * helps. */
+  if (cost->ops >= UINT32_MAX || cost->streams > G_MAXINT)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "%s: this plan has more ops (%" G_GUINT64_FORMAT ") or "
+                   "ranks than the simulator can index (2^32 ops, 2^31 "
+                   "streams): simulate fewer ranks (without --full) or "
+                   "micro-batches", where, cost->ops);
+      return FALSE;
+    }
   if ((double) cost->bytes > memory)
     {
       char need[32], have[32];

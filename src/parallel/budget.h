@@ -27,6 +27,7 @@ typedef struct {
   uint64_t ops;         /* ops in the graph */
   uint64_t events;      /* engine events the replay fires */
   uint64_t bytes;       /* the simulator's memory for them */
+  uint64_t streams;     /* simulated ranks x streams */
 } SimCost;
 
 /* The cost of replaying PLAN with OPTIONS (without building it; the
@@ -35,8 +36,10 @@ typedef struct {
 void sim_plan_cost (const Plan *plan, const SimOptions *options,
                     SimCost *cost);
 
-/* Whether COST fits the budgets of the environment. Fails with
- * TS_ERROR_INPUT naming WHERE (the experiment's file) when it does not,
- * and with TS_ERROR_USAGE when a budget variable is not valid. */
+/* Whether COST fits the budgets of the environment, and what the
+ * simulator can index whatever the budgets (2^32 ops, 2^31 streams).
+ * Fails with TS_ERROR_INPUT naming WHERE (the experiment's file) when it
+ * does not, and with TS_ERROR_USAGE when a budget variable is not
+ * valid. */
 gboolean sim_budget_check (const SimCost *cost, const char *where,
                            GError **error);
