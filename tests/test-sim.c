@@ -18,7 +18,8 @@ static ExperimentSpec
 base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
 {
   ExperimentSpec e = { 0 };
-  e.model = (ModelSpec) { NULL, 8, 1024, 16, 16, 4096, 1024, 512 };
+  e.model = (ModelSpec) { NULL, 8, 1024, 16, 16, 4096, 1024, 512, MLP_GELU,
+                          TRUE };
   e.topology.gpus_per_node = 8;
   e.topology.gpu.peak_flops[PRECISION_BF16] = 312e12;
   e.topology.gpu.peak_flops[PRECISION_FP16] = 312e12;
@@ -205,11 +206,44 @@ START_TEST (test_attention_kernels)
 }
 END_TEST
 
+/* Without dropout a layer's forward loses the attention dropout kernel
+ * (one launch) and moves no mask bytes: for unfused attention at w = 2
+ * bytes, the scores' dropout (2 + 2 + 1 bytes an element) and the two
+ * bias-dropout-adds' masks (1 byte an element of s b h each). */
+START_TEST (test_no_dropout_ops)
+{
+  ExperimentSpec e = base_spec (8, 2, 1, 2, 8);
+  ComputeModel cm;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  double bytes[2] = { 0 }, launches[2] = { 0 };
+  for (int on = 0; on < 2; on++)
+    {
+      e.model.dropout = on;
+      LayerShape ls;
+      transformer_layer_shape (&ls, &e.model, 2, 2, FALSE, ATTENTION_UNFUSED,
+                               &cm);
+      g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      transformer_layer_forward (&ls, ops);
+      for (guint i = 0; i < ops->len; i++)
+        {
+          const GraphOp *op = &g_array_index (ops, GraphOp, i);
+          bytes[on] += op->kind == GOP_COMPUTE ? op->kernel.bytes : 0;
+          launches[on] += op->launches;
+        }
+    }
+  double sbh = 2.0 * 512 * 1024, scores = 2.0 * (16 / 2) * 512 * 512;
+  ck_assert_msg (fabs (bytes[1] - bytes[0] - (5 * scores + 2 * sbh)) < 1,
+                 "dropout moves %.0f bytes more", bytes[1] - bytes[0]);
+  ck_assert_int_eq ((int) (launches[1] - launches[0]), 1);
+}
+END_TEST
+
 START_TEST (test_flops_formulas)
 {
   /* GPT-3 175B: model FLOPs equal 72 B s l h^2 (1 + s/6h + V/12lh) and
    * Megatron's count 96 B s l h^2 (1 + s/6h + V/16lh) (Narayanan 2021). */
-  ModelSpec m = { NULL, 96, 12288, 96, 96, 4 * 12288, 51200, 2048 };
+  ModelSpec m = { NULL, 96, 12288, 96, 96, 4 * 12288, 51200, 2048, MLP_GELU,
+                  TRUE };
   double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
   double model = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
   double meg = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
@@ -383,7 +417,8 @@ static ExperimentSpec
 uniform_pipeline (int pp, int m, Schedule schedule, int v)
 {
   ExperimentSpec e = base_spec (pp, 1, pp, 1, m);
-  e.model = (ModelSpec) { NULL, 16 * pp * v, 4096, 32, 32, 16384, 128, 1024 };
+  e.model = (ModelSpec) { NULL, 16 * pp * v, 4096, 32, 32, 16384, 128, 1024,
+                          MLP_GELU, TRUE };
   e.compute.mfu = 0.5;
   e.topology.gpus_per_node = pp;
   e.topology.intra_node.bandwidth = 1e15;
@@ -727,7 +762,7 @@ START_TEST (test_host_dispatch)
    * backward and the embedding's 2 backward kernels: 74; the optimizer
    * 6 + 1 (16 tensors in one Adam launch). Two micro-batches: 155 ms. */
   ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
-  e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64 };
+  e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64, MLP_GELU, TRUE };
   e.topology.host.kernel_launch_s = 1e-3;
   SimResult r = run (&e, FALSE);
   ck_assert_msg (fabs (r.iteration_time_s / 0.155 - 1) < 0.005,
@@ -938,13 +973,21 @@ START_TEST (test_activations_korthikanti)
   ExperimentSpec e = base_spec (8, 8, 1, 4, 4);
   double s = 512, b = 4, h = 1024, a = 16, t = 8, L = 8;
   double scores = 5 * a * s / (h * t), tp_only = 10 + 24 / t + scores;
-  for (int k = 0; k < 3; k++)
+  /* Settings 3 and 4: a model without dropout keeps neither the two
+   * 1-byte masks of s b h nor those of the scores, nor the dropout's
+   * output (2 a s^2 b): 8 + 24/t + 2 a s/(h t) with TP, 32/t + 2 a s /
+   * (h t) with SP. */
+  double plain = 2 * a * s / (h * t);
+  for (int k = 0; k < 5; k++)
     {
-      e.parallel.sequence_parallel = k == 1;
+      e.parallel.sequence_parallel = k == 1 || k == 4;
       e.training.recompute = k == 2 ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
+      e.model.dropout = k < 3;
       double want = k == 0 ? L * s * b * h * tp_only
                     : k == 1 ? L * s * b * h * (34 / t + scores)
-                    : L * s * b * h * (10 + 24 / t) + s * b * h * tp_only;
+                    : k == 2 ? L * s * b * h * (10 + 24 / t) + s * b * h * tp_only
+                    : k == 3 ? L * s * b * h * (8 + 24 / t + plain)
+                    : L * s * b * h * (32 / t + plain);
       Plan p;
       MemoryBreakdown m;
       ck_assert (plan_make (&p, &e, 4, 1, NULL));
@@ -1094,6 +1137,7 @@ sim_suite (void)
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_activations_korthikanti);
+  tcase_add_test (models, test_no_dropout_ops);
   tcase_add_test (models, test_plan_rules);
   tcase_add_test (models, test_group_shapes);
   tcase_add_test (models, test_absurd_input);

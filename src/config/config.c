@@ -159,6 +159,7 @@ static const Field model_fields[] = {
   F ("ffn_hidden", F_INT, ModelSpec, ffn_hidden),
   F ("mlp", F_ENUM, ModelSpec, mlp, .arg = SPEC_ENUM_MLP),
   F ("vocab", F_INT, ModelSpec, vocab, REQUIRED),
+  F ("dropout", F_BOOL, ModelSpec, dropout),
   F ("seq_len", F_INT, ModelSpec, seq_len, REQUIRED),
   END
 };
@@ -295,6 +296,10 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
   e->topology.host.gpus_per_pcie_switch = 1;
   e->topology.host.kernel_launch_s = SPEC_UNSET;
+  /* GPT-3 and Megatron train with dropout (--hidden-dropout and
+   * --attention-dropout 0.1); MPT does not (attn_pdrop, resid_pdrop and
+   * emb_pdrop default to 0 in llm-foundry's configuration_mpt.py). */
+  e->model.dropout = TRUE;
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = TRUE;

@@ -152,6 +152,7 @@ typedef struct {
   int vocab;
   int seq_len;
   MlpKind mlp;         /* default: gelu */
+  gboolean dropout;    /* hidden and attention dropout on (default) or off */
 } ModelSpec;
 
 /* --- device profile (a GPU) -------------------------------------------- */

@@ -42,12 +42,15 @@ push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
 }
 
 /* An element-wise kernel over elems elements that reads `reads` and writes
- * `writes` tensors of the run's precision, plus `mask_bytes` per element. */
+ * `writes` tensors of the run's precision, plus `mask_bytes` per element
+ * (a dropout mask's byte, none in a model without dropout). */
 static void
 push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
                   double elems, int reads, int writes, double mask_bytes)
 {
   double w = ls->cm->bytes_per_element;
+  if (!ls->dropout)
+    mask_bytes = 0;
   /* A few FLOPs per element: negligible next to the bytes, counted so the
    * flat-MFU model gives these kernels a (tiny) time too. */
   push_compute (ops, name,
@@ -124,6 +127,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->vocab = transformer_padded_vocab (m->vocab, tp);
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
+  ls->dropout = m->dropout;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
@@ -146,7 +150,9 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
   double scores = (double) ls->b * heads * ls->s * ls->s;
   push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
   push_elementwise (ops, ls, "attn_softmax", scores, 1, 1, 0);
-  push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
+  /* PyTorch's dropout returns its input when p is 0: no kernel. */
+  if (ls->dropout)
+    push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
   push_gemm (ops, ls, "attn_v", ls->b * heads, ls->s, d, ls->s);
   set_launches (ops, 2);   /* and the context's permute to [s, b, h] */
 }
@@ -267,7 +273,8 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
       push_gemm_backward (ops, ls, "attn_v_dgrad", "attn_v_wgrad",
                           ls->b * heads, ls->s, d, ls->s);
       g_array_index (ops, GraphOp, ops->len - 2).launches = 2; /* permute */
-      push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
+      if (ls->dropout)
+        push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
       push_elementwise (ops, ls, "attn_softmax_bwd", scores, 2, 1, 0);
       push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);

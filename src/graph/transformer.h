@@ -38,6 +38,7 @@ typedef struct {
   int t;
   gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;
+  gboolean dropout;   /* dropout masks kept (a byte per element) */
   Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   const ComputeModel *cm;

@@ -241,7 +241,9 @@ plan_chunk_layers (const Plan *p, int stage)
  * (Korthikanti eq. 1-2 and Table 2), for elements of w bytes: their 34 s b
  * h + 5 a s^2 b count 2-byte elements and three 1-byte dropout masks (two
  * of s b h, one of a s^2 b). With TP alone, the layer norms, the inputs of
- * QKV and FC1 and the masks (10 s b h) stay whole; SP splits them too. */
+ * QKV and FC1 and the masks (10 s b h) stay whole; SP splits them too.
+ * A model without dropout keeps no masks, and of the scores only the
+ * softmax's output (2 a s^2 b): the dropout's output is the same tensor. */
 static double
 layer_activation_bytes (const ExperimentSpec *e, int b, double w,
                         gboolean whole)
@@ -253,10 +255,11 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   Recompute r = whole ? RECOMPUTE_NONE : e->training.recompute;
   if (r == RECOMPUTE_FULL)
     return 2 * k * s * b * h / (sp ? t : 1);
-  double linear = sp ? (32 * k + 2) / t : 8 * k + 2 + 24 * k / t;
+  double masks = e->model.dropout ? 2 : 0;
+  double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
   double scores = (r == RECOMPUTE_SELECTIVE
                    || e->training.attention != ATTENTION_UNFUSED)
-                  ? 0 : (4 * k + 1) * a * s / (h * t);
+                  ? 0 : (e->model.dropout ? 4 * k + 1 : 2 * k) * a * s / (h * t);
   return s * b * h * (linear + scores);
 }
 
