@@ -177,6 +177,8 @@ static const Field parallel_fields[] = {
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
+  F ("grad_accumulation", F_ENUM, ParallelSpec, grad_accumulation,
+     .arg = SPEC_ENUM_GRAD_ACCUMULATION),
   F ("stage_layers", F_INT_LIST, ParallelSpec, stage_layers, .arg = 1,
      .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers)),
   END

@@ -53,6 +53,11 @@ static const char *const attention_names[ATTENTION_N] = {
   [ATTENTION_FLASH1_TRITON] = "flash1-triton", [ATTENTION_FLASH2] = "flash2",
 };
 
+static const char *const grad_accumulation_names[GRAD_ACC_N] = {
+  [GRAD_ACC_FUSED] = "fused", [GRAD_ACC_MAIN_GRAD] = "main-grad",
+  [GRAD_ACC_AUTOGRAD] = "autograd",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -69,6 +74,7 @@ static const struct {
   [SPEC_ENUM_ATTENTION] = { attention_names, ATTENTION_N },
   [SPEC_ENUM_ROLE] = { role_names, ROLE_N },
   [SPEC_ENUM_FLOPS] = { flops_names, FLOPS_N },
+  [SPEC_ENUM_GRAD_ACCUMULATION] = { grad_accumulation_names, GRAD_ACC_N },
 };
 
 const char *

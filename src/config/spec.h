@@ -88,6 +88,26 @@ typedef enum {
   ATTENTION_N
 } Attention;
 
+/* How the framework adds each micro-batch's gradients into the step's
+ * (parallel.grad_accumulation), with ZeRO 0-1 where every rank holds them
+ * whole:
+ * - fused: Megatron-LM since 2022 (--gradient-accumulation-fusion, on by
+ *   default since NVIDIA/Megatron-LM 83b1e42f, 2022-02-13): the weight-
+ *   gradient GEMM accumulates into the fp32 main_grad itself; a hook adds
+ *   the biases' and layer norms' gradients, on every micro-batch;
+ * - main-grad: Megatron-LM of 2021 (v2.6, megatron/model/distributed.py,
+ *   local DDP's param hook): main_grad.add_(grad) for every parameter
+ *   tensor, in fp32, on every micro-batch;
+ * - autograd: DeepSpeed's engine and Megatron-DeepSpeed (f01c9e6e has no
+ *   main_grad path under DeepSpeed): autograd's AccumulateGrad adds into
+ *   .grad, in the run's precision, on every micro-batch but the first. */
+typedef enum {
+  GRAD_ACC_FUSED,
+  GRAD_ACC_MAIN_GRAD,
+  GRAD_ACC_AUTOGRAD,
+  GRAD_ACC_N
+} GradAccumulation;
+
 typedef enum {
   ALGORITHM_AUTO,
   ALGORITHM_RING,
@@ -131,6 +151,7 @@ typedef enum {
   SPEC_ENUM_ATTENTION,
   SPEC_ENUM_ROLE,
   SPEC_ENUM_FLOPS,
+  SPEC_ENUM_GRAD_ACCUMULATION,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -255,6 +276,7 @@ typedef struct {
    * the weight-gradient GEMM, and with SP the input's all-gather under
    * the input-gradient GEMM. Default true. */
   gboolean tp_overlap;
+  GradAccumulation grad_accumulation;   /* default fused (Megatron-LM's) */
   /* The layers of each pipeline stage, first to last, when they are not
    * layers / pp: Megatron-DeepSpeed's BLOOM put 5 layers and the
    * embedding on each end stage and 6 on the others (70 on 12). */

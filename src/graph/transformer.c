@@ -128,6 +128,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
   ls->dropout = m->dropout;
+  ls->grad_accumulation = GRAD_ACC_FUSED;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
@@ -286,6 +287,33 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
   set_launches (ops, 4);   /* and the residual branch's gradient add */
 }
 
+/* A layer's parameter tensors: the weights and biases of QKV, the
+ * projection, FC1 and FC2 (four of each), and the two layer norms' gains
+ * and biases (four). */
+#define LAYER_WEIGHTS 4
+#define LAYER_PARAM_TENSORS 12
+
+void
+transformer_layer_backward_accumulating (const LayerShape *ls, GArray *ops)
+{
+  transformer_layer_backward (ls, ops);
+  /* One add a parameter tensor (spec.h, GradAccumulation): into .grad in
+   * the run's precision (read both, write the sum), or into the fp32
+   * main_grad (read it and the new gradient, write it); fused, the
+   * weight-gradient GEMMs accumulate the weights' share themselves. */
+  double w = ls->cm->bytes_per_element;
+  double elems = transformer_layer_params (ls);
+  int tensors = LAYER_PARAM_TENSORS;
+  if (ls->grad_accumulation == GRAD_ACC_FUSED)
+    {
+      elems -= transformer_layer_weights (ls);
+      tensors -= LAYER_WEIGHTS;
+    }
+  double bytes = ls->grad_accumulation == GRAD_ACC_AUTOGRAD ? 3 * w : 8 + w;
+  push_compute (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
+  set_launches (ops, tensors);
+}
+
 /* ---- embedding and head ------------------------------------------------ */
 
 void
@@ -351,6 +379,13 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
 }
 
 /* ---- parameters and FLOPs ---------------------------------------------- */
+
+double
+transformer_layer_weights (const LayerShape *ls)
+{
+  return ls->h * (double) qkv_width (ls) + (double) ls->h / ls->t * ls->h
+         + ls->h * (double) fc1_width (ls) + (double) ls->ffn / ls->t * ls->h;
+}
 
 double
 transformer_layer_params (const LayerShape *ls)

@@ -41,6 +41,7 @@ typedef struct {
   gboolean dropout;   /* dropout masks kept (a byte per element) */
   Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
+  GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
   const ComputeModel *cm;
 } LayerShape;
 
@@ -55,6 +56,10 @@ void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
 /* Each appends GraphOps to ops (a GArray of GraphOp). */
 void transformer_layer_forward (const LayerShape *ls, GArray *ops);
 void transformer_layer_backward (const LayerShape *ls, GArray *ops);
+/* The backward of a micro-batch after the first, whose gradients add into
+ * those the earlier micro-batches left (gradient accumulation). */
+void transformer_layer_backward_accumulating (const LayerShape *ls,
+                                              GArray *ops);
 /* The attention core alone: what selective recompute runs again. */
 void transformer_attention_core_forward (const LayerShape *ls, GArray *ops);
 void transformer_embedding_forward (const LayerShape *ls, GArray *ops);
@@ -62,8 +67,10 @@ void transformer_embedding_backward (const LayerShape *ls, GArray *ops);
 void transformer_head_forward (const LayerShape *ls, GArray *ops);
 void transformer_head_backward (const LayerShape *ls, GArray *ops);
 
-/* Parameters held by one TP rank. */
+/* Parameters held by one TP rank; of them, the four linear layers'
+ * weights. */
 double transformer_layer_params (const LayerShape *ls);
+double transformer_layer_weights (const LayerShape *ls);
 double transformer_embedding_params (const LayerShape *ls); /* word + position */
 double transformer_head_params (const LayerShape *ls);      /* final LN (+ tied
                                                                word embedding

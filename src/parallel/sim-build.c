@@ -664,10 +664,15 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
           emit_module (b, sim->head_params, NULL, &sim->head_bwd, "backward");
           bucket += sim->head_params;
         }
+      /* Gradients accumulate in place where each rank holds them whole
+       * (ZeRO 0-1; ZeRO 2-3 reduce them into partitions instead): on
+       * every micro-batch, or with autograd's on all but the first. */
+      gboolean accumulates = e->zero.stage < 2
+        && (mb > 0 || e->parallel.grad_accumulation != GRAD_ACC_AUTOGRAD);
+      const Program *bwd = accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd;
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
-          emit_module (b, sim->layer_params, sim->recompute, &sim->layer_bwd,
-                       "backward");
+          emit_module (b, sim->layer_params, sim->recompute, bwd, "backward");
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
             {
@@ -896,6 +901,7 @@ sim_prepare (Sim *sim)
                            e->parallel.sequence_parallel,
                            e->training.attention, &sim->cm);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
+  sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->layer_params = transformer_layer_params (&sim->ls);
   sim->emb_params = transformer_embedding_params (&sim->ls);
   /* With pp > 1 the last stage keeps its own copy of the tied word
@@ -904,6 +910,8 @@ sim_prepare (Sim *sim)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
   sim->layer_fwd = program_from_graph (sim, transformer_layer_forward);
   sim->layer_bwd = program_from_graph (sim, transformer_layer_backward);
+  sim->layer_bwd_acc = program_from_graph (
+    sim, transformer_layer_backward_accumulating);
   sim->attn_fwd = program_from_graph (sim, transformer_attention_core_forward);
   sim->recompute = e->training.recompute == RECOMPUTE_FULL ? &sim->layer_fwd
                   : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
@@ -1029,7 +1037,8 @@ sim_clear (Sim *sim)
   GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
                         &sim->comms, &sim->uses, &sim->coll_uses,
                         &sim->use_at, &sim->layer_fwd.pieces,
-                        &sim->layer_bwd.pieces, &sim->attn_fwd.pieces,
+                        &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
+                        &sim->attn_fwd.pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->head_fwd.pieces, &sim->head_bwd.pieces };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)

@@ -103,8 +103,8 @@ typedef struct {
   Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
   Breakdown *breakdown;   /* owned: per rank */
   /* Each program, built once. */
-  Program layer_fwd, layer_bwd, attn_fwd, emb_fwd, emb_bwd, head_fwd,
-          head_bwd;
+  Program layer_fwd, layer_bwd, layer_bwd_acc, attn_fwd, emb_fwd, emb_bwd,
+          head_fwd, head_bwd;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
