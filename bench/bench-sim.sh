@@ -105,7 +105,7 @@ echo "validate: $(elapsed "$start" "$end") s wall, $cases cases$note"
 # The sweep benchmark: 12,096 plans of GPT-3 175B on 1,024-4,096 GPUs with
 # two workers (issue 5's bar: 1,000 plans per second on 2 cores).
 start=$(now)
-if ! "$trainsim" sweep "$srcdir/bench/sweep-175b.yaml" -j 2 -o "$tmp"; then
+if ! "$trainsim" sweep --force "$srcdir/bench/sweep-175b.yaml" -j 2 -o "$tmp"; then
   echo "sweep: trainsim sweep failed" >&2
   exit 1
 fi

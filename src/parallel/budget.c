@@ -198,7 +198,10 @@ sim_estimate (const Sim *sim, SimCost *cost)
   uint64_t resources = sat_mul_u64 (nodes, (uint64_t) (2 * sim->net.nics + 8));
   uint64_t groups = full ? (uint64_t) plan->pp * ((uint64_t) plan->dp
                                                   + (uint64_t) plan->tp) : 0;
-  uint64_t bytes = sat_mul_u64 (ops, sizeof (Op) + EDGE_BYTES);
+  uint64_t per_op = sizeof (Op) + EDGE_BYTES
+    + (sim->fuse_tp ? sizeof (SimTime) : 0)
+    + (sim->options->trace != NULL ? sizeof (OpInfo) : 0);
+  uint64_t bytes = sat_mul_u64 (ops, per_op);
   bytes = sat_add_u64 (bytes, sat_mul_u64 (flows, COMM_BYTES));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (coll_ops, sizeof (uint32_t)
                                                      + sizeof (Coll)));

@@ -45,9 +45,19 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
         const char *name, int mb)
 {
   uint32_t id = sim->ops->len;
-  Op op = { dur, 0, 0, 0, name, NONE, NONE, 0, NONE,
-            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, mb, kind, 0, NONE };
+  Op op = { dur, 0, 0, NONE, NONE, 0, NONE,
+            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, NONE, kind };
   g_array_append_val (sim->ops, op);
+  if (sim->tp_part != NULL)
+    {
+      SimTime none = 0;
+      g_array_append_val (sim->tp_part, none);
+    }
+  if (sim->op_info != NULL)
+    {
+      OpInfo info = { name, mb };
+      g_array_append_val (sim->op_info, info);
+    }
   Stream *st = &sim->streams[op.stream];
   if (st->tail == NONE)
     st->head = id;
@@ -377,7 +387,10 @@ flush (Builder *b)
     return;
   add_issued (b, OPK_COMPUTE, b->pending, b->pending_name, b->lead,
               b->pending_host);
-  op_at (b->sim, b->last)->tp_part = b->pending_tp;
+  if (b->sim->tp_part != NULL)
+    g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
+  else
+    g_assert (b->pending_tp == 0);   /* only fused builds fuse TP */
   b->has_pending = FALSE;
   b->pending = b->pending_tp = b->pending_host = b->lead = 0;
 }
@@ -932,6 +945,10 @@ sim_prepare (Sim *sim)
       net_group_shape (&sim->net, 0, plan->tp, 1)));
 
   sim->fuse_tp = !options->full && options->trace == NULL;
+  if (sim->fuse_tp)
+    sim->tp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  if (options->trace != NULL)
+    sim->op_info = g_array_new (FALSE, FALSE, sizeof (OpInfo));
   sim->ranks = options->full ? plan->gpus : plan->pp;
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
@@ -945,10 +962,13 @@ sim_build (Sim *sim, uint64_t ops)
   const SimOptions *options = sim->options;
   const ExperimentSpec *e = plan->spec;
   /* Reserved, not touched: pages the build does not fill take no
-   * memory, and the ops are never copied to a larger array. */
+   * memory, and the ops and their edges (two an op at most, as
+   * budget.c counts them) are never copied to a larger array, which
+   * would hold both copies at once. */
   sim->ops = g_array_sized_new (FALSE, FALSE, sizeof (Op),
                                 (guint) MIN (ops, G_MAXUINT32 / 2));
-  sim->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  sim->edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge),
+                                  (guint) MIN (2 * ops, G_MAXUINT32 / 2));
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
@@ -1040,7 +1060,8 @@ sim_clear (Sim *sim)
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
                         &sim->attn_fwd.pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
-                        &sim->head_fwd.pieces, &sim->head_bwd.pieces };
+                        &sim->head_fwd.pieces, &sim->head_bwd.pieces,
+                        &sim->tp_part, &sim->op_info };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);

@@ -28,21 +28,26 @@ typedef enum {
   OPK_N
 } OpKind;
 
+/* An op: 56 bytes, as --full holds tens of millions of them. What only
+ * some runs need lives beside it (Sim.tp_part, Sim.op_info). */
 typedef struct {
   SimTime dur;
-  SimTime ready, start, end;
-  const char *name;
+  SimTime start, end;
   uint32_t next;        /* next op on the same stream */
   uint32_t edges;       /* first out-edge, or NONE */
   uint32_t waits;       /* unfinished dependencies */
   uint32_t coll;        /* collective instance, or NONE */
   uint32_t stream;      /* rank * SIM_N_STREAMS + SimStream */
   uint32_t released_by; /* the dependency that finished last */
-  int32_t mb;
-  uint8_t kind;
-  SimTime tp_part;      /* of dur: TP collectives fused into a compute op */
   uint32_t comm;        /* Comm whose NIC bytes run as a flow, or NONE */
+  uint8_t kind;
 } Op;
+
+/* What a trace shows of an op besides its times. */
+typedef struct {
+  const char *name;     /* static */
+  int32_t mb;           /* micro-batch, or -1 */
+} OpInfo;
 
 typedef struct {
   uint32_t to, next;
@@ -51,6 +56,7 @@ typedef struct {
 typedef struct {
   uint32_t head, tail;
   gboolean busy;
+  SimTime ready;        /* when the op running (busy) could start */
   SimTime last_end;
 } Stream;
 
@@ -133,6 +139,9 @@ typedef struct {
    * tp > 1 plan several-fold. Kept apart for a trace, which shows them,
    * and in full mode, where peers synchronize on them. */
   gboolean fuse_tp;
+  GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
+                           * of its dur, the TP collectives fused into it */
+  GArray *op_info;        /* OpInfo per op, traced runs only (else NULL) */
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
   uint32_t *first_op, *send_op;

@@ -111,7 +111,7 @@ try_start (Sim *sim, uint32_t stream)
     return;
   SimTime now = sim_engine_now (sim->engine);
   st->busy = TRUE;
-  op->ready = now;
+  st->ready = now;
   if (op->coll == NONE)
     {
       op->start = now;
@@ -130,10 +130,11 @@ try_start (Sim *sim, uint32_t stream)
 /* Charges a finished compute-stream op to the rank's breakdown: its own
  * time to its kind, and the idle gap before it to what it waited for. */
 static void
-account (Sim *sim, const Op *op, Stream *st)
+account (Sim *sim, uint32_t id, Stream *st)
 {
+  const Op *op = op_at (sim, id);
   Breakdown *bd = &sim->breakdown[op->stream / SIM_N_STREAMS];
-  SimTime ready = op->ready;
+  SimTime ready = st->ready;
   const Op *dep = op->released_by == NONE ? NULL
                   : op_at (sim, op->released_by);
   if (ready > st->last_end && dep != NULL && dep->kind == OPK_HOST)
@@ -164,15 +165,19 @@ account (Sim *sim, const Op *op, Stream *st)
       else
         bd->bubble += gap;
     }
-  double busy = sim_time_to_s (op->end - op->ready);
+  double busy = sim_time_to_s (op->end - st->ready);
   switch ((OpKind) op->kind)
     {
     case OPK_TP: bd->tp_comm += busy; break;
     case OPK_PP: bd->pp_comm += busy; break;
     case OPK_OPTIMIZER: bd->optimizer += busy; break;
     case OPK_COMPUTE:
-      bd->tp_comm += sim_time_to_s (op->tp_part);
-      bd->compute += busy - sim_time_to_s (op->tp_part);
+      {
+        SimTime tp = sim->tp_part != NULL
+          ? g_array_index (sim->tp_part, SimTime, id) : 0;
+        bd->tp_comm += sim_time_to_s (tp);
+        bd->compute += busy - sim_time_to_s (tp);
+      }
       break;
     case OPK_DP:
     case OPK_N:
@@ -190,12 +195,13 @@ finish_op (Sim *sim, uint32_t id)
   st->busy = FALSE;
   st->head = op->next;
   if (op->stream % SIM_N_STREAMS == SIM_STREAM_COMPUTE)
-    account (sim, op, st);
+    account (sim, id, st);
   if (sim->options->trace != NULL)
     {
-      TraceSpan span = { op->name, op_kind_category[op->kind],
+      const OpInfo *info = &g_array_index (sim->op_info, OpInfo, id);
+      TraceSpan span = { info->name, op_kind_category[op->kind],
                          (int) (op->stream / SIM_N_STREAMS),
-                         (int) (op->stream % SIM_N_STREAMS), op->mb,
+                         (int) (op->stream % SIM_N_STREAMS), info->mb,
                          op->start, op->end };
       sim->options->trace (sim->options->trace_ctx, &span);
     }
