@@ -9,19 +9,28 @@
 #include "base/errors.h"
 #include "output/plot-private.h"   /* the header's columns */
 
-/* Writes a figure of KIND from TABLE's first columns; any failure must
- * say why in trainsim's error domain. */
+/* The column I of TABLE, or its last one. */
+static const char *
+column (const PlotTable *table, guint i)
+{
+  return g_ptr_array_index (table->header, MIN (i, table->header->len - 1));
+}
+
+/* Writes a figure of KIND from TABLE's first columns, in the options that
+ * KIND takes (plot.h): x, y, then the series (line, bars), the cell values
+ * (heatmap), or the time breakdown (stack, y unset). Any failure must say
+ * why in trainsim's error domain. */
 static void
 script (const PlotTable *table, PlotKind kind)
 {
-  GPtrArray *h = table->header;   /* never empty: a CSV has a header line */
   const char *cell = table->rows->len ? plot_table_cell (table, 0, 0) : NULL;
+  gboolean series = kind == PLOT_LINE || kind == PLOT_BARS;
   PlotSpec spec = {
     .kind = kind, .figure = "fuzz.pdf",
-    .x = g_ptr_array_index (h, 0),
-    .y = kind == PLOT_STACK ? NULL : g_ptr_array_index (h, h->len > 1 ? 1 : 0),
-    .by = h->len > 2 ? g_ptr_array_index (h, 2) : NULL,
-    .z = kind == PLOT_HEATMAP && h->len > 3 ? g_ptr_array_index (h, 3) : NULL,
+    .x = column (table, 0),
+    .y = kind == PLOT_STACK ? NULL : column (table, 1),
+    .by = series && table->header->len > 2 ? column (table, 2) : NULL,
+    .z = kind == PLOT_HEATMAP ? column (table, 2) : NULL,
     .title = cell, .xlabel = cell, .ylabel = NULL,
     .logx = kind == PLOT_LINE && table->rows->len % 2, .ideal = kind == PLOT_LINE,
   };
