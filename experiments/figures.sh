@@ -128,7 +128,8 @@ megatron () {
 
 # Weak scaling needs the global batch to follow the GPU count, which one
 # cartesian sweep cannot do: a sweep per size, 48 sequences per replica
-# (global batch 3 x GPUs with tp 8 x pp 2), the rows joined under one header.
+# (global batch 3 x GPUs with tp 8 x pp 2), the rows joined under one header
+# (each part's first line, which says which sweep wrote it, dropped).
 weak_scaling () {
   weak=$out/weak-scaling.csv
   part=$out/weak-scaling.part.csv
@@ -137,9 +138,9 @@ weak_scaling () {
     sweep "$part" weak-scaling-39b.yaml --sweep "gpus=$gpus" \
       --set "parallel.global_batch=$((3 * gpus))"
     if [ -f "$weak.tmp" ]; then
-      sed 1d "$part" >>"$weak.tmp"
+      sed 1,2d "$part" >>"$weak.tmp"
     else
-      cat "$part" >"$weak.tmp"
+      sed 1d "$part" >"$weak.tmp"
     fi
   done
   rm -f "$part"

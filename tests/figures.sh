@@ -30,12 +30,14 @@ command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
 # column CSV NAME...: the rows of CSV whose status is ok, as the named
 # columns (the first of that name, or of that last part as in
 # nics_per_node), space-separated. The rows of the experiments used here
-# have no quoted fields.
+# have no quoted fields; a sweep's first line (a comment) is skipped.
 column () {
   csv=$1
   shift
   awk -F, -v want="$*" '
-    NR == 1 {
+    !header && /^#/ { next }
+    !header {
+      header = 1
       k = split(want, names, " ")
       for (i = NF; i >= 1; i--) {
         short = $i

@@ -34,7 +34,7 @@ verdict "sweep -o EXISTING is refused and leaves the file as it was"
 
 ts sweep "$tmp/exp.yaml" -j 1 -o "$tmp/results.csv" --force
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(wc -l <"$tmp/results.csv")" -eq 5 ] || fail_because "not a header and 4 rows"
+[ "$(wc -l <"$tmp/results.csv")" -eq 6 ] || fail_because "not an identity, a header and 4 rows"
 verdict "sweep -o EXISTING --force replaces it"
 
 ts sweep "$tmp/exp.yaml" -j 0 -o "$tmp/other.csv"

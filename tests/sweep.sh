@@ -81,12 +81,14 @@ verdict "merge --help exits 0 and says the shards go in K order"
 
 ts sweep "$srcdir/experiments/ib-interfaces.yaml" -j 2
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(lines "$tmp/out")" -eq 17 ] || fail_because "$(lines "$tmp/out") lines, expected 17"
-head -n 1 "$tmp/out" | grep -q '^gpus,topology\.inter_node\.nics_per_node,status,reason,iteration_time_s,' ||
-  fail_because "header: $(head -n 1 "$tmp/out" | cut -c 1-80)"
-sed -n 2p "$tmp/out" | grep -q '^64,1,ok,,' || fail_because "first row is not gpus 64, 1 NIC, ok"
-sed -n 17p "$tmp/out" | grep -q '^512,4,ok,,' || fail_because "last row is not gpus 512, 4 NICs, ok"
-verdict "sweep ib-interfaces.yaml prints a header and 16 rows, the last axis fastest"
+[ "$(lines "$tmp/out")" -eq 18 ] || fail_because "$(lines "$tmp/out") lines, expected 18"
+head -n 1 "$tmp/out" | grep -Eq '^# trainsim-sweep settings=[0-9a-f]{64} shard=1/1 points=16$' ||
+  fail_because "first line: $(head -n 1 "$tmp/out" | cut -c 1-120)"
+sed -n 2p "$tmp/out" | grep -q '^gpus,topology\.inter_node\.nics_per_node,status,reason,iteration_time_s,' ||
+  fail_because "header: $(sed -n 2p "$tmp/out" | cut -c 1-80)"
+sed -n 3p "$tmp/out" | grep -q '^64,1,ok,,' || fail_because "first row is not gpus 64, 1 NIC, ok"
+sed -n 18p "$tmp/out" | grep -q '^512,4,ok,,' || fail_because "last row is not gpus 512, 4 NICs, ok"
+verdict "sweep ib-interfaces.yaml prints its identity, a header and 16 rows, the last axis fastest"
 [ -s "$tmp/err" ] && fail_because "stderr is not a terminal, yet: $(cut -c 1-80 "$tmp/err")"
 verdict "sweep draws no progress line when stderr is not a terminal"
 
@@ -108,12 +110,12 @@ fi
 ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2
 cp "$tmp/out" "$tmp/list-range.csv"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(lines "$tmp/out")" -eq 25 ] || fail_because "$(lines "$tmp/out") lines, expected 1 + 2*2*2*3"
-head -n 1 "$tmp/out" |
+[ "$(lines "$tmp/out")" -eq 26 ] || fail_because "$(lines "$tmp/out") lines, expected 2 + 2*2*2*3"
+sed -n 2p "$tmp/out" |
   grep -q '^parallel\.tp,topology\.inter_node\.nics_per_node,parallel\.micro_batch,parallel\.global_batch,status,reason,' ||
-  fail_because "header: $(head -n 1 "$tmp/out" | cut -c 1-120)"
-[ "$(cut -d, -f4 "$tmp/out" | sed 1d | sort -n | uniq | tr '\n' ' ')" = "512 1024 2048 " ] ||
-  fail_because "global_batch values: $(cut -d, -f4 "$tmp/out" | sed 1d | sort -u | tr '\n' ' ')"
+  fail_because "header: $(sed -n 2p "$tmp/out" | cut -c 1-120)"
+[ "$(cut -d, -f4 "$tmp/out" | sed 1,2d | sort -n | uniq | tr '\n' ' ')" = "512 1024 2048 " ] ||
+  fail_because "global_batch values: $(cut -d, -f4 "$tmp/out" | sed 1,2d | sort -u | tr '\n' ' ')"
 verdict "sweep --sweep with a list and a geometric range multiplies the axes"
 
 infeasible=$(grep -c '^3,[0-9]*,[0-9]*,[0-9]*,infeasible,' "$tmp/list-range.csv")
@@ -126,7 +128,7 @@ verdict "infeasible points are rows with status infeasible and the rule they bre
 
 ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2 \
   --feasible-only
-[ "$(lines "$tmp/out")" -eq 13 ] || fail_because "$(lines "$tmp/out") lines, expected 13"
+[ "$(lines "$tmp/out")" -eq 14 ] || fail_because "$(lines "$tmp/out") lines, expected 14"
 grep -q infeasible "$tmp/out" && fail_because "an infeasible row is left"
 verdict "sweep --feasible-only drops the infeasible rows"
 
@@ -145,7 +147,9 @@ verdict "sweep -j 1 and -j 2 write the same bytes"
 ts sweep "$exp" -j 2 --format jsonl --sweep parallel.micro_batch=1,2
 cp "$tmp/out" "$tmp/rows.jsonl"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(lines "$tmp/out")" -eq 8 ] || fail_because "$(lines "$tmp/out") lines, expected 8"
+[ "$(lines "$tmp/out")" -eq 9 ] || fail_because "$(lines "$tmp/out") lines, expected 9"
+head -n 1 "$tmp/out" | grep -Eq '^\{"trainsim_sweep": \{"settings": "[0-9a-f]{64}", "shard": "1/1", "points": 8\}\}$' ||
+  fail_because "first line: $(head -n 1 "$tmp/out" | cut -c 1-120)"
 [ "$(grep -c '^{"parallel.tp": [38], "topology.inter_node.nics_per_node": [14], "parallel.micro_batch": [12], "status": "' "$tmp/out")" -eq 8 ] ||
   fail_because "a line does not start with the swept values as numbers"
 verdict "sweep --format jsonl writes a JSON object per point"
@@ -155,7 +159,8 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 with open(sys.argv[1]) as f:
     rows = [json.loads(line) for line in f]
-for r in rows:
+assert rows[0]["trainsim_sweep"]["points"] == 8, rows[0]
+for r in rows[1:]:
     assert isinstance(r["parallel.tp"], int), "parallel.tp is not a number"
     if r["status"] == "ok":
         assert r["reason"] is None and r["iteration_time_s"] > 0, r
@@ -181,7 +186,7 @@ set -- sweep "$srcdir/experiments/gpt3-175b-selene.yaml" -j 2 \
   --sweep cost.gpu_hour_usd=1..10
 ts "$@" -o "$tmp/full.csv"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(lines "$tmp/full.csv")" -eq 321 ] || fail_because "$(lines "$tmp/full.csv") lines, expected 321"
+[ "$(lines "$tmp/full.csv")" -eq 322 ] || fail_because "$(lines "$tmp/full.csv") lines, expected 322"
 [ -s "$tmp/out" ] && fail_because "rows also went to stdout"
 verdict "sweep -o FILE writes the rows to FILE"
 
@@ -212,9 +217,22 @@ verdict "sweep --resume cuts a partial last row away and completes the file"
 cp "$tmp/list-range.csv" "$tmp/other.csv"
 ts "$@" -o "$tmp/other.csv" --resume
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-grep -q 'header is not this sweep' "$tmp/err" || fail_because "no word of the header"
+grep -q 'come from other settings' "$tmp/err" || fail_because "no word of the settings"
 cmp -s "$tmp/other.csv" "$tmp/list-range.csv" || fail_because "the file was changed"
 verdict "sweep --resume refuses another sweep's file and leaves it alone"
+
+# The same axes and header, another --set: rows of other settings.
+head -c 20000 "$tmp/full.csv" >"$tmp/other-set.csv"
+cp "$tmp/other-set.csv" "$tmp/other-set.before"
+ts "$@" -o "$tmp/other-set.csv" --resume --set parallel.tp=4
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'come from other settings (another experiment, --set or axes)' "$tmp/err" ||
+  fail_because "no word of the settings: $(cut -c 1-120 "$tmp/err")"
+cmp -s "$tmp/other-set.csv" "$tmp/other-set.before" || fail_because "the file was changed"
+ts "$@" -o "$tmp/other-set.csv" --resume --shard 1/2
+[ "$rc" -eq 2 ] || fail_because "--shard 1/2: exit status $rc, expected 2"
+grep -q 'output of another --shard' "$tmp/err" || fail_because "no word of the shard"
+verdict "sweep --resume refuses rows of another --set or another shard, and leaves them alone"
 
 # --- shards -------------------------------------------------------------------
 
@@ -222,7 +240,7 @@ ts "$@" --shard 1/2 -o "$tmp/shard1.csv"
 [ "$rc" -eq 0 ] || fail_because "shard 1/2: exit status $rc"
 ts "$@" --shard 2/2 -o "$tmp/shard2.csv"
 [ "$rc" -eq 0 ] || fail_because "shard 2/2: exit status $rc"
-[ "$(lines "$tmp/shard1.csv")" -eq 161 ] || fail_because "shard 1/2 has $(lines "$tmp/shard1.csv") lines, expected 161"
+[ "$(lines "$tmp/shard1.csv")" -eq 162 ] || fail_because "shard 1/2 has $(lines "$tmp/shard1.csv") lines, expected 162"
 ts merge "$tmp/merged.csv" "$tmp/shard1.csv" "$tmp/shard2.csv"
 [ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
 cmp -s "$tmp/merged.csv" "$tmp/full.csv" || fail_because "the merged file differs from the unsharded one"
@@ -232,14 +250,28 @@ verdict "shards 1/2 and 2/2 merged equal the unsharded sweep, byte for byte"
 
 ts merge "$tmp/shard1.csv" "$tmp/shard2.csv"
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-[ "$(lines "$tmp/shard1.csv")" -eq 161 ] || fail_because "shard 1 was overwritten"
+[ "$(lines "$tmp/shard1.csv")" -eq 162 ] || fail_because "shard 1 was overwritten"
 verdict "merge SHARD1 SHARD2 (no output named) leaves shard 1 alone and exits 2"
 
 ts merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$tmp/list-range.csv"
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-grep -q 'header is not' "$tmp/err" || fail_because "no word of the header"
+grep -q 'comes from other settings' "$tmp/err" || fail_because "no word of the settings"
 [ -e "$tmp/bad-merge.csv" ] && fail_because "an output was left"
-verdict "merge of shards with different headers exits 2 and writes nothing"
+verdict "merge of shards of different sweeps exits 2 and writes nothing"
+
+# Missing, duplicated, out-of-order and unfinished shards.
+head -n 100 "$tmp/shard2.csv" >"$tmp/shard2-cut.csv"
+for c in "needs every shard|$tmp/shard1.csv" \
+         "are both shard 1/2|$tmp/shard1.csv $tmp/shard1.csv" \
+         "given in place 1|$tmp/shard2.csv $tmp/shard1.csv" \
+         "its sweep was interrupted|$tmp/shard1.csv $tmp/shard2-cut.csv"; do
+  # shellcheck disable=SC2086 # the shards are words
+  ts merge -o "$tmp/bad-merge.csv" ${c#*|}
+  [ "$rc" -eq 2 ] || fail_because "${c%%|*}: exit status $rc, expected 2"
+  grep -q "${c%%|*}" "$tmp/err" || fail_because "no '${c%%|*}': $(cut -c 1-120 "$tmp/err")"
+  [ -e "$tmp/bad-merge.csv" ] && fail_because "${c%%|*}: an output was left"
+done
+verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
 
 # --- bad input ----------------------------------------------------------------
 

@@ -174,17 +174,20 @@ START_TEST (test_rows_in_point_order)
   g_autofree char *csv = run_into (sweep, out, 1, SWEEP_CSV, 1, 1);
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
 
-  ck_assert_uint_eq (g_strv_length (lines), 38);   /* header, 36 rows, "" */
-  ck_assert_msg (g_str_has_prefix (lines[0], "gpus,parallel.tp,parallel.micro_batch,"
-                                   "status,reason,iteration_time_s,"), "%s", lines[0]);
+  /* The sweep's identity, the header, 36 rows, "". */
+  ck_assert_uint_eq (g_strv_length (lines), 39);
+  ck_assert_msg (g_regex_match_simple ("^# trainsim-sweep settings=[0-9a-f]{64} shard=1/1 "
+                                       "points=36$", lines[0], 0, 0), "%s", lines[0]);
+  ck_assert_msg (g_str_has_prefix (lines[1], "gpus,parallel.tp,parallel.micro_batch,"
+                                   "status,reason,iteration_time_s,"), "%s", lines[1]);
   /* The last axis varies fastest. */
-  ck_assert_msg (g_str_has_prefix (lines[1], "2,1,1,ok,,"), "%s", lines[1]);
-  ck_assert_msg (g_str_has_prefix (lines[2], "2,1,2,ok,,"), "%s", lines[2]);
-  ck_assert_msg (g_str_has_prefix (lines[5], "2,2,1,"), "%s", lines[5]);
-  ck_assert_msg (g_str_has_prefix (lines[9], "2,3,1,infeasible,this plan cannot run: "),
-                 "%s", lines[9]);
-  ck_assert_msg (g_str_has_prefix (lines[36], "8,3,4,infeasible,"), "%s", lines[36]);
-  ck_assert_str_eq (lines[37], "");
+  ck_assert_msg (g_str_has_prefix (lines[2], "2,1,1,ok,,"), "%s", lines[2]);
+  ck_assert_msg (g_str_has_prefix (lines[3], "2,1,2,ok,,"), "%s", lines[3]);
+  ck_assert_msg (g_str_has_prefix (lines[6], "2,2,1,"), "%s", lines[6]);
+  ck_assert_msg (g_str_has_prefix (lines[10], "2,3,1,infeasible,this plan cannot run: "),
+                 "%s", lines[10]);
+  ck_assert_msg (g_str_has_prefix (lines[37], "8,3,4,infeasible,"), "%s", lines[37]);
+  ck_assert_str_eq (lines[38], "");
 }
 END_TEST
 
@@ -199,7 +202,8 @@ START_TEST (test_threads_give_the_same_bytes)
 
   ck_assert_str_eq (one, many);
   if (format == SWEEP_JSONL)
-    ck_assert_msg (g_str_has_prefix (one, "{\"gpus\": 2, \"parallel.tp\": 1, "
+    ck_assert_msg (g_str_has_prefix (strchr (one, '\n') + 1,
+                                     "{\"gpus\": 2, \"parallel.tp\": 1, "
                                      "\"parallel.micro_batch\": 1, \"status\": \"ok\", "
                                      "\"reason\": null, \"iteration_time_s\": "), "%s", one);
 }
@@ -234,16 +238,29 @@ END_TEST
 
 /* --- merge's refusals --------------------------------------------------------- */
 
+/* A shard's first line: shard K of N of a sweep of P points, of the
+ * settings H (or G). */
+#define H "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define G "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define ID(h, k, n, p) "# trainsim-sweep settings=" h " shard=" #k "/" #n " points=" #p "\n"
+
 static const struct {
   const char *shards[3];
   const char *part;
 } bad_merges[] = {
-  { { "a,b\n1,2\n", "a,c\n3,4\n", NULL }, "its header is not" },
-  { { "a,b\n1,2\n", "a,b\n3,4", NULL }, "ends in a partial row" },
-  { { "a,b\n1,2\n", "a,b\n3,4\n5,6\n", NULL }, "has more rows than" },
-  { { "a,b\n1,2\n3,4\n5,6\n", "a,b\n3,4\n", NULL }, "has more rows than" },
-  { { "a,b\n1,2\n", "a,b\n", "a,b\n5,6\n" }, "has more rows than" },
-  { { "{\"a\": 1}\n", "a,b\n", NULL }, "is not JSON lines" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n", ID (H, 2, 2, 2) "a,c\n3,4\n", NULL }, "its header is not" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n", ID (H, 2, 2, 2) "a,b\n3,4", NULL }, "ends in a partial row" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n", ID (H, 2, 2, 2) "a,b\n3,4\n5,6\n", NULL }, "has more than" },
+  { { ID (H, 1, 2, 4) "a,b\n1,2\n", ID (H, 2, 2, 4) "a,b\n3,4\n5,6\n", NULL },
+    "its sweep was interrupted" },
+  { { ID (H, 1, 3, 3) "a,b\n1,2\n", ID (H, 2, 3, 3) "a,b\n3,4\n", NULL }, "needs every shard" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n", ID (H, 1, 2, 2) "a,b\n1,2\n", NULL }, "are both shard 1/2" },
+  { { ID (H, 2, 2, 2) "a,b\n3,4\n", ID (H, 1, 2, 2) "a,b\n1,2\n", NULL }, "given in place 1" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n", ID (G, 2, 2, 2) "a,b\n3,4\n", NULL }, "from other settings" },
+  { { ID (H, 1, 2, 2) "a,b\n1,2\n",
+      "{\"trainsim_sweep\": {\"settings\": \"" H "\", \"shard\": \"2/2\", \"points\": 2}}\n"
+      "{\"a\": 1}\n", NULL }, "another --format" },
+  { { "a,b\n1,2\n", NULL, NULL }, "does not start as a sweep's output" },
 };
 
 START_TEST (test_merge_refuses)
@@ -270,8 +287,8 @@ END_TEST
 
 START_TEST (test_merge_keeps_a_shard_named_first)
 {
-  g_autofree char *one = tmp_file ("keep1.out", "a,b\n1,2\n");
-  g_autofree char *two = tmp_file ("keep2.out", "a,b\n3,4\n");
+  g_autofree char *one = tmp_file ("keep1.out", ID (H, 1, 1, 1) "a,b\n1,2\n");
+  g_autofree char *two = tmp_file ("keep2.out", ID (H, 1, 1, 1) "a,b\n3,4\n");
   const char *inputs[] = { two };
   g_autoptr (GError) error = NULL;
   g_autofree char *after = NULL;
@@ -280,7 +297,7 @@ START_TEST (test_merge_keeps_a_shard_named_first)
   ck_assert (!sweep_merge (one, inputs, 1, FALSE, &error));
   ck_assert_msg (strstr (error->message, "looks like a shard") != NULL, "%s", error->message);
   after = read_all (one);
-  ck_assert_str_eq (after, "a,b\n1,2\n");
+  ck_assert_str_eq (after, ID (H, 1, 1, 1) "a,b\n1,2\n");
   g_clear_error (&error);
   inputs[0] = one;
   ck_assert (!sweep_merge (one, inputs, 1, TRUE, &error));

@@ -174,6 +174,16 @@ plot_table_parse (const char *name, const char *text, gsize len,
       guint start = line;
       g_autoptr (GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
 
+      /* A comment line before the header: a sweep's first line says
+       * which sweep wrote the rows (sweep.c, append_identity). */
+      if (table->header == NULL && text[pos] == '#')
+        {
+          const char *nl = memchr (text + pos, '\n', len - pos);
+          pos = nl != NULL ? (gsize) (nl - text) + 1 : len;
+          line++;
+          continue;
+        }
+
       if (!parse_record (name, text, len, &pos, &line, fields, error))
         return NULL;
       if (fields->len == 1 && *(const char *) fields->pdata[0] == '\0')

@@ -53,6 +53,7 @@ struct Sweep {
   int csv_columns;      /* report's CSV columns (an infeasible row's empty
                          * cells); set by sweep_check */
   char **skip;          /* top-level axis keys: JSON members not repeated; owned */
+  char *settings;       /* SHA-256 of the settings (sweep_check); owned */
 };
 
 static void
@@ -85,6 +86,7 @@ sweep_free (Sweep *sweep)
   ytree_free (sweep->base);
   g_ptr_array_unref (sweep->axes);
   g_strfreev (sweep->skip);
+  g_free (sweep->settings);
   g_free (sweep);
 }
 
@@ -412,6 +414,59 @@ sweep_n_points (const Sweep *sweep)
   return sweep->n_points;
 }
 
+/* Feeds NODE to SUM unambiguously: each kind, text and key is tagged and
+ * length-prefixed, so that no two trees feed the same bytes. */
+static void
+digest_node (GChecksum *sum, const YNode *node)
+{
+  char tag[32];
+  int len = g_snprintf (tag, sizeof tag, "%c%u:", "SMQ"[node->kind],
+                        node->kind == YNODE_SCALAR ? (guint) strlen (node->text)
+                                                   : node->items->len);
+  g_checksum_update (sum, (const guchar *) tag, len);
+  if (node->kind == YNODE_SCALAR)
+    {
+      g_checksum_update (sum, (const guchar *) node->text, -1);
+      g_checksum_update (sum, (const guchar *) (node->plain ? "p" : "q"), 1);
+      return;
+    }
+  for (guint i = 0; i < node->items->len; i++)
+    if (node->kind == YNODE_MAPPING)
+      {
+        const YPair *pair = g_ptr_array_index (node->items, i);
+        len = g_snprintf (tag, sizeof tag, "K%u:", (guint) strlen (pair->key));
+        g_checksum_update (sum, (const guchar *) tag, len);
+        g_checksum_update (sum, (const guchar *) pair->key, -1);
+        digest_node (sum, pair->value);
+      }
+    else
+      digest_node (sum, g_ptr_array_index (node->items, i));
+}
+
+/* What identifies the rows a sweep writes: the experiment as the points
+ * start from it (after every --set, without its sweep) and the axes with
+ * their values, in order. Models and topologies named by the experiment
+ * count by name. Recursion is bounded: a tree nests YTREE_MAX_DEPTH
+ * levels at most. */
+static char *
+settings_digest (const Sweep *sweep)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  digest_node (sum, sweep->base);
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      const Axis *axis = g_ptr_array_index (sweep->axes, a);
+      char tag[32];
+      int len = g_snprintf (tag, sizeof tag, "A%u:%u:", (guint) strlen (axis->key),
+                            axis->values->len);
+      g_checksum_update (sum, (const guchar *) tag, len);
+      g_checksum_update (sum, (const guchar *) axis->key, -1);
+      for (guint v = 0; v < axis->values->len; v++)
+        digest_node (sum, g_ptr_array_index (axis->values, v));
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
+
 gboolean
 sweep_check (Sweep *sweep, GError **error)
 {
@@ -446,6 +501,8 @@ sweep_check (Sweep *sweep, GError **error)
       return FALSE;
     }
   sweep->n_points = n;
+  g_free (sweep->settings);
+  sweep->settings = settings_digest (sweep);
   report_append_csv_header (columns);
   sweep->csv_columns = 1;
   for (const char *p = columns->str; *p; p++)
@@ -591,17 +648,55 @@ append_csv_header (const Sweep *sweep, GString *out)
   report_append_csv_header (out);
 }
 
-/* How a JSON line of this sweep starts: the first member's name. */
-static char *
-jsonl_prefix (const Sweep *sweep)
-{
-  g_autoptr (GString) out = g_string_new ("{");
+/* The first line of every output of a sweep says which sweep and which
+ * shard wrote its rows, so that --resume and merge can refuse rows of
+ * other settings: in CSV a comment line (which gnuplot, R's comment.char
+ * and pandas' comment= skip), in JSON lines an object of its own. */
+#define IDENTITY_CSV "# trainsim-sweep settings=%s shard=%u/%u points=%" G_GUINT64_FORMAT "\n"
+#define IDENTITY_JSONL "{\"trainsim_sweep\": {\"settings\": \"%s\", \"shard\": \"%u/%u\", " \
+                       "\"points\": %" G_GUINT64_FORMAT "}}\n"
 
-  report_append_json_string (out, sweep->axes->len
-                      ? ((const Axis *) g_ptr_array_index (sweep->axes, 0))->key
-                      : "status");
-  g_string_append (out, ": ");
-  return g_string_free (g_steal_pointer (&out), FALSE);
+typedef struct {
+  char settings[65];    /* hex SHA-256 */
+  guint k, n;           /* shard K of N */
+  guint64 points;       /* of the whole sweep */
+} Identity;
+
+static void
+append_identity (GString *out, SweepFormat format, const char *settings, guint k,
+                 guint n, guint64 points)
+{
+  g_string_append_printf (out, format == SWEEP_CSV ? IDENTITY_CSV : IDENTITY_JSONL,
+                          settings, k, n, points);
+}
+
+/* Reads an identity line (LINE with its newline) in either format; FALSE
+ * when LINE is none. The line must be exactly what append_identity writes. */
+static gboolean
+parse_identity (const char *line, Identity *id, SweepFormat *format)
+{
+  for (int f = SWEEP_CSV; f <= SWEEP_JSONL; f++)
+    {
+      int end = -1;
+      guint64 points = 0;
+      if (f == SWEEP_CSV)
+        sscanf (line, "# trainsim-sweep settings=%64[0-9a-f] shard=%u/%u points=%"
+                G_GUINT64_FORMAT "%n", id->settings, &id->k, &id->n, &points, &end);
+      else
+        sscanf (line, "{\"trainsim_sweep\": {\"settings\": \"%64[0-9a-f]\", \"shard\": "
+                "\"%u/%u\", \"points\": %" G_GUINT64_FORMAT "}}%n", id->settings, &id->k,
+                &id->n, &points, &end);
+      if (end < 0 || strcmp (line + end, "\n") != 0)
+        continue;
+      id->points = points;
+      g_autoptr (GString) again = g_string_new (NULL);
+      append_identity (again, (SweepFormat) f, id->settings, id->k, id->n, id->points);
+      if (strcmp (again->str, line) != 0 || id->k < 1 || id->k > id->n)
+        return FALSE;
+      *format = (SweepFormat) f;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean
@@ -682,17 +777,16 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
 /* --------------------------------------------------------------- resume */
 
 /* Prepares PATH for appending the rest of a sweep: counts its complete
- * lines, cuts a trailing partial line away, and checks the first line:
- * HEADER without its newline (CSV), or a line starting with PREFIX (JSON
- * lines; HEADER NULL). *ROWS: the rows after any header; *EMPTY: no
- * complete line (a missing file is an empty one). */
+ * lines, cuts a trailing partial line away, and checks that it starts
+ * with START (the identity line, and in CSV the header), whose LINES
+ * lines are not rows. *ROWS: the rows after them; *EMPTY: no complete
+ * line (a missing file is an empty one). */
 static gboolean
-resume_prepare (const char *path, const char *header, const char *prefix,
+resume_prepare (const char *path, const char *start, guint start_lines,
                 guint64 *rows, gboolean *empty, GError **error)
 {
   FILE *f = fopen (path, "r+b");
   g_autoptr (GString) first = g_string_new (NULL);
-  gboolean first_done = FALSE, matches;
   char buf[65536];
   guint64 lines = 0;
   gint64 offset = 0, complete = 0;
@@ -707,42 +801,54 @@ resume_prepare (const char *path, const char *header, const char *prefix,
     goto io_error;
   while ((n = fread (buf, 1, sizeof buf, f)) > 0)
     {
-      const char *nl = memchr (buf, '\n', n);
-
-      if (!first_done)
-        {
-          g_string_append_len (first, buf, nl ? nl - buf : (gssize) n);
-          first_done = nl != NULL;
-        }
       for (gsize i = 0; i < n; i++)
-        if (buf[i] == '\n')
-          {
-            lines++;
-            complete = offset + (gint64) i + 1;
-          }
+        {
+          /* The lines before the rows, kept up to START's length (and one
+           * more byte, to tell a longer line from START). */
+          if (lines < start_lines && first->len <= strlen (start))
+            g_string_append_c (first, buf[i]);
+          if (buf[i] == '\n')
+            {
+              lines++;
+              complete = offset + (gint64) i + 1;
+            }
+        }
       offset += (gint64) n;
     }
   if (ferror (f))
     goto io_error;
-  /* What an interrupted write left of a row. */
+  if (lines == 0)
+    {
+      fclose (f);
+      return TRUE;
+    }
+  *empty = FALSE;
+  if (lines < start_lines || strcmp (first->str, start) != 0)
+    {
+      fclose (f);
+      Identity want, got;
+      SweepFormat wf, gf;
+      g_autofree char *line = g_strndup (first->str, strcspn (first->str, "\n") + 1);
+      g_autofree char *own = g_strndup (start, strcspn (start, "\n") + 1);
+      g_assert (parse_identity (own, &want, &wf));
+      const char *why = !parse_identity (line, &got, &gf)
+        ? "it does not start as a sweep's output does (a file written before trainsim "
+          "marked its sweeps, or not a sweep's output)"
+        : gf != wf ? "its rows are in the other --format"
+        : strcmp (got.settings, want.settings) != 0
+          ? "its rows come from other settings (another experiment, --set or axes)"
+        : got.k != want.k || got.n != want.n
+          ? "it is the output of another --shard"
+        : "its header is not this sweep's";
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot resume %s: %s; leave out "
+                   "--resume (and give --force) to start it over", path, why);
+      return FALSE;
+    }
+  /* This sweep's rows, then what an interrupted write left of a row. */
   if (offset > complete && (fflush (f) != 0 || ftruncate (fileno (f), complete) != 0))
     goto io_error;
   fclose (f);
-
-  if (lines == 0)
-    return TRUE;
-  *empty = FALSE;
-  matches = header != NULL ? first->len == strlen (header) - 1
-                             && memcmp (first->str, header, first->len) == 0
-                           : g_str_has_prefix (first->str, prefix);
-  if (!matches)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: its %s not this sweep's (another "
-                   "experiment, other axes or another --format?); leave out --resume to "
-                   "start it over", path, header ? "header is" : "rows are");
-      return FALSE;
-    }
-  *rows = lines - (header != NULL);
+  *rows = lines - start_lines;
   return TRUE;
 
 io_error:
@@ -771,8 +877,7 @@ gboolean
 sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *o,
                    GError **error)
 {
-  g_autoptr (GString) header = g_string_new (NULL);
-  g_autofree char *prefix = jsonl_prefix (sweep);
+  g_autoptr (GString) start = g_string_new (NULL);
   gboolean empty = TRUE;
 
   g_return_val_if_fail (o->shard_k >= 1 && o->shard_k <= o->shard_n, FALSE);
@@ -780,10 +885,13 @@ sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *
   /* Shard K's points are K-1, K-1+N, ...: END of them. */
   output->end = sweep->n_points > o->shard_k - 1
                 ? (sweep->n_points - o->shard_k) / o->shard_n + 1 : 0;
-  append_csv_header (sweep, header);
+  append_identity (start, o->format, sweep->settings, o->shard_k, o->shard_n,
+                   sweep->n_points);
+  if (o->format == SWEEP_CSV)
+    append_csv_header (sweep, start);
 
   if (o->resume && o->output != NULL
-      && !resume_prepare (o->output, o->format == SWEEP_CSV ? header->str : NULL, prefix,
+      && !resume_prepare (o->output, start->str, o->format == SWEEP_CSV ? 2 : 1,
                           &output->resumed, &empty, error))
     return FALSE;
   /* Rows are written as they finish, into the file itself: one that holds
@@ -813,7 +921,7 @@ sweep_output_open (SweepOutput *output, const Sweep *sweep, const SweepOptions *
                    g_strerror (errno));
       return FALSE;
     }
-  if (empty && o->format == SWEEP_CSV && !write_out (output->out, output->name, header, error))
+  if (empty && !write_out (output->out, output->name, start, error))
     {
       if (output->out != stdout)
         fclose (output->out);
@@ -1023,39 +1131,55 @@ shard_next (Shard *shard, GError **error)
   return TRUE;
 }
 
-/* Writes the rows of SHARDS interleaved: round j takes row j of each
- * shard in turn. Shard K has a row in a round only if shards 1..K-1 have,
- * and after a round that some shard lacks, none has more. With
- * FIRST_READ, the first row of each shard is already in its buffer. */
+/* Rows of shard K (1-based) of N of a sweep of POINTS points: its points
+ * are K-1, K-1+N, ... */
+static guint64
+shard_rows (guint k, guint n, guint64 points)
+{
+  return points >= k ? (points - k) / n + 1 : 0;
+}
+
+/* Writes the rows of SHARDS interleaved, round j taking row j of each
+ * shard in turn, as the unsharded sweep would have written them; each
+ * shard must have exactly the rows its identity (ID) says. */
 static gboolean
-merge_rows (Shard *shards, guint n, gboolean first_read, FILE *out, const char *name,
+merge_rows (Shard *shards, guint n, const Identity *id, FILE *out, const char *name,
             GError **error)
 {
-  for (gboolean ended = FALSE;; first_read = FALSE)
+  g_autofree guint64 *rows = g_new0 (guint64, n);
+  for (guint done = 0; done < n;)
     {
-      guint got = 0;
-
+      done = 0;
       for (guint k = 0; k < n; k++)
         {
           GError *local = NULL;
-          gboolean have = first_read ? shards[k].len >= 0 : shard_next (&shards[k], &local);
-
-          if (local != NULL)
+          guint64 want = shard_rows (k + 1, n, id->points);
+          if (!shard_next (&shards[k], &local))
             {
-              g_propagate_error (error, local);
+              if (local != NULL)
+                {
+                  g_propagate_error (error, local);
+                  return FALSE;
+                }
+              if (rows[k] < want)
+                {
+                  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has %" G_GUINT64_FORMAT
+                               " rows of the %" G_GUINT64_FORMAT " of shard %u/%u: its sweep "
+                               "was interrupted; finish it with trainsim sweep --resume and "
+                               "the same --shard", shards[k].path, rows[k], want, k + 1, n);
+                  return FALSE;
+                }
+              done++;
+              continue;
+            }
+          if (++rows[k] > want)
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has more than the %"
+                           G_GUINT64_FORMAT " rows of shard %u/%u of a sweep of %"
+                           G_GUINT64_FORMAT " points: it is not that shard's output",
+                           shards[k].path, want, k + 1, n, id->points);
               return FALSE;
             }
-          if (!have)
-            continue;
-          if (got < k || ended)
-            {
-              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has more rows than %s: "
-                           "merge needs the complete outputs of --shard 1/N ... N/N, "
-                           "given in that order", shards[k].path,
-                           shards[got < k ? got : n - 1].path);
-              return FALSE;
-            }
-          got++;
           if (fwrite (shards[k].line, 1, (size_t) shards[k].len, out)
               != (size_t) shards[k].len)
             {
@@ -1064,10 +1188,8 @@ merge_rows (Shard *shards, guint n, gboolean first_read, FILE *out, const char *
               return FALSE;
             }
         }
-      if (got == 0)
-        return TRUE;
-      ended = got < n;
     }
+  return TRUE;
 }
 
 static gboolean
@@ -1078,15 +1200,19 @@ write_failed (const char *name, GError **error)
   return FALSE;
 }
 
-/* Opens the shards and reads their first lines: the header of a CSV
- * shard (every shard's must be the first's), or a JSON line. *CSV: the
- * shards are CSV; an empty first shard is JSON lines of no points. */
+/* Opens the shards and reads the lines before their rows: the identity
+ * line, whose settings, shard count and points must agree and whose shard
+ * numbers must be 1 .. N in the order given, and in CSV the header, the
+ * same in each. *ID: the first shard's identity; *FORMAT: theirs. */
 static gboolean
-merge_open (Shard *shards, guint n, gboolean *csv, GError **error)
+merge_open (Shard *shards, guint n, Identity *id, SweepFormat *format, GError **error)
 {
+  g_autofree char *header = NULL;
   for (guint k = 0; k < n; k++)
     {
       GError *local = NULL;
+      Identity got;
+      SweepFormat f;
 
       if (!(shards[k].f = fopen (shards[k].path, "rb")))
         {
@@ -1094,54 +1220,101 @@ merge_open (Shard *shards, guint n, gboolean *csv, GError **error)
                        g_strerror (errno));
           return FALSE;
         }
-      if (!shard_next (&shards[k], &local) && local != NULL)
+      if (!shard_next (&shards[k], &local))
         {
-          g_propagate_error (error, local);
+          if (local == NULL)
+            g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s is empty: it is not the "
+                         "output of a sweep", shards[k].path);
+          else
+            g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (!parse_identity (shards[k].line, &got, &f))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s does not start as a sweep's "
+                       "output does (its first line says which sweep and shard wrote it)",
+                       shards[k].path);
           return FALSE;
         }
       if (k == 0)
-        *csv = shards[0].len > 0 && shards[0].line[0] != '{';
-      if (!*csv && shards[k].len > 0 && shards[k].line[0] != '{')
         {
-          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s is not JSON lines, as %s is: "
-                       "the shards of one sweep have the same --format", shards[k].path,
-                       shards[0].path);
+          *id = got;
+          *format = f;
+        }
+      const char *why = f != *format ? "is in another --format than"
+        : strcmp (got.settings, id->settings) != 0 || got.points != id->points
+          ? "comes from other settings (another experiment, --set or axes) than"
+        : got.n != id->n ? "is a shard of another --shard count than" : NULL;
+      if (why != NULL)
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s %s %s: merge joins the shards "
+                       "of one sweep", shards[k].path, why, shards[0].path);
           return FALSE;
         }
-      if (*csv && (shards[k].len != shards[0].len
-                   || memcmp (shards[k].line, shards[0].line, (size_t) shards[0].len) != 0))
+      if (got.k != k + 1)
         {
-          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: its header is not %s's: "
-                       "the shards of one sweep have the same columns", shards[k].path,
-                       shards[0].path);
+          guint seen = 0;
+          for (guint j = 0; j < k; j++)
+            if (j + 1 == got.k)
+              seen = j + 1;
+          if (seen > 0)
+            g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s and %s are both shard %u/%u: "
+                         "give each shard once, 1/%u ... %u/%u in order", shards[seen - 1].path,
+                         shards[k].path, got.k, got.n, got.n, got.n, got.n);
+          else
+            g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s is shard %u/%u, given in place "
+                         "%u: give the shards in order, 1/%u ... %u/%u", shards[k].path,
+                         got.k, got.n, k + 1, got.n, got.n, got.n);
           return FALSE;
         }
+      if (*format == SWEEP_CSV)
+        {
+          if (!shard_next (&shards[k], &local))
+            {
+              if (local == NULL)
+                g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has no header", shards[k].path);
+              else
+                g_propagate_error (error, local);
+              return FALSE;
+            }
+          if (k == 0)
+            header = g_strdup (shards[0].line);
+          else if (strcmp (shards[k].line, header) != 0)
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: its header is not %s's: "
+                           "the shards of one sweep have the same columns", shards[k].path,
+                           shards[0].path);
+              return FALSE;
+            }
+        }
+    }
+  if (n != id->n)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%u shards given, and %s is one of %u: "
+                   "merge needs every shard, 1/%u ... %u/%u in order", n, shards[0].path,
+                   id->n, id->n, id->n, id->n);
+      return FALSE;
     }
   return TRUE;
 }
 
-/* PATH exists and starts as the shards do (FIRST: the first shard's
- * header, or first row): a shard itself, or an earlier merge. */
+/* PATH exists and is an output of the sweep of ID: a shard itself, or an
+ * earlier merge. */
 static gboolean
-looks_like_output (const char *path, const Shard *first, gboolean csv)
+looks_like_output (const char *path, const Identity *id)
 {
   FILE *f = fopen (path, "rb");
   g_autofree char *line = NULL;
   size_t size = 0;
-  ssize_t len;
-  const char *colon;
+  Identity got;
+  SweepFormat format;
 
   if (f == NULL)
     return FALSE;
-  len = getline (&line, &size, f);
+  gboolean read = getline (&line, &size, f) > 0;
   fclose (f);
-  if (len < 0 || first->len < 0)
-    return FALSE;
-  if (csv)
-    return len == first->len && memcmp (line, first->line, (size_t) len) == 0;
-  /* JSON lines: the same first member's name. */
-  colon = strstr (first->line, "\": ");
-  return colon != NULL && strncmp (line, first->line, (size_t) (colon - first->line)) == 0;
+  return read && parse_identity (line, &got, &format)
+         && strcmp (got.settings, id->settings) == 0;
 }
 
 gboolean
@@ -1151,8 +1324,11 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
   g_autofree Shard *shards = g_new0 (Shard, n);
   g_autofree char *tmp = NULL;
   g_autofree char *target = NULL;   /* where a symlinked output points */
-  gboolean to_stdout = strcmp (output, "-") == 0, ok = FALSE, csv = FALSE;
+  gboolean to_stdout = strcmp (output, "-") == 0, ok = FALSE;
   FILE *out = stdout;
+  Identity id;
+  SweepFormat format = SWEEP_CSV;
+  g_autoptr (GString) start = g_string_new (NULL);
 
   g_return_val_if_fail (n >= 1, FALSE);
   for (guint k = 0; k < n; k++)
@@ -1167,9 +1343,9 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
           return FALSE;
         }
     }
-  if (!merge_open (shards, n, &csv, error))
+  if (!merge_open (shards, n, &id, &format, error))
     goto done;
-  if (!replace && !to_stdout && looks_like_output (output, &shards[0], csv))
+  if (!replace && !to_stdout && looks_like_output (output, &id))
     {
       g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s exists and looks like a shard or "
                    "a merge of this sweep: name a new output first (trainsim merge OUT "
@@ -1217,12 +1393,17 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
           goto done;
         }
     }
-  if (csv && fwrite (shards[0].line, 1, (size_t) shards[0].len, out) != (size_t) shards[0].len)
+  /* What the unsharded sweep starts with: its identity as shard 1/1, and
+   * the header (shard_next left the first shard's in its buffer). */
+  append_identity (start, format, id.settings, 1, 1, id.points);
+  if (format == SWEEP_CSV)
+    g_string_append (start, shards[0].line);
+  if (fwrite (start->str, 1, start->len, out) != start->len)
     {
       write_failed (output, error);
       goto done;
     }
-  if (!merge_rows (shards, n, !csv, out, output, error))
+  if (!merge_rows (shards, n, &id, out, output, error))
     goto done;
   if (fflush (out) != 0)
     {

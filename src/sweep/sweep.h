@@ -57,7 +57,8 @@ typedef struct {
 } SweepOptions;
 
 /* Runs the points of the shard and writes a row per point to the output:
- * CSV (a header, then rows) or JSON lines. A row is written once the rows
+ * CSV (the sweep's identity as a comment line, a header, then rows) or
+ * JSON lines (the identity as the first object). A row is written once the rows
  * of the points before it are, and the output is flushed after each write,
  * so an interrupted sweep leaves the rows of a prefix of its points (and
  * perhaps a partial last line, which --resume cuts away). A point whose
@@ -72,8 +73,9 @@ gboolean sweep_run (const Sweep *sweep, const SweepOptions *options,
  * file renamed into place): the same bytes as the sweep run unsharded.
  * Without REPLACE, an existing OUTPUT that starts as the shards do (a
  * shard named where the output was meant) is not replaced. Fails
- * (TS_ERROR_INPUT) when the headers differ, a shard ends in a partial
- * row, or the row counts are not those of shards 1..N of one sweep;
+ * (TS_ERROR_INPUT) when a shard's first line (its sweep's identity) is
+ * not shard K of the same sweep for the K-th input, the headers differ, a
+ * shard ends in a partial row, or its rows are not exactly its shard's;
  * TS_ERROR_USAGE when OUTPUT is a shard or is not replaced; TS_ERROR_IO
  * on a read or write failure. */
 gboolean sweep_merge (const char *output, const char *const *inputs,
