@@ -296,6 +296,9 @@ expect_error "an empty range in the file exits 2 with its file:line:col" \
 expect_error "more points than --max-points exits 2 and says how to raise it" \
   'has 16 points \(2 x 2 x 4\), more than --max-points 10: raise --max-points' \
   sweep "$exp" --sweep parallel.micro_batch=1..4 --max-points 10
+expect_error "a range of more values than an axis may hold exits 2, however high --max-points" \
+  '--sweep gpus: the range 1\.\.1000000000000 has 1000000000000 values, more than the 1000000 an axis may hold' \
+  sweep "$exp" --sweep gpus=1..1000000000000 --max-points 9000000000000000000
 expect_error "--shard 3/2 exits 2" '--shard 3/2: expected K/N with 1 <= K <= N' \
   sweep "$exp" --shard 3/2
 expect_error "--resume without -o exits 2" '--resume needs' sweep "$exp" --resume

@@ -55,6 +55,7 @@ static const struct {
   { "1..8y2", NULL, "is not a range" },
   { "1..8x", NULL, "is not a range" },
   { "1..100", NULL, "has 100 values, more than --max-points 50" },
+  { "1..2000000000000", NULL, "has 2000000000000 values, more than --max-points 50" },
   { "gpt3-175b", NULL, NULL },
   { "../models/x.yaml", NULL, NULL },
   { "1.5", NULL, NULL },

@@ -183,11 +183,16 @@ sweep_expand_range (const char *text, guint64 max_values, GArray *out,
         if (v > end / by)
           break;
       }
-  if (count > max_values)
+  if (count > MIN (max_values, SWEEP_MAX_AXIS_VALUES))
     {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s has %" G_GUINT64_FORMAT
-                   " values, more than --max-points %" G_GUINT64_FORMAT, text, count,
-                   max_values);
+      if (count > max_values)
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s has %" G_GUINT64_FORMAT
+                     " values, more than --max-points %" G_GUINT64_FORMAT, text, count,
+                     max_values);
+      else
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "the range %s has %" G_GUINT64_FORMAT
+                     " values, more than the %d an axis may hold: narrow it", text, count,
+                     SWEEP_MAX_AXIS_VALUES);
       return FALSE;
     }
   for (guint64 i = 0; i < count; i++)

@@ -86,6 +86,10 @@ gboolean sweep_merge (const char *output, const char *const *inputs,
  * A*F^2 ... up to B). Returns FALSE without setting ERROR when TEXT is
  * not a range (it does not start with "INTEGER.."); FALSE with ERROR
  * (TS_ERROR_INPUT) for a malformed or empty range (8..1) or one with more
- * than MAX_VALUES values; TRUE otherwise. */
+ * than MAX_VALUES or SWEEP_MAX_AXIS_VALUES values; TRUE otherwise. */
+/* A range is expanded into memory (some 100 bytes a value), the product
+ * of the axes never is: an axis holds at most a million values, whatever
+ * --max-points allows the product. */
+#define SWEEP_MAX_AXIS_VALUES 1000000
 gboolean sweep_expand_range (const char *text, guint64 max_values, GArray *out,
                              GError **error);
