@@ -49,68 +49,118 @@ fail (GError **error, int saved_errno, const char *path)
   return FALSE;
 }
 
-/* Writes all of data to fd; FALSE with errno set on failure. */
-static gboolean
-write_all (int fd, const char *data, gsize len)
+struct OutFile {
+  FILE *f;
+  char *path;           /* the caller's, for messages */
+  char *target;         /* what is written or replaced */
+  char *tmp;            /* the temporary file; NULL when written in place */
+};
+
+static void
+outfile_free (OutFile *out)
 {
-  while (len > 0)
+  if (out->tmp != NULL)
     {
-      ssize_t n = write (fd, data, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            errno = EIO;
-          return FALSE;
-        }
-      data += n;
-      len -= (gsize) n;
+      g_unlink (out->tmp);
+      outfile_temp_unregister (out->tmp);
     }
-  return TRUE;
+  g_free (out->path);
+  g_free (out->target);
+  g_free (out->tmp);
+  g_free (out);
+}
+
+OutFile *
+outfile_open (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  gboolean in_place;
+  OutFile *out = g_new0 (OutFile, 1);
+  out->path = g_strdup (path);
+  out->target = outfile_target (path, &in_place);
+  int fd;
+  if (in_place)
+    fd = g_open (out->target, O_WRONLY | O_NOCTTY, 0);
+  else
+    {
+      g_autofree char *dir = g_path_get_dirname (out->target);
+      g_autofree char *base = g_path_get_basename (out->target);
+      g_autofree char *tmp_name = g_strdup_printf (".%s.XXXXXX", base);
+      out->tmp = g_build_filename (dir, tmp_name, NULL);
+      fd = g_mkstemp_full (out->tmp, O_WRONLY, 0666);   /* the umask applies */
+      if (fd >= 0)
+        outfile_temp_register (out->tmp);
+      else
+        g_clear_pointer (&out->tmp, g_free);
+    }
+  if (fd >= 0 && (out->f = fdopen (fd, "w")) == NULL)
+    close (fd);
+  if (out->f == NULL)
+    {
+      fail (error, errno, path);
+      outfile_free (out);
+      return NULL;
+    }
+  return out;
+}
+
+FILE *
+outfile_stream (OutFile *out)
+{
+  return out->f;
+}
+
+gboolean
+outfile_commit (OutFile *out, GError **error)
+{
+  /* Like g_file_set_contents: sync before replacing an existing file, so
+   * a crash leaves the old contents or the new, never an empty file. */
+  gboolean replaces = out->tmp != NULL
+                      && g_file_test (out->target, G_FILE_TEST_EXISTS);
+  gboolean ok = fflush (out->f) == 0 && (!replaces || fsync (fileno (out->f)) == 0);
+  int saved_errno = errno;
+  if (fclose (out->f) != 0 && ok)
+    ok = FALSE, saved_errno = errno;
+  if (ok && out->tmp != NULL)
+    {
+      if (g_rename (out->tmp, out->target) != 0)
+        ok = FALSE, saved_errno = errno;
+      else
+        {
+          outfile_temp_unregister (out->tmp);
+          g_clear_pointer (&out->tmp, g_free);
+        }
+    }
+  if (!ok)
+    fail (error, saved_errno, out->path);
+  outfile_free (out);
+  return ok;
+}
+
+void
+outfile_abort (OutFile *out)
+{
+  if (out == NULL)
+    return;
+  fclose (out->f);
+  outfile_free (out);
 }
 
 gboolean
 outfile_write (const char *path, const char *data, gsize len, GError **error)
 {
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  gboolean in_place;
-  g_autofree char *target = outfile_target (path, &in_place);
-  if (in_place)
+  OutFile *out = outfile_open (path, error);
+  if (out == NULL)
+    return FALSE;
+  if (len > 0 && fwrite (data, 1, len, out->f) != len)
     {
-      int fd = g_open (target, O_WRONLY | O_NOCTTY, 0);
-      if (fd < 0)
-        return fail (error, errno, path);
-      gboolean ok = write_all (fd, data, len);
-      int saved_errno = errno;
-      if (close (fd) != 0 && ok)
-        ok = FALSE, saved_errno = errno;
-      return ok || fail (error, saved_errno, path);
+      fail (error, errno, path);
+      outfile_abort (out);
+      return FALSE;
     }
-
-  g_autofree char *dir = g_path_get_dirname (target);
-  g_autofree char *base = g_path_get_basename (target);
-  g_autofree char *tmp_name = g_strdup_printf (".%s.XXXXXX", base);
-  g_autofree char *tmp = g_build_filename (dir, tmp_name, NULL);
-  int fd = g_mkstemp_full (tmp, O_WRONLY, 0666);    /* the umask applies */
-  if (fd < 0)
-    return fail (error, errno, path);
-  outfile_temp_register (tmp);
-  /* Like g_file_set_contents: sync before replacing an existing file, so
-   * a crash leaves the old contents or the new, never an empty file. */
-  gboolean exists = g_file_test (target, G_FILE_TEST_EXISTS);
-  gboolean ok = write_all (fd, data, len) && (!exists || fsync (fd) == 0);
-  int saved_errno = errno;
-  if (close (fd) != 0 && ok)
-    ok = FALSE, saved_errno = errno;
-  if (ok && g_rename (tmp, target) != 0)
-    ok = FALSE, saved_errno = errno;
-  if (!ok)
-    g_unlink (tmp);
-  outfile_temp_unregister (tmp);
-  return ok || fail (error, saved_errno, path);
+  return outfile_commit (out, error);
 }
 
 /* ---- removal on signals -------------------------------------------------- */

@@ -13,9 +13,20 @@
 
 #include <glib.h>
 
+#include <stdio.h>
+
 /* Writes len bytes of data to path as above. Fails with a G_FILE_ERROR. */
 gboolean outfile_write (const char *path, const char *data, gsize len,
                         GError **error);
+
+/* The same for a file written piece by piece (a streamed trace): open it,
+ * write to outfile_stream, then commit it (the rename into place) or
+ * abort it (the old file stays). Either one frees it. Errors name path. */
+typedef struct OutFile OutFile;
+OutFile *outfile_open (const char *path, GError **error);
+FILE *outfile_stream (OutFile *out);
+gboolean outfile_commit (OutFile *out, GError **error);
+void outfile_abort (OutFile *out);
 
 /* The file that writing path replaces: path itself, or, for a symbolic
  * link, the file it points to (resolved, even when that does not exist

@@ -6,17 +6,13 @@
  * span of 1,500,000 ps is exactly "1.5" us and the bytes never depend on
  * floating-point formatting or the locale. One event per line keeps a
  * trace diffable. */
-#define _POSIX_C_SOURCE 200809L  /* fileno, fdopen, fsync, lstat */
 #include "output/trace.h"
 #include "output/report.h"
+#include "base/outfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
 
 #define PS_PER_US G_GINT64_CONSTANT (1000000)
 
@@ -78,8 +74,9 @@ append_span (GString *out, const TraceSpan *s)
 
 struct TraceWriter {
   GString *buf;               /* pending bytes (the caller's, in memory) */
-  FILE *file;                 /* owned; NULL in memory */
-  char *path, *tmp_path;      /* owned; tmp_path NULL when written through */
+  OutFile *out;               /* owned; NULL in memory */
+  FILE *file;                 /* out's stream, or NULL */
+  char *path;                 /* owned */
   GError *error;              /* owned: the first write error */
   const char *const *stream_names;
   int n_streams;
@@ -192,84 +189,23 @@ trace_append (GString *out, const TraceSpan *spans, gsize n_spans,
 }
 
 /* ---- the file ------------------------------------------------------------
- * A regular file (or none yet) is written to a temporary file beside it,
- * renamed over it once complete, so that a failed or killed run leaves
- * the old one whole; a device, a FIFO or a symlink is written through,
- * never replaced. (report_write's rule; one helper for both is due.) */
-
-static FILE *
-open_beside (const char *path, char **tmp_path, GError **error)
-{
-  GStatBuf st;
-  *tmp_path = NULL;
-  if (g_lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
-    {
-      FILE *f = fopen (path, "w");
-      if (f == NULL)
-        {
-          int saved = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                       "cannot write %s: %s", path, g_strerror (saved));
-        }
-      return f;
-    }
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *name = g_strdup_printf (".%s.XXXXXX", base);
-  char *tmp = g_build_filename (dir, name, NULL);
-  int fd = g_mkstemp_full (tmp, O_WRONLY, 0666);
-  FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
-  if (f == NULL)
-    {
-      int saved = errno;
-      if (fd >= 0)
-        {
-          close (fd);
-          g_unlink (tmp);
-        }
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot write %s: %s", path, g_strerror (saved));
-      g_free (tmp);
-      return NULL;
-    }
-  *tmp_path = tmp;
-  return f;
-}
-
-static gboolean
-commit_beside (FILE *f, const char *tmp_path, const char *path,
-               GError **error)
-{
-  int saved = 0;
-  if (fflush (f) != 0 || (tmp_path != NULL && fsync (fileno (f)) != 0))
-    saved = errno;
-  if (fclose (f) != 0 && saved == 0)
-    saved = errno;
-  if (saved == 0 && tmp_path != NULL && g_rename (tmp_path, path) != 0)
-    saved = errno;
-  if (saved == 0)
-    return TRUE;
-  if (tmp_path != NULL)
-    g_unlink (tmp_path);
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-               "cannot write %s: %s", path, g_strerror (saved));
-  return FALSE;
-}
+ * Written as base/outfile.h says: beside the file and renamed over it
+ * once complete, so that a failed or killed run leaves the old one whole;
+ * a symlink written through, a device or FIFO in place. */
 
 TraceWriter *
 trace_writer_open (const char *path, const char *const *stream_names,
                    int n_streams, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  g_autofree char *tmp_path = NULL;
-  FILE *f = open_beside (path, &tmp_path, error);
-  if (f == NULL)
+  OutFile *out = outfile_open (path, error);
+  if (out == NULL)
     return NULL;
   TraceWriter *w = g_new0 (TraceWriter, 1);
   w->buf = g_string_sized_new (2 * TRACE_CHUNK);
-  w->file = f;
+  w->out = out;
+  w->file = outfile_stream (out);
   w->path = g_strdup (path);
-  w->tmp_path = g_steal_pointer (&tmp_path);
   begin (w, stream_names, n_streams);
   return w;
 }
@@ -285,7 +221,6 @@ writer_free (TraceWriter *w)
 {
   g_string_free (w->buf, TRUE);
   g_free (w->path);
-  g_free (w->tmp_path);
   g_clear_error (&w->error);
   g_free (w->streams_of_rank);
   g_free (w);
@@ -299,12 +234,10 @@ trace_writer_close (TraceWriter *w, GError **error)
   if (!ok)
     {
       g_propagate_error (error, g_steal_pointer (&w->error));
-      fclose (w->file);
-      if (w->tmp_path != NULL)
-        g_unlink (w->tmp_path);
+      outfile_abort (w->out);
     }
   else
-    ok = commit_beside (w->file, w->tmp_path, w->path, error);
+    ok = outfile_commit (w->out, error);
   writer_free (w);
   return ok;
 }
@@ -314,9 +247,7 @@ trace_writer_abort (TraceWriter *w)
 {
   if (w == NULL)
     return;
-  fclose (w->file);
-  if (w->tmp_path != NULL)
-    g_unlink (w->tmp_path);
+  outfile_abort (w->out);
   writer_free (w);
 }
 

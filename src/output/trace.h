@@ -22,7 +22,8 @@ void trace_append (GString *out, const TraceSpan *spans, gsize n_spans,
 /* A trace written span by span to a file: trace_append's document, with
  * nothing of it held in memory but a buffer. A regular file (or a new
  * one) is written beside its path and renamed over it by
- * trace_writer_close; a device, FIFO or symlink is written through.
+ * trace_writer_close; a symlink is written through, a device or FIFO
+ * in place (base/outfile.h).
  * Fails with a G_FILE_ERROR. */
 typedef struct TraceWriter TraceWriter;
 
