@@ -795,17 +795,19 @@ START_TEST (test_host_dispatch)
    * 1 ms issue. Per micro-batch the host issues the embedding's 4, the
    * layer's 14 forward and 31 backward, the head's 14 forward and 9
    * backward and the embedding's 2 backward kernels: 74; the optimizer
-   * 6 + 1 (16 tensors in one Adam launch). The layer's gradients
-   * accumulate (spec.h, GradAccumulation): fused, 8 adds (biases and
-   * layer norms) every micro-batch; main-grad, 12 every micro-batch;
-   * autograd, 12 on the second. Two micro-batches: 2 x 82 + 7 = 171 ms,
-   * 2 x 86 + 7 = 179 ms and 2 x 74 + 12 + 7 = 167 ms. */
+   * 6 + 1 (16 tensors in one Adam launch). Gradients accumulate (spec.h,
+   * GradAccumulation), an add a tensor: fused, the layer's 8 (biases and
+   * layer norms), the embeddings' 2 and the final norm's 2 every
+   * micro-batch; main-grad, 12, 2 and 3 (the tied logits weight too)
+   * every micro-batch; autograd, those 17 on the second. Two
+   * micro-batches: 2 x 86 + 7 = 179 ms, 2 x 91 + 7 = 189 ms and 2 x 74 +
+   * 17 + 7 = 172 ms. */
   ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
   e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64, MLP_GELU, TRUE };
   e.topology.host.kernel_launch_s = 1e-3;
-  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.171,
-                                    [GRAD_ACC_MAIN_GRAD] = 0.179,
-                                    [GRAD_ACC_AUTOGRAD] = 0.167 };
+  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.179,
+                                    [GRAD_ACC_MAIN_GRAD] = 0.189,
+                                    [GRAD_ACC_AUTOGRAD] = 0.172 };
   SimResult r;
   for (int mode = GRAD_ACC_N - 1; mode >= 0; mode--)
     {

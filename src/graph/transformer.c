@@ -293,25 +293,29 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
 #define LAYER_WEIGHTS 4
 #define LAYER_PARAM_TENSORS 12
 
+/* Gradient accumulation over ELEMS parameters in TENSORS tensors, one add
+ * a tensor (spec.h, GradAccumulation): into .grad in the run's precision
+ * (read both, write the sum), or into the fp32 main_grad (read it and the
+ * new gradient, write it). */
+static void
+push_grad_accumulate (GArray *ops, const LayerShape *ls, double elems,
+                      int tensors)
+{
+  double w = ls->cm->bytes_per_element;
+  double bytes = ls->grad_accumulation == GRAD_ACC_AUTOGRAD ? 3 * w : 8 + w;
+  push_compute (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
+  set_launches (ops, tensors);
+}
+
 void
 transformer_layer_backward_accumulating (const LayerShape *ls, GArray *ops)
 {
   transformer_layer_backward (ls, ops);
-  /* One add a parameter tensor (spec.h, GradAccumulation): into .grad in
-   * the run's precision (read both, write the sum), or into the fp32
-   * main_grad (read it and the new gradient, write it); fused, the
-   * weight-gradient GEMMs accumulate the weights' share themselves. */
-  double w = ls->cm->bytes_per_element;
-  double elems = transformer_layer_params (ls);
-  int tensors = LAYER_PARAM_TENSORS;
-  if (ls->grad_accumulation == GRAD_ACC_FUSED)
-    {
-      elems -= transformer_layer_weights (ls);
-      tensors -= LAYER_WEIGHTS;
-    }
-  double bytes = ls->grad_accumulation == GRAD_ACC_AUTOGRAD ? 3 * w : 8 + w;
-  push_compute (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
-  set_launches (ops, tensors);
+  /* Fused, the weight-gradient GEMMs accumulate the weights themselves. */
+  gboolean fused = ls->grad_accumulation == GRAD_ACC_FUSED;
+  push_grad_accumulate (ops, ls, transformer_layer_params (ls)
+                                 - (fused ? transformer_layer_weights (ls) : 0),
+                        LAYER_PARAM_TENSORS - (fused ? LAYER_WEIGHTS : 0));
 }
 
 /* ---- embedding and head ------------------------------------------------ */
@@ -376,6 +380,30 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
   leave_tp (ops, ls, "tp_allreduce_head_bwd");
   push_elementwise (ops, ls, "final_ln_bwd", token_elems (ls), 2, 1, 0);
   set_launches (ops, 3);
+}
+
+/* The word and position embeddings' gradients, which no GEMM produces:
+ * two adds in every mode. */
+void
+transformer_embedding_backward_accumulating (const LayerShape *ls,
+                                             GArray *ops)
+{
+  transformer_embedding_backward (ls, ops);
+  push_grad_accumulate (ops, ls, transformer_embedding_params (ls), 2);
+}
+
+/* The final layer norm's gain and bias, and the logits' weight gradient
+ * (the word embedding's, tied: on the last stage's copy with pp > 1, or
+ * added to the embedding's own with pp = 1), but where the GEMM
+ * accumulates it (fused). */
+void
+transformer_head_backward_accumulating (const LayerShape *ls, GArray *ops)
+{
+  transformer_head_backward (ls, ops);
+  gboolean fused = ls->grad_accumulation == GRAD_ACC_FUSED;
+  push_grad_accumulate (ops, ls, transformer_head_params (ls)
+                                 + (fused ? 0 : (double) ls->vocab / ls->t * ls->h),
+                        fused ? 2 : 3);
 }
 
 /* ---- parameters and FLOPs ---------------------------------------------- */

@@ -60,6 +60,10 @@ void transformer_layer_backward (const LayerShape *ls, GArray *ops);
  * those the earlier micro-batches left (gradient accumulation). */
 void transformer_layer_backward_accumulating (const LayerShape *ls,
                                               GArray *ops);
+void transformer_embedding_backward_accumulating (const LayerShape *ls,
+                                                  GArray *ops);
+void transformer_head_backward_accumulating (const LayerShape *ls,
+                                             GArray *ops);
 /* The attention core alone: what selective recompute runs again. */
 void transformer_attention_core_forward (const LayerShape *ls, GArray *ops);
 void transformer_embedding_forward (const LayerShape *ls, GArray *ops);

@@ -672,17 +672,19 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     }
   else
     {
-      if (last)
-        {
-          emit_module (b, sim->head_params, NULL, &sim->head_bwd, "backward");
-          bucket += sim->head_params;
-        }
       /* Gradients accumulate in place where each rank holds them whole
        * (ZeRO 0-1; ZeRO 2-3 reduce them into partitions instead): on
        * every micro-batch, or with autograd's on all but the first. */
       gboolean accumulates = e->zero.stage < 2
         && (mb > 0 || e->parallel.grad_accumulation != GRAD_ACC_AUTOGRAD);
       const Program *bwd = accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd;
+      if (last)
+        {
+          emit_module (b, sim->head_params, NULL,
+                       accumulates ? &sim->head_bwd_acc : &sim->head_bwd,
+                       "backward");
+          bucket += sim->head_params;
+        }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
           emit_module (b, sim->layer_params, sim->recompute, bwd, "backward");
@@ -696,7 +698,9 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       if (first)
         {
-          emit_module (b, sim->emb_params, NULL, &sim->emb_bwd, "backward");
+          emit_module (b, sim->emb_params, NULL,
+                       accumulates ? &sim->emb_bwd_acc : &sim->emb_bwd,
+                       "backward");
           bucket += sim->emb_params;
         }
     }
@@ -931,8 +935,12 @@ sim_prepare (Sim *sim)
                   : NULL;
   sim->emb_fwd = program_from_graph (sim, transformer_embedding_forward);
   sim->emb_bwd = program_from_graph (sim, transformer_embedding_backward);
+  sim->emb_bwd_acc = program_from_graph (
+    sim, transformer_embedding_backward_accumulating);
   sim->head_fwd = program_from_graph (sim, transformer_head_forward);
   sim->head_bwd = program_from_graph (sim, transformer_head_backward);
+  sim->head_bwd_acc = program_from_graph (
+    sim, transformer_head_backward_accumulating);
 
   /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
    * of the activations from each TP rank and all-gathers them over
@@ -1060,7 +1068,8 @@ sim_clear (Sim *sim)
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
                         &sim->attn_fwd.pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
-                        &sim->head_fwd.pieces, &sim->head_bwd.pieces,
+                        &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
+                        &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,
                         &sim->tp_part, &sim->op_info };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);

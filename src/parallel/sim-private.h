@@ -110,7 +110,7 @@ typedef struct {
   Breakdown *breakdown;   /* owned: per rank */
   /* Each program, built once. */
   Program layer_fwd, layer_bwd, layer_bwd_acc, attn_fwd, emb_fwd, emb_bwd,
-          head_fwd, head_bwd;
+          emb_bwd_acc, head_fwd, head_bwd, head_bwd_acc;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
