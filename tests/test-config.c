@@ -619,9 +619,10 @@ START_TEST (test_missing_file)
   g_autoptr (GError) error = NULL;
   ExperimentSpec e;
 
+  /* An input that is not there is bad input, as for every command. */
   ck_assert (!config_load_experiment ("/nonexistent/exp.yaml", NULL, &e, &error));
-  ck_assert_msg (g_error_matches (error, TS_ERROR, TS_ERROR_IO), "got %s", error->message);
-  ck_assert_int_eq (ts_error_exit_status (error), 1);
+  ck_assert_msg (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT), "got %s", error->message);
+  ck_assert_int_eq (ts_error_exit_status (error), 2);
 }
 END_TEST
 

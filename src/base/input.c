@@ -81,7 +81,7 @@ input_read (const char *path, char **text, gsize *len, GError **error)
   if ((fd = open (path, O_RDONLY)) < 0)
     {
       int saved = errno;
-      g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", path,
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", path,
                    g_strerror (saved));
       return FALSE;
     }
@@ -104,7 +104,7 @@ input_read (const char *path, char **text, gsize *len, GError **error)
         {
           int saved = errno;
           close (fd);
-          g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", path,
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", path,
                        g_strerror (saved));
           return FALSE;
         }

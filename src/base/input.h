@@ -23,8 +23,9 @@ gboolean input_max_bytes (gsize *max, GError **error);
 
 /* Reads the file PATH (a regular file, a pipe or a device) into *TEXT
  * (owned, with a NUL after the LEN bytes) and *LEN. Fails with
- * TS_ERROR_IO when it cannot be opened or read, and with TS_ERROR_INPUT,
- * as "PATH:LINE:COL: ...", when it holds a NUL byte or goes on past the
+ * TS_ERROR_INPUT: "cannot read PATH" when it cannot be opened or read (an
+ * input that is not there is bad input, exit status 2, for every
+ * command), and "PATH:LINE:COL: ..." when it holds a NUL byte or goes on past the
  * cap (at the position where the cap is reached). Stops reading at the
  * first of these, so /dev/zero fails at once. */
 gboolean input_read (const char *path, char **text, gsize *len,

@@ -45,10 +45,59 @@ cli_fail (const GError *error)
   return error->domain == TS_ERROR ? ts_error_exit_status (error) : 1;
 }
 
-gboolean
-cli_parse (GOptionContext *context, int *argc, char ***argv)
+/* The entry of ENTRIES whose short name is C, or whose long name is NAME
+ * (up to an '='), or NULL. */
+static const GOptionEntry *
+find_entry (const GOptionEntry *entries, char c, const char *name)
+{
+  for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+    if (name != NULL ? strncmp (e->long_name, name, strcspn (name, "=")) == 0
+                       && e->long_name[strcspn (name, "=")] == '\0'
+                     : c != '\0' && e->short_name == c)
+      return e;
+  return NULL;
+}
+
+static gboolean
+parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
+       char ***argv, gboolean quiet)
 {
   g_autoptr (GError) error = NULL;
+  /* GOption reads "-j 2" and "--jobs=2" but not "-j2": a short option
+   * glued to its value becomes its long form with the value. A value
+   * given apart is skipped, so that "-o -j2" keeps "-j2" as the output's
+   * name. GOption copies the values it parses, so the strings made here
+   * need only outlive the parse. */
+  g_autoptr (GPtrArray) made = g_ptr_array_new_with_free_func (g_free);
+  for (int i = 1; i < *argc; i++)
+    {
+      const char *a = (*argv)[i];
+      const GOptionEntry *e = NULL;
+      if (strcmp (a, "--") == 0 || a[0] != '-' || a[1] == '\0')
+        {
+          if (strcmp (a, "--") == 0)
+            break;
+          continue;
+        }
+      if (a[1] == '-')
+        e = strchr (a, '=') == NULL ? find_entry (entries, '\0', a + 2) : NULL;
+      else if ((e = find_entry (entries, a[1], NULL)) != NULL && a[2] != '\0'
+               && e->arg != G_OPTION_ARG_NONE)
+        {
+          char *joined = g_strdup_printf ("--%s=%s", e->long_name, a + 2);
+          g_ptr_array_add (made, joined);
+          (*argv)[i] = joined;
+          continue;
+        }
+      if (e != NULL && e->arg != G_OPTION_ARG_NONE)
+        i++;
+    }
+  /* --help's usage line names the command as it is typed. */
+  if (g_get_prgname () == NULL)
+    {
+      g_autofree char *name = g_strconcat ("trainsim ", (*argv)[0], NULL);
+      g_set_prgname (name);
+    }
   /* Every command reads input files, under the same limits: said once
    * here, at the end of each command's --help. */
   const char *described = g_option_context_get_description (context);
@@ -60,9 +109,24 @@ cli_parse (GOptionContext *context, int *argc, char ***argv)
   g_option_context_set_description (context, description);
   if (g_option_context_parse (context, argc, argv, &error))
     return TRUE;
-  fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
-           (*argv)[0], error->message, (*argv)[0]);
+  if (!quiet)
+    fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
+             (*argv)[0], error->message, (*argv)[0]);
   return FALSE;
+}
+
+gboolean
+cli_parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
+           char ***argv)
+{
+  return parse (context, entries, argc, argv, FALSE);
+}
+
+gboolean
+cli_parse_quietly (GOptionContext *context, const GOptionEntry *entries,
+                   int *argc, char ***argv)
+{
+  return parse (context, entries, argc, argv, TRUE);
 }
 
 /* The command argv[1] names, or usage. */

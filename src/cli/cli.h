@@ -19,7 +19,14 @@ int cli_collective (int argc, char **argv);
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
  * returns the exit status the error maps to. */
 int cli_fail (const GError *error);
-/* Parses a subcommand's options; on bad usage prints the error and a
- * pointer to --help and returns FALSE. Adds the input limits (the size
- * and nesting caps) to the end of CONTEXT's description, for --help. */
-gboolean cli_parse (GOptionContext *context, int *argc, char ***argv);
+/* Parses a subcommand's options, ENTRIES (those of CONTEXT's main group);
+ * on bad usage prints the error and a pointer to --help and returns
+ * FALSE. Takes a short option glued to its value ("-j2") as GOption takes
+ * "-j 2", names the command "trainsim COMMAND" in --help's usage, and
+ * adds the input limits (the size and nesting caps) to the end of
+ * CONTEXT's description. */
+gboolean cli_parse (GOptionContext *context, const GOptionEntry *entries,
+                    int *argc, char ***argv);
+/* The same, printing nothing (the MPI ranks but the first). */
+gboolean cli_parse_quietly (GOptionContext *context, const GOptionEntry *entries,
+                            int *argc, char ***argv);

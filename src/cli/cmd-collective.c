@@ -101,7 +101,7 @@ cli_collective (int argc, char **argv)
     "Example: trainsim collective selene --gpus 64 -b 1M -e 1G\n\n"
     "Exit status: 0 success; 2 bad usage or bad input.");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
   if (argc != 2)
     {

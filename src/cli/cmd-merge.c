@@ -28,7 +28,7 @@ cli_merge (int argc, char **argv)
     "usage, or shards that do not fit together (headers that differ, a\n"
     "partial last row, row counts of shards missing or out of order).");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
 
   int first = output != NULL ? 1 : 2;

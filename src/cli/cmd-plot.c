@@ -85,7 +85,7 @@ cli_plot (int argc, char **argv)
     "could not be written (FIG.gp and FIG.dat are kept); 2 bad usage or\n"
     "bad input: no CSV, an unknown column, kind or figure type, no rows.");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
   if (argc != 2)
     {

@@ -45,7 +45,7 @@ cli_run (int argc, char **argv)
     "Exit status: 0 success; 1 the plan does not fit in memory, or a file\n"
     "could not be written; 2 bad usage or bad input.");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
   if (argc != 2)
     {

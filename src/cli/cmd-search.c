@@ -229,7 +229,7 @@ cli_search (int argc, char **argv)
   g_option_context_set_description (context,
     "Exit status: 0 success; 1 no plan fits; 2 bad usage or bad input.");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
   if (argc != 2 || top < 1 || jobs == 0 || jobs < -1 || jobs > 4096)
     {

@@ -166,8 +166,8 @@ cli_sweep (int argc, char **argv)
   if (sweep_mpi_launched (&rank))
     mpi_rank = rank;
 #endif
-  if (mpi_rank > 0 ? !g_option_context_parse (context, &argc, &argv, NULL)
-                   : !cli_parse (context, &argc, &argv))
+  if (mpi_rank > 0 ? !cli_parse_quietly (context, entries, &argc, &argv)
+                   : !cli_parse (context, entries, &argc, &argv))
     return usage_exit (mpi_rank);
   if (argc != 2)
     {

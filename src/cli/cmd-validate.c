@@ -400,7 +400,7 @@ cli_validate (int argc, char **argv)
     "Exit status: 0 every file meets its goal (tolerance), or stays within\n"
     "its known_gap; 1 a file does not; 2 bad usage or bad input.");
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!cli_parse (context, &argc, &argv))
+  if (!cli_parse (context, entries, &argc, &argv))
     return 2;
   if (argc < 2)
     {

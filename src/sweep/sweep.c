@@ -1122,7 +1122,7 @@ shard_next (Shard *shard, GError **error)
   if (shard->len < 0)
     {
       if (ferror (shard->f))
-        g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", shard->path,
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", shard->path,
                      g_strerror (errno));
       return FALSE;
     }
@@ -1221,7 +1221,7 @@ merge_open (Shard *shards, guint n, Identity *id, SweepFormat *format, GError **
 
       if (!(shards[k].f = fopen (shards[k].path, "rb")))
         {
-          g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", shards[k].path,
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", shards[k].path,
                        g_strerror (errno));
           return FALSE;
         }

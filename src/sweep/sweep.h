@@ -24,7 +24,7 @@ typedef struct Sweep Sweep;
  * `sweep:` mapping, in file order. Each axis is a list of values or a range
  * (see sweep_expand_range); an axis with no values, or a range of more
  * than MAX_POINTS, is an error citing its file:line:col. TS_ERROR_INPUT,
- * or TS_ERROR_IO when the file cannot be read. */
+ * also when the file cannot be read. */
 Sweep *sweep_new (const char *path, const char *const *overrides,
                   guint64 max_points, GError **error);
 void sweep_free (Sweep *sweep);
@@ -76,8 +76,8 @@ gboolean sweep_run (const Sweep *sweep, const SweepOptions *options,
  * (TS_ERROR_INPUT) when a shard's first line (its sweep's identity) is
  * not shard K of the same sweep for the K-th input, the headers differ, a
  * shard ends in a partial row, or its rows are not exactly its shard's;
- * TS_ERROR_USAGE when OUTPUT is a shard or is not replaced; TS_ERROR_IO
- * on a read or write failure. */
+ * TS_ERROR_USAGE when OUTPUT is a shard or is not replaced; TS_ERROR_INPUT
+ * when a shard cannot be read; TS_ERROR_IO when OUTPUT cannot be written. */
 gboolean sweep_merge (const char *output, const char *const *inputs,
                       guint n_inputs, gboolean replace, GError **error);
 

@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/cli-habits.sh: the command line as people type it: short options
+# glued to their values (-j2, -b1M), "trainsim COMMAND" in each --help's
+# usage, and one exit status (2) for an input that cannot be read, in
+# every command.
+#
+# Run by automake with srcdir in the environment; by hand, from the top
+# build directory: srcdir=. sh tests/cli-habits.sh
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+exp=$srcdir/experiments/ib-interfaces.yaml
+
+ts sweep "$exp" -j 2 -o "$tmp/apart.csv"
+ts sweep "$exp" -j2 -o "$tmp/glued.csv"
+[ "$rc" -eq 0 ] || fail_because "-j2: exit status $rc, expected 0"
+cmp -s "$tmp/apart.csv" "$tmp/glued.csv" || fail_because "-j2 and -j 2 differ"
+verdict "sweep -j2 is sweep -j 2"
+
+ts collective selene -b1M -e4M -g8
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 3 ] ||
+  fail_because "$(grep -c '^ *[0-9]' "$tmp/out") rows, expected 1, 2 and 4 MiB"
+verdict "collective -b1M -e4M -g8 reads each value glued to its flag"
+
+# A value given apart stays whole, even one that looks like an option.
+(cd "$tmp" && "$TRAINSIM" sweep "$exp" -j 2 -o -j2 >/dev/null 2>&1)
+[ -s "$tmp/-j2" ] || fail_because "-o -j2 did not write a file named -j2"
+verdict "an option's value given apart is never split (-o -j2 writes ./-j2)"
+
+for c in run validate sweep merge plot search collective; do
+  "$TRAINSIM" "$c" --help >"$tmp/help" 2>&1
+  sed -n 2p "$tmp/help" | grep -q "^  trainsim $c " ||
+    fail_because "$c --help: $(sed -n 2p "$tmp/help")"
+done
+verdict "every command's --help shows its usage as 'trainsim COMMAND ...'"
+
+for c in run validate sweep search plot merge; do
+  case $c in
+    merge) ts merge "$tmp/merged.csv" "$tmp/no-such.csv" ;;
+    plot) ts plot "$tmp/no-such.csv" -o "$tmp/fig.pdf" ;;
+    *) ts "$c" "$tmp/no-such.yaml" ;;
+  esac
+  [ "$rc" -eq 2 ] || fail_because "$c: exit status $rc, expected 2"
+  grep -q "no-such" "$tmp/err" || fail_because "$c: stderr does not name the file"
+done
+verdict "a missing input exits 2 in every command, naming it"
+
+finish
