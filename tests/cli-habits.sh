@@ -51,4 +51,18 @@ for c in run validate sweep search plot merge; do
 done
 verdict "a missing input exits 2 in every command, naming it"
 
+ts run "$exp"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q 'ib-interfaces\.yaml:[0-9]*:[0-9]*: run predicts the experiment as written and ignores its sweep: section' \
+  "$tmp/err" || fail_because "stderr: $(cut -c 1-120 "$tmp/err")"
+verdict "run says on stderr that it ignores the file's sweep: section"
+
+# gpus is an axis of ib-interfaces.yaml and a result column: one column.
+[ "$(sed -n 2p "$tmp/glued.csv" | tr ',' '\n' | grep -c '^gpus$')" -eq 1 ] ||
+  fail_because "header: $(sed -n 2p "$tmp/glued.csv" | cut -c 1-120)"
+awk -F, -v n="$(sed -n 2p "$tmp/glued.csv" | awk -F, '{ print NF }')" \
+  'NR > 2 && NF != n { bad = 1 } END { exit bad }' "$tmp/glued.csv" ||
+  fail_because "a row does not have the header's columns"
+verdict "a swept result column (gpus) appears once in the sweep's CSV"
+
 finish

@@ -75,6 +75,10 @@ cli_run (int argc, char **argv)
     fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
                      "nothing; the plan runs as stage 0\n",
              spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
+  if (spec.marks.sweep != NULL)
+    fprintf (stderr, "trainsim: note: %s: run predicts the experiment as written and "
+                     "ignores its sweep: section; trainsim sweep runs its points\n",
+             spec.marks.sweep);
   /* The trace streams to its file as the step replays. */
   TraceWriter *trace = NULL;
   if (trace_path != NULL

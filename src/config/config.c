@@ -231,7 +231,7 @@ static const Field experiment_fields[] = {
   F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
-  { .key = "sweep", .type = F_SWEEP },
+  { .key = "sweep", .type = F_SWEEP, MARK (sweep) },
   END
 };
 

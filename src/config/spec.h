@@ -319,6 +319,7 @@ typedef struct {
   char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
   char *layers, *heads;
   char *zero_stage, *offload, *stage_layers;
+  char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;
 
 typedef struct {

@@ -234,13 +234,25 @@ append_json (GString *out, const SimResult *r)
   g_string_append (out, "}\n");
 }
 
-void
-report_append_csv_header (GString *out)
+/* Whether a CSV cell of field F is left out: a top-level field named in
+ * SKIP (a sweep's axis, already a column). */
+static gboolean
+csv_skips (const Field *f, const char *const *skip)
 {
+  return f->group == NULL && skip != NULL && g_strv_contains (skip, f->name);
+}
+
+void
+report_append_csv_header (GString *out, const char *const *skip)
+{
+  gboolean first = TRUE;
   for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
     {
-      if (i > 0)
+      if (csv_skips (&fields[i], skip))
+        continue;
+      if (!first)
         g_string_append_c (out, ',');
+      first = FALSE;
       if (fields[i].group != NULL)
         g_string_append_printf (out, "%s.", fields[i].group);
       g_string_append (out, fields[i].name);
@@ -250,12 +262,17 @@ report_append_csv_header (GString *out)
 
 /* No cell needs quoting: every cell is a number, true, false or empty. */
 void
-report_append_csv_row (GString *out, const SimResult *r)
+report_append_csv_row (GString *out, const SimResult *r,
+                       const char *const *skip)
 {
+  gboolean first = TRUE;
   for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
     {
-      if (i > 0)
+      if (csv_skips (&fields[i], skip))
+        continue;
+      if (!first)
         g_string_append_c (out, ',');
+      first = FALSE;
       append_field_value (out, r, &fields[i], "");
     }
   g_string_append_c (out, '\n');
@@ -531,8 +548,8 @@ report_append (GString *out, const SimResult *r, ReportFormat format,
       append_json (out, r);
       break;
     case REPORT_CSV:
-      report_append_csv_header (out);
-      report_append_csv_row (out, r);
+      report_append_csv_header (out, NULL);
+      report_append_csv_row (out, r, NULL);
       break;
     default:
       g_assert_not_reached ();

@@ -36,8 +36,11 @@ void report_append (GString *out, const SimResult *r, ReportFormat format,
 /* Multi-row CSV (sweeps, validation): the header once, then a row per
  * result. Every row has the header's columns: a number that is not finite,
  * and days_to_train and cost_usd without has_training, are empty cells. */
-void report_append_csv_header (GString *out);
-void report_append_csv_row (GString *out, const SimResult *r);
+/* The CSV header and a row, without the top-level columns named in SKIP
+ * (NULL-terminated, or NULL for none): a sweep's axes, already columns. */
+void report_append_csv_header (GString *out, const char *const *skip);
+void report_append_csv_row (GString *out, const SimResult *r,
+                            const char *const *skip);
 
 /* The members of REPORT_JSON's object, without its braces, for a writer
  * that puts members of its own before them (a sweep's rows). Top-level

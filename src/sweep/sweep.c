@@ -52,7 +52,8 @@ struct Sweep {
   guint64 n_points;     /* set by sweep_check */
   int csv_columns;      /* report's CSV columns (an infeasible row's empty
                          * cells); set by sweep_check */
-  char **skip;          /* top-level axis keys: JSON members not repeated; owned */
+  char **skip;          /* top-level axis keys: result columns (CSV) and
+                         * members (JSON) not repeated; owned */
   char *settings;       /* SHA-256 of the settings (sweep_check); owned */
 };
 
@@ -508,13 +509,13 @@ sweep_check (Sweep *sweep, GError **error)
   sweep->n_points = n;
   g_free (sweep->settings);
   sweep->settings = settings_digest (sweep);
-  report_append_csv_header (columns);
-  sweep->csv_columns = 1;
-  for (const char *p = columns->str; *p; p++)
-    sweep->csv_columns += *p == ',';
   g_ptr_array_add (skip, NULL);
   g_strfreev (sweep->skip);
   sweep->skip = (char **) g_ptr_array_steal (skip, NULL);
+  report_append_csv_header (columns, (const char *const *) sweep->skip);
+  sweep->csv_columns = 1;
+  for (const char *p = columns->str; *p; p++)
+    sweep->csv_columns += *p == ',';
 
   /* The first point's loading: a failure that cites none of its swept
    * values is the file's or --set's, and would fail every point alike. */
@@ -650,7 +651,7 @@ append_csv_header (const Sweep *sweep, GString *out)
       g_string_append_c (out, ',');
     }
   g_string_append (out, "status,reason,");
-  report_append_csv_header (out);
+  report_append_csv_header (out, (const char *const *) sweep->skip);
 }
 
 /* The first line of every output of a sweep says which sweep and which
@@ -753,7 +754,7 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
           g_string_append_c (row, '\n');
         }
       else
-        report_append_csv_row (row, &result);
+        report_append_csv_row (row, &result, (const char *const *) sweep->skip);
       return TRUE;
     }
 
