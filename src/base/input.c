@@ -78,7 +78,10 @@ input_read (const char *path, char **text, gsize *len, GError **error)
   *len = 0;
   if (!input_max_bytes (&max, error))
     return FALSE;
-  if ((fd = open (path, O_RDONLY)) < 0)
+  /* "-" is standard input (a copy of it, which the close below leaves
+   * open); names in it resolve from the working directory, as "-" has
+   * no other. */
+  if ((fd = strcmp (path, "-") == 0 ? dup (STDIN_FILENO) : open (path, O_RDONLY)) < 0)
     {
       int saved = errno;
       g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", path,

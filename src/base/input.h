@@ -21,7 +21,8 @@
  * TS_ERROR_USAGE when the variable is not a size. */
 gboolean input_max_bytes (gsize *max, GError **error);
 
-/* Reads the file PATH (a regular file, a pipe or a device) into *TEXT
+/* Reads the file PATH (a regular file, a pipe or a device; "-" is
+ * standard input) into *TEXT
  * (owned, with a NUL after the LEN bytes) and *LEN. Fails with
  * TS_ERROR_INPUT: "cannot read PATH" when it cannot be opened or read (an
  * input that is not there is bad input, exit status 2, for every
