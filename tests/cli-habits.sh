@@ -65,4 +65,27 @@ awk -F, -v n="$(sed -n 2p "$tmp/glued.csv" | awk -F, '{ print NF }')" \
   fail_because "a row does not have the header's columns"
 verdict "a swept result column (gpus) appears once in the sweep's CSV"
 
+# Data found wherever it runs: the binary built here, run from another
+# directory on an experiment there, finds the shipped models; a copy of it
+# elsewhere (not installed) looks in the install directory and says where
+# it looked.
+mkdir -p "$tmp/elsewhere"
+cp "$srcdir/experiments/gpt3-175b-selene.yaml" "$tmp/elsewhere/mine.yaml"
+(cd "$tmp/elsewhere" && "$TRAINSIM" run mine.yaml >"$tmp/out" 2>"$tmp/err")
+rc=$?
+[ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cut -c 1-120 "$tmp/err")"
+grep -q 'gpt3-175b on selene' "$tmp/out" || fail_because "no report"
+"$TRAINSIM" --version >"$tmp/version"
+grep -q "^data: .*then $(cd "$srcdir" && pwd -P)\$" "$tmp/version" ||
+  fail_because "--version: $(sed -n 2p "$tmp/version")"
+verdict "the built binary finds the shipped models from any directory; --version says where"
+
+cp "$TRAINSIM" "$tmp/elsewhere/trainsim-copy"
+(cd "$tmp/elsewhere" && TRAINSIM_DATA_PATH= ./trainsim-copy run mine.yaml >"$tmp/out" 2>"$tmp/err")
+rc=$?
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "no models found in models/ under .*elsewhere, .*, /" "$tmp/err" ||
+  fail_because "stderr: $(cut -c 1-160 "$tmp/err")"
+verdict "where no data is found, the error names every directory searched"
+
 finish

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "config/config.h"
 #include <locale.h>
 #include <errno.h>
 #include <stdio.h>
@@ -155,6 +156,12 @@ run_command (int argc, char **argv)
 #else
       printf ("%s\n", PACKAGE_STRING);
 #endif
+      /* Where names such as gpt3-175b are looked up (config.c). */
+      g_autofree char *data = config_data_dir ();
+      const char *env = g_getenv ("TRAINSIM_DATA_PATH");
+      printf ("data: TRAINSIM_DATA_PATH%s%s%s, the experiment's directory and "
+              "its parents, then %s\n", env ? " (" : " (unset)", env ? env : "",
+              env ? ")" : "", data);
       return 0;
     }
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)

@@ -11,6 +11,11 @@
  * before names are resolved. On success fills *OUT, which must own
  * nothing; on failure leaves it zeroed. Errors are TS_ERROR_INPUT, or
  * TS_ERROR_IO when a file cannot be read. */
+/* The directory of shipped data searched after TRAINSIM_DATA_PATH and
+ * the experiment's directory and its ancestors: the install directory, or
+ * the source tree for the binary built there. Owned by the caller. */
+char *config_data_dir (void);
+
 gboolean config_load_experiment (const char *path, const char *const *overrides,
                                  ExperimentSpec *out, GError **error);
 
