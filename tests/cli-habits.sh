@@ -65,6 +65,15 @@ awk -F, -v n="$(sed -n 2p "$tmp/glued.csv" | awk -F, '{ print NF }')" \
   fail_because "a row does not have the header's columns"
 verdict "a swept result column (gpus) appears once in the sweep's CSV"
 
+# A derived value can be given back to the derivation: dp from the GPU
+# count, after tp changes.
+ts run "$srcdir/experiments/gpt3-175b-selene.yaml" --set parallel.tp=4 --set parallel.dp=auto
+[ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cut -c 1-120 "$tmp/err")"
+grep -q 'tp 4 x pp 16 x dp 16' "$tmp/out" || fail_because "plan: $(grep plan "$tmp/out")"
+ts run "$srcdir/experiments/gpt3-175b-selene.yaml" --set model.ffn_hidden=auto --set model.kv_heads=auto
+[ "$rc" -eq 0 ] || fail_because "ffn_hidden, kv_heads auto: exit status $rc"
+verdict "--set parallel.dp=auto (and ffn_hidden, kv_heads) unsets a derived value"
+
 # Data found wherever it runs: the binary built here, run from another
 # directory on an experiment there, finds the shipped models; a copy of it
 # elsewhere (not installed) looks in the install directory and says where
