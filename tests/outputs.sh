@@ -53,6 +53,19 @@ ts run "$tiny" -f json -o "$tmp/link.json"
 grep -q '"iteration_time_s"' "$tmp/real.json" || fail_because "the link's target was not written"
 verdict "run -o LINK writes through the link and keeps it"
 
+# The streamed trace follows outfile's rules too: through a link, the
+# target is replaced only once the trace is whole. A run refused after the
+# trace was opened (the event budget) leaves the old one.
+echo old >"$tmp/real-trace.json"
+ln -s real-trace.json "$tmp/trace-link.json"
+TRAINSIM_MAX_EVENTS=10 "$TRAINSIM" run "$tiny" --trace "$tmp/trace-link.json" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+[ -L "$tmp/trace-link.json" ] || fail_because "the link was replaced by a file"
+[ "$(cat "$tmp/real-trace.json")" = old ] || fail_because "the link's target was truncated"
+verdict "a failed run --trace LINK leaves the link's target whole"
+
 ln -s "$tmp/new-target.json" "$tmp/dangling.json"
 ts run "$tiny" -f json -o "$tmp/dangling.json"
 [ -L "$tmp/dangling.json" ] && [ -s "$tmp/new-target.json" ] ||

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/outfile.h"
 #include "config/config.h"
 #include "output/report.h"
 #include "parallel/sim.h"
@@ -1328,9 +1329,8 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
              GError **error)
 {
   g_autofree Shard *shards = g_new0 (Shard, n);
-  g_autofree char *tmp = NULL;
-  g_autofree char *target = NULL;   /* where a symlinked output points */
   gboolean to_stdout = strcmp (output, "-") == 0, ok = FALSE;
+  OutFile *file = NULL;    /* the output, unless standard output */
   FILE *out = stdout;
   Identity id;
   SweepFormat format = SWEEP_CSV;
@@ -1358,46 +1358,17 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
                    "SHARD...), or give it with -o to replace it", output);
       goto done;
     }
+  /* Written as every output is (base/outfile.h): whole or not at all. */
   if (!to_stdout)
     {
-      int fd;
-      struct stat st;
-
-      /* A link is replaced through, not over; a device or FIFO is refused:
-       * renaming a temporary file onto it would replace it. */
-      if (g_file_test (output, G_FILE_TEST_IS_SYMLINK)
-          && (target = g_file_read_link (output, NULL)) != NULL)
+      GError *local = NULL;
+      if ((file = outfile_open (output, &local)) == NULL)
         {
-          if (!g_path_is_absolute (target))
-            {
-              g_autofree char *dir = g_path_get_dirname (output);
-              char *joined = g_build_filename (dir, target, NULL);
-              g_free (target);
-              target = joined;
-            }
-          output = target;
-        }
-      if (stat (output, &st) == 0 && !S_ISREG (st.st_mode))
-        {
-          g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s is not a regular file: "
-                       "merge writes a file (or standard output with -o -)", output);
+          g_set_error_literal (error, TS_ERROR, TS_ERROR_IO, local->message);
+          g_error_free (local);
           goto done;
         }
-      /* Beside OUTPUT, so that the rename stays on one file system. */
-      tmp = g_strconcat (output, ".XXXXXX", NULL);
-      out = NULL;
-      if ((fd = g_mkstemp_full (tmp, O_WRONLY, 0666)) < 0)
-        {
-          g_clear_pointer (&tmp, g_free);
-          write_failed (output, error);
-          goto done;
-        }
-      if (!(out = fdopen (fd, "wb")))
-        {
-          close (fd);
-          write_failed (output, error);
-          goto done;
-        }
+      out = outfile_stream (file);
     }
   /* What the unsharded sweep starts with: its identity as shard 1/1, and
    * the header (shard_next left the first shard's in its buffer). */
@@ -1411,30 +1382,26 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
     }
   if (!merge_rows (shards, n, &id, out, output, error))
     goto done;
-  if (fflush (out) != 0)
+  if (file != NULL)
+    {
+      GError *local = NULL;
+      OutFile *done_file = g_steal_pointer (&file);
+      if (!outfile_commit (done_file, &local))
+        {
+          g_set_error_literal (error, TS_ERROR, TS_ERROR_IO, local->message);
+          g_error_free (local);
+          goto done;
+        }
+    }
+  else if (fflush (out) != 0)
     {
       write_failed (output, error);
       goto done;
     }
-  if (!to_stdout)
-    {
-      int failed = fclose (out);
-
-      out = NULL;
-      if (failed != 0 || rename (tmp, output) != 0)
-        {
-          write_failed (output, error);
-          goto done;
-        }
-      g_clear_pointer (&tmp, g_free);
-    }
   ok = TRUE;
 
 done:
-  if (out != NULL && out != stdout)
-    fclose (out);
-  if (tmp != NULL)
-    unlink (tmp);
+  outfile_abort (file);
   for (guint k = 0; k < n; k++)
     {
       if (shards[k].f != NULL)
