@@ -77,7 +77,7 @@ expect_rc 0
 ts "$@" -j 2 -o "$tmp/j2.csv"
 expect_rc 0
 same "$tmp/j1.csv" "$tmp/j2.csv"
-[ "$(lines "$tmp/j1.csv")" -eq 321 ] || fail_because "$(lines "$tmp/j1.csv") lines, expected 321"
+[ "$(lines "$tmp/j1.csv")" -eq 322 ] || fail_because "$(lines "$tmp/j1.csv") lines, expected 322"
 verdict "the threaded sweeps with -j 1 and -j 2 agree (the reference)"
 
 mpi 2 "$@" -o "$tmp/mpi2.csv"
@@ -98,7 +98,7 @@ cp "$tmp/out" "$tmp/j2.jsonl"
 mpi 2 "$@" --format jsonl
 expect_rc 0
 same "$tmp/out" "$tmp/j2.jsonl"
-[ "$(lines "$tmp/out")" -eq 320 ] || fail_because "$(lines "$tmp/out") lines on stdout, expected 320"
+[ "$(lines "$tmp/out")" -eq 321 ] || fail_because "$(lines "$tmp/out") lines on stdout, expected 321"
 verdict "mpirun -n 2 sweep --format jsonl on stdout writes the bytes of -j 2"
 
 # Infeasible points (tp 3) dropped: rows no longer stand for points.
@@ -107,7 +107,7 @@ cp "$tmp/out" "$tmp/mpi1-feasible.csv"
 expect_rc 0
 ts "$@" --sweep parallel.tp=3,8 -j 2 --feasible-only
 same "$tmp/out" "$tmp/mpi1-feasible.csv"
-[ "$(lines "$tmp/out")" -eq 321 ] || fail_because "$(lines "$tmp/out") lines, expected 321"
+[ "$(lines "$tmp/out")" -eq 322 ] || fail_because "$(lines "$tmp/out") lines, expected 322"
 verdict "mpirun -n 1 is a threaded sweep"
 
 mpi 3 "$@" --sweep parallel.tp=3,8 --feasible-only
@@ -165,12 +165,12 @@ expect_mpi_error "an unknown --set key stops every rank with exit 2 and one mess
   "--set paralel\.tp: unknown key 'paralel'" "$@" --set paralel.tp=4
 expect_mpi_error "a bad --shard stops every rank with exit 2 and one message" 2 \
   '--shard 3/2: expected K/N' "$@" --shard 3/2
-expect_mpi_error "a missing experiment file stops every rank with exit 1 and one message" 1 \
+expect_mpi_error "a missing experiment file stops every rank with exit 2 and one message" 2 \
   'cannot read|No such file' sweep "$tmp/no-such.yaml"
 
 cp "$tmp/shard1.csv" "$tmp/other.csv"
 expect_mpi_error "rank 0 refusing --resume of another sweep's file stops every rank (exit 2)" 2 \
-  'header is not this sweep' "$@" -o "$tmp/other.csv" --resume --sweep parallel.tp=8
+  'come from other settings' "$@" -o "$tmp/other.csv" --resume --sweep parallel.tp=8
 same "$tmp/other.csv" "$tmp/shard1.csv"
 verdict "... and leaves the file alone"
 
@@ -189,8 +189,8 @@ if [ -r /proc/self/mem ]; then
   [ "$threads_rc" -eq 1 ] || fail_because "the threaded sweep exits $threads_rc, expected 1"
   expect_rc 1
   same "$tmp/fail-mpi.csv" "$tmp/fail-threads.csv"
-  [ "$(lines "$tmp/fail-mpi.csv")" -eq 13 ] ||
-    fail_because "$(lines "$tmp/fail-mpi.csv") lines, expected 13 (the points before)"
+  [ "$(lines "$tmp/fail-mpi.csv")" -eq 14 ] ||
+    fail_because "$(lines "$tmp/fail-mpi.csv") lines, expected 14 (identity, header, the points before)"
   count=$(grep -Ec 'rank [12]: .*/proc/self/mem' "$tmp/err")
   [ "$count" -eq 1 ] || fail_because "stderr names the failing rank and file $count times"
   verdict "a point failing on a worker stops the sweep after the rows before it (exit 1)"

@@ -107,7 +107,7 @@ input_read (const char *path, char **text, gsize *len, GError **error)
         {
           int saved = errno;
           close (fd);
-          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", path,
+          g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", path,
                        g_strerror (saved));
           return FALSE;
         }

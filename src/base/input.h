@@ -24,9 +24,10 @@ gboolean input_max_bytes (gsize *max, GError **error);
 /* Reads the file PATH (a regular file, a pipe or a device; "-" is
  * standard input) into *TEXT
  * (owned, with a NUL after the LEN bytes) and *LEN. Fails with
- * TS_ERROR_INPUT: "cannot read PATH" when it cannot be opened or read (an
- * input that is not there is bad input, exit status 2, for every
- * command), and "PATH:LINE:COL: ..." when it holds a NUL byte or goes on past the
+ * TS_ERROR_INPUT, "cannot read PATH", when it cannot be opened (an input
+ * that is not there, or not readable, is bad input: exit status 2 in every
+ * command), TS_ERROR_IO when a read fails (a disk error: exit status 1),
+ * and TS_ERROR_INPUT, "PATH:LINE:COL: ...", when it holds a NUL byte or goes on past the
  * cap (at the position where the cap is reached). Stops reading at the
  * first of these, so /dev/zero fails at once. */
 gboolean input_read (const char *path, char **text, gsize *len,

@@ -50,8 +50,9 @@ struct YNode {
 
 /* Parse a file (read with input_read: its size is capped, a NUL byte is
  * an error), or TEXT under the name ORIGIN. With POSITIONS false, every
- * mark gets line 0 (see YMark). Errors: TS_ERROR_INPUT, "cannot read FILE"
- * when the file cannot be read, "file:line:col: " for anything else, nesting
+ * mark gets line 0 (see YMark). Errors: those of input_read (a file that
+ * cannot be opened is TS_ERROR_INPUT, a failed read TS_ERROR_IO), and
+ * TS_ERROR_INPUT with "file:line:col: " for anything else, nesting
  * deeper than YTREE_MAX_DEPTH included. An empty document is a null
  * scalar. */
 YNode *ytree_parse_file (const char *path, GError **error);
