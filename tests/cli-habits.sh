@@ -85,7 +85,11 @@ rc=$?
 [ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cut -c 1-120 "$tmp/err")"
 grep -q 'gpt3-175b on selene' "$tmp/out" || fail_because "no report"
 "$TRAINSIM" --version >"$tmp/version"
-grep -q "^data: .*then $(cd "$srcdir" && pwd -P)\$" "$tmp/version" ||
+# The last directory named is the source tree (compared resolved: the
+# build may sit under a symbolic link).
+last=$(sed -n 's/^data: .*, then //p' "$tmp/version")
+[ -n "$last" ] && [ "$(cd "$last" 2>/dev/null && pwd -P)" = "$(cd "$srcdir" && pwd -P)" ] &&
+  case $last in *..*) false ;; *) true ;; esac ||
   fail_because "--version: $(sed -n 2p "$tmp/version")"
 verdict "the built binary finds the shipped models from any directory; --version says where"
 

@@ -430,8 +430,11 @@ config_data_dir (void)
    * directory is the one. */
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *built = g_canonicalize_filename (TRAINSIM_BUILD_EXE, NULL);
-  return g_strdup (exe != NULL && strcmp (exe, built) == 0 ? TRAINSIM_SRCDIR
-                                                           : TRAINSIM_DATADIR);
+  /* An out-of-tree build's source directory reads "build/..": the name
+   * searched and printed is the canonical one. */
+  return exe != NULL && strcmp (exe, built) == 0
+           ? g_canonicalize_filename (TRAINSIM_SRCDIR, NULL)
+           : g_strdup (TRAINSIM_DATADIR);
 }
 
 static int
