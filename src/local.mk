@@ -20,6 +20,7 @@ libtrainsim_la_SOURCES = \
 	src/parallel/sim-build.c \
 	src/parallel/budget.h src/parallel/budget.c \
 	src/config/spec.h src/config/spec.c \
+	src/config/framework.h src/config/framework.c \
 	src/config/yamltree.h src/config/yamltree.c \
 	src/config/config.h src/config/config.c \
 	src/output/report.h src/output/report.c \

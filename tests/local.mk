@@ -53,5 +53,5 @@ TESTS += tests/outputs.sh
 EXTRA_DIST += tests/outputs.sh
 TESTS += tests/sweep-outputs.sh
 EXTRA_DIST += tests/sweep-outputs.sh
-TESTS += tests/cli-habits.sh
-EXTRA_DIST += tests/cli-habits.sh
+TESTS += tests/cli-habits.sh tests/frameworks.sh
+EXTRA_DIST += tests/cli-habits.sh tests/frameworks.sh

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "base/errors.h"
+#include "config/framework.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
 #include "net/net.h"
@@ -49,7 +50,26 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
                                 .tokens = SPEC_UNSET };
   e.compute = (ComputeSpec) { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET };
   e.cost.gpu_hour_usd = 1.5;
+  e.framework = framework_default ();
   return e;
+}
+
+/* The framework named, which the test needs. */
+static void
+use_framework (ExperimentSpec *e, const char *name)
+{
+  g_autofree char *why = NULL;
+  e->framework = framework_parse (name, &why);
+  ck_assert_msg (e->framework != NULL, "%s", why);
+}
+
+/* A framework that runs e's ZeRO stage and offload: Megatron-LM runs
+ * ZeRO 0-1 without offload, Megatron-DeepSpeed the rest. */
+static void
+framework_for (ExperimentSpec *e)
+{
+  use_framework (e, e->zero.stage >= 2 || e->zero.offload != OFFLOAD_NONE
+                    ? "megatron-deepspeed" : "megatron-lm");
 }
 
 /* A trace's spans into the GArray ctx. */
@@ -612,10 +632,10 @@ START_TEST (test_full_equals_symmetric)
     { 16, 2, 2, 2, 32, SCHEDULE_1F1B, 1, 0, TRUE, RECOMPUTE_FULL },
     { 32, 4, 2, 1, 32, SCHEDULE_GPIPE, 1, 0, FALSE, RECOMPUTE_NONE },
     { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, TRUE, RECOMPUTE_FULL },
-    { 64, 8, 2, 1, 64, SCHEDULE_1F1B, 1, 2, TRUE, RECOMPUTE_SELECTIVE },
+    { 64, 8, 1, 1, 64, SCHEDULE_1F1B, 1, 2, TRUE, RECOMPUTE_FULL },
     { 64, 2, 8, 2, 64, SCHEDULE_1F1B, 1, 0, FALSE, RECOMPUTE_FULL },
     { 16, 1, 1, 1, 32, SCHEDULE_1F1B, 1, 3, TRUE, RECOMPUTE_NONE },
-    { 32, 2, 2, 1, 32, SCHEDULE_1F1B, 1, 3, FALSE, RECOMPUTE_FULL },
+    { 32, 2, 1, 1, 32, SCHEDULE_1F1B, 1, 3, FALSE, RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -624,6 +644,7 @@ START_TEST (test_full_equals_symmetric)
       e.parallel.schedule = cases[i].s;
       e.parallel.virtual_stages = cases[i].v;
       e.zero.stage = cases[i].zero;
+      framework_for (&e);
       e.parallel.gradient_bucketing = cases[i].bucketing;
       e.training.recompute = cases[i].rc;
       SimResult sym = run (&e, FALSE), full = run (&e, TRUE);
@@ -648,8 +669,9 @@ START_TEST (test_cost_estimate)
     { 16, 2, 2, 2, 32, SCHEDULE_1F1B, 1, 0, TRUE },
     { 32, 4, 2, 1, 32, SCHEDULE_GPIPE, 1, 0, FALSE },
     { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, TRUE },
-    { 64, 2, 8, 2, 64, SCHEDULE_1F1B, 1, 2, FALSE },
-    { 32, 2, 2, 1, 32, SCHEDULE_1F1B, 1, 3, TRUE },
+    { 64, 2, 1, 1, 64, SCHEDULE_1F1B, 1, 2, FALSE },
+    { 64, 4, 1, 1, 256, SCHEDULE_1F1B, 1, 2, TRUE },
+    { 32, 2, 1, 1, 64, SCHEDULE_1F1B, 1, 3, TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     for (int full = 0; full <= 1; full++)
@@ -659,6 +681,7 @@ START_TEST (test_cost_estimate)
         e.parallel.schedule = cases[i].s;
         e.parallel.virtual_stages = cases[i].v;
         e.zero.stage = cases[i].zero;
+        framework_for (&e);
         e.parallel.gradient_bucketing = cases[i].bucketing;
         e.parallel.bucket_bytes = 4 * 1024 * 1024;
         Plan plan;
@@ -990,6 +1013,7 @@ START_TEST (test_zero_traffic)
   for (int stage = 0; stage <= 3; stage++)
     {
       e.zero.stage = stage;
+      framework_for (&e);
       SimResult r = run (&e, FALSE);
       double want = (stage == 3 ? 3 : 2) * ring * psi * (1 << 30) / GIB;
       ck_assert_msg (fabs (r.dp_traffic / want - 1) < 1e-9,
@@ -1004,12 +1028,42 @@ START_TEST (test_zero_traffic)
     }
   e = base_spec (16, 1, 1, 1, 64);
   e.zero.stage = 3;
+  framework_for (&e);
   SimResult r = run (&e, FALSE);
   ck_assert (fabs (r.dp_traffic / (4 * 3 * ring * psi) - 1) < 1e-9);
   /* Without buckets ZeRO-3 still moves the same bytes. */
   e.parallel.gradient_bucketing = FALSE;
   SimResult flat = run (&e, FALSE);
   ck_assert (fabs (flat.dp_traffic / r.dp_traffic - 1) < 1e-9);
+}
+END_TEST
+
+START_TEST (test_zero2_every_micro_batch)
+{
+  /* 16 replicas, 4 micro-batches. Megatron-LM's ZeRO-1 (the distributed
+   * optimizer) reduce-scatters the gradients once, at the boundary, and
+   * all-gathers the parameters: 2 (n-1)/n Psi. DeepSpeed's ZeRO-2
+   * reduce-scatters each micro-batch's gradients into their partitions:
+   * m (n-1)/n Psi of gradients, m times ZeRO-1's, then the gather. */
+  ExperimentSpec e = base_spec (16, 1, 1, 1, 64);
+  double psi = 2 * base_params (&e), ring = 15.0 / 16;
+  e.zero.stage = 1;
+  SimResult boundary = run (&e, FALSE);
+  ck_assert_msg (fabs (boundary.dp_traffic / (2 * ring * psi) - 1) < 1e-9,
+                 "%.6g", boundary.dp_traffic);
+  e.zero.stage = 2;
+  use_framework (&e, "deepspeed");
+  SimResult each = run (&e, FALSE);
+  ck_assert_msg (fabs (each.dp_traffic / ((4 + 1) * ring * psi) - 1) < 1e-9,
+                 "%.6g", each.dp_traffic);
+  ck_assert (each.dp_traffic - ring * psi >= 4 * (boundary.dp_traffic
+                                                  - ring * psi) * (1 - 1e-12));
+  /* Without overlap (DeepSpeed's default), each reduction holds up the
+   * next micro-batch: slower than with overlap_comm. */
+  e.parallel.gradient_bucketing = FALSE;
+  SimResult blocking = run (&e, FALSE);
+  ck_assert (each.iteration_time_s < blocking.iteration_time_s);
+  ck_assert_double_eq (blocking.dp_traffic, each.dp_traffic);
 }
 END_TEST
 
@@ -1093,6 +1147,7 @@ START_TEST (test_zero3_prefetch_hides_gathers)
    * DP time is exposed than the gathers take back to back. */
   ExperimentSpec e = base_spec (16, 1, 1, 8, 128);
   e.zero.stage = 3;
+  framework_for (&e);
   SimResult r = run (&e, FALSE);
   double serial = r.dp_traffic / 25e9;   /* each GPU's NIC share */
   ck_assert_msg (r.breakdown_s.dp_comm < 0.5 * serial,
@@ -1110,6 +1165,7 @@ offload_spec (int gpus, int stage, Offload offload)
   e.topology.host = (HostSpec) { 25e9, 1024 * GIB, 3.9e9, 2 };
   e.zero.stage = stage;
   e.zero.offload = offload;
+  framework_for (&e);
   return e;
 }
 
@@ -1200,6 +1256,7 @@ sim_suite (void)
   tcase_add_test (exec, test_uneven_stages);
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
+  tcase_add_test (exec, test_zero2_every_micro_batch);
   tcase_add_test (exec, test_tp_overlap);
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
   tcase_add_test (exec, test_offload);

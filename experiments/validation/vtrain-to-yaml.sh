@@ -129,9 +129,10 @@ convert() {
 			print "# checkpointing, 1F1B, and no gradient bucketing. The micro-batch column is"
 			print "# what ran, also where pp = 1 (gradient accumulation)."
 		}
-		print "# Gradients accumulate as the DeepSpeed engine leaves them to autograd (Megatron-"
-		print "# DeepSpeed f01c9e6e has no main_grad path under DeepSpeed): grad_accumulation:"
-		print "# autograd, an add per parameter tensor on every micro-batch but the first."
+		print "# framework: megatron-deepspeed: in fp16 gradients accumulate as the DeepSpeed engine"
+		print "# leaves them to autograd (f01c9e6e has no main_grad path under DeepSpeed), an add"
+		print "# per parameter tensor on every micro-batch but the first, and the gradients are"
+		print "# all-reduced after the last backward (src/config/framework.c)."
 		print "# Megatron pads the 50257-token embedding to a multiple of 128 x tp (50304 at tp 1,"
 		print "# 51200 at tp 8); the unpadded size is given here, as the source states it."
 		if (set == "multinode") {
@@ -167,7 +168,8 @@ convert() {
 			print "defaults:"
 			print "  topology: vtrain-a100"
 			print "  training: {precision: fp16, recompute: full}"
-			print "  parallel: {schedule: 1f1b, gradient_bucketing: false, tp_across_nodes: true, grad_accumulation: autograd}"
+			print "  parallel: {schedule: 1f1b, tp_across_nodes: true}"
+			print "  framework: megatron-deepspeed"
 			print "  model: {vocab: 50257, seq_len: 2048}"
 		} else {
 			print "source: \"Bang et al., vTrain, MICRO 2024 (arXiv:2312.12391), MIT licence: single-node measurements\""
@@ -179,7 +181,8 @@ convert() {
 			print "defaults:"
 			print "  topology: vtrain-a100"
 			print "  training: {precision: fp16, recompute: full}"
-			print "  parallel: {schedule: 1f1b, gradient_bucketing: false, grad_accumulation: autograd}"
+			print "  parallel: {schedule: 1f1b}"
+			print "  framework: megatron-deepspeed"
 			print "  model: {vocab: 50257, seq_len: 1024, heads: 16}"
 		}
 		print "cases:"

@@ -311,6 +311,9 @@ typedef struct {
   AlgorithmChoice algorithm;   /* default auto */
 } CollectivesSpec;
 
+/* A framework's profile (config/framework.h): static, never owned. */
+typedef struct FrameworkProfile FrameworkProfile;
+
 /* Where some values were written, "file:line:col" (owned, NULL when the
  * value was defaulted or derived): the plan checks in parallel/plan.c
  * cite them when sizes do not divide. */
@@ -319,6 +322,7 @@ typedef struct {
   char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
   char *layers, *heads;
   char *zero_stage, *offload, *stage_layers;
+  char *framework;
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;
 
@@ -332,6 +336,9 @@ typedef struct {
   ComputeSpec compute;
   CostSpec cost;
   CollectivesSpec collectives;
+  /* What runs the plan (framework:), default today's Megatron-LM: what
+   * it can run (plan.c) and how (its defaults, the step builder). */
+  const FrameworkProfile *framework;
   SpecMarks marks;
 } ExperimentSpec;
 

@@ -49,13 +49,15 @@ add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
     }
 }
 
-/* Adds N reductions of gradients (emit_grads after a flush: a compute
- * op, a DP op, an offload copy), K times each. */
+/* Adds N reductions of gradients (emit_grads: a DP op, an offload copy),
+ * K times each; CUTS: each after a flush that cuts a compute stretch (a
+ * bucket), not at a chunk's end where the stretch ends anyway. */
 static void
-add_grads (const Sim *sim, RankOps *o, uint64_t n, uint64_t k)
+add_grads (const Sim *sim, RankOps *o, uint64_t n, uint64_t k, gboolean cuts)
 {
   k = sat_mul_u64 (n, k);
-  o->compute = sat_add_u64 (o->compute, k);
+  if (cuts)
+    o->compute = sat_add_u64 (o->compute, k);
   if (sim->plan->dp > 1)
     o->dp = sat_add_u64 (o->dp, k);
   if (sim->offload != OFFLOAD_NONE)
@@ -116,16 +118,16 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         + (first ? sim->emb_params : 0) + (last ? sim->head_params : 0);
       stage_params += params;
       /* The last backward of a chunk reduces its gradients in buckets;
-       * ZeRO-3 reduces after every backward. */
+       * ZeRO-3 (and ZeRO-2 reducing each micro-batch) after every one. */
       if (bucketing)
-        add_grads (sim, o, sim->zero3 ? m : 1,
-                   chunk_buckets (sim, (int) layers, first, last));
-      else if (sim->zero3 && moves)
-        add_grads (sim, o, m, 1);
+        add_grads (sim, o, sim->grads_each ? m : 1,
+                   chunk_buckets (sim, (int) layers, first, last), TRUE);
+      else if (sim->grads_each && moves)
+        add_grads (sim, o, m, 1, FALSE);
       o->sends = sat_add_u64 (o->sends, sat_mul_u64 (m, !last + !first));
     }
-  if (!e->parallel.gradient_bucketing && !sim->zero3 && moves)
-    add_grads (sim, o, 1, 1);
+  if (!e->parallel.gradient_bucketing && !sim->grads_each && moves)
+    add_grads (sim, o, 1, 1, FALSE);
   /* The optimizer (or CPU Adam and the copy up), ZeRO 1-2's gather. */
   o->compute++;
   o->host += sim->offload == OFFLOAD_OPTIMIZER;

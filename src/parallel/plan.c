@@ -1,6 +1,7 @@
 /* plan.c: plan rules and the memory model; see plan.h. */
 #include "parallel/plan.h"
 #include "base/errors.h"
+#include "config/framework.h"
 #include "graph/transformer.h"
 
 /* ---- rules ------------------------------------------------------------ */
@@ -37,6 +38,72 @@ fail_if_any (GString *list, const SpecMarks *marks, GError **error)
                marks->file ? marks->file : "", marks->file ? ": " : "",
                list->str);
   return FALSE;
+}
+
+/* One rule of the framework broken: where the value was written, the
+ * framework, what it cannot run, why (its code), and what would run. */
+static void
+refuse (GString *list, const ExperimentSpec *e, const char *where,
+        const char *what, const char *why, const char *valid)
+{
+  g_autofree char *label = framework_label (e->framework);
+  violation (list, where, "framework %s (%s) cannot run %s: %s; valid: %s",
+             label, e->framework->what, what, why, valid);
+}
+
+/* What the experiment's framework cannot run (framework.h). */
+static void
+framework_rules (GString *list, const ExperimentSpec *e)
+{
+  const FrameworkProfile *f = e->framework;
+  const ParallelSpec *p = &e->parallel;
+  const SpecMarks *mk = &e->marks;
+  int zs = e->zero.stage;
+  char what[96];
+
+  if (f->max_tp > 0 && p->tp > f->max_tp)
+    {
+      g_snprintf (what, sizeof what, "tp %d", p->tp);
+      refuse (list, e, mk->tp, what, f->tp_why, "tp 1");
+    }
+  if (p->pp > 1 && !f->pipeline.allowed)
+    {
+      g_snprintf (what, sizeof what, "pp %d", p->pp);
+      refuse (list, e, mk->pp, what, f->pipeline.why, "pp 1");
+    }
+  if ((p->virtual_stages > 1 || p->schedule == SCHEDULE_INTERLEAVED)
+      && !f->interleaved.allowed)
+    refuse (list, e, mk->virtual_stages, "the interleaved schedule",
+            f->interleaved.why, "schedule 1f1b, virtual_stages 1");
+  if (p->sequence_parallel && p->tp > 1 && !f->sequence_parallel.allowed)
+    refuse (list, e, mk->tp, "sequence parallelism", f->sequence_parallel.why,
+            "sequence_parallel: false");
+  if (e->training.recompute == RECOMPUTE_SELECTIVE
+      && !f->selective_recompute.allowed)
+    refuse (list, e, NULL, "selective recompute", f->selective_recompute.why,
+            "recompute none or full");
+  if (zs > f->max_zero || (zs == 1 && !f->zero1))
+    {
+      g_snprintf (what, sizeof what, "ZeRO stage %d", zs);
+      refuse (list, e, mk->zero_stage, what, f->zero_why,
+              f->zero1 ? (f->max_zero == 0 ? "zero.stage 0"
+                                           : "zero.stage 0 or 1")
+                       : "zero.stage 0, 2 or 3");
+    }
+  else if (p->pp > 1 && zs > f->max_zero_with_pp)
+    {
+      g_snprintf (what, sizeof what, "ZeRO stage %d with pp %d", zs, p->pp);
+      refuse (list, e, mk->zero_stage, what, f->zero_pp_why,
+              "zero.stage 0 or 1 with pp > 1, or pp 1");
+    }
+  if (e->zero.offload != OFFLOAD_NONE && !f->offload.allowed)
+    refuse (list, e, mk->offload, "CPU offload", f->offload.why,
+            "zero.offload none");
+  else if (e->zero.offload != OFFLOAD_NONE && f->offload_whole
+           && (e->zero.offload != OFFLOAD_OPTIMIZER_PARAMS || zs != 3))
+    refuse (list, e, mk->offload, "the optimizer offloaded alone",
+            f->offload_whole, "zero.offload optimizer+params with "
+            "zero.stage 3, or none");
 }
 
 gboolean
@@ -167,6 +234,7 @@ plan_check (const ExperimentSpec *e, GError **error)
                h->memory_bytes == SPEC_UNSET ? " memory" : "",
                h->cpu_adam_params_per_s == SPEC_UNSET
                ? " cpu_adam_params_per_s" : "");
+  framework_rules (list, e);
   return fail_if_any (list, mk, error);
 }
 

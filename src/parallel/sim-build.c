@@ -5,6 +5,7 @@
  * compute op (their durations add: they run back to back on one stream),
  * which keeps a 3072-GPU plan at a few hundred thousand events. */
 #include "parallel/sim-private.h"
+#include "config/framework.h"
 
 /* Adam in Megatron's mixed precision touches per parameter: the fp32 grad
  * (read twice: norm for clipping, then the update: 8), the fp32 master
@@ -333,6 +334,8 @@ typedef struct {
   SimTime carry;          /* issuing left from the last op */
   uint32_t sync;          /* a GPU op the host waits for before issuing
                            * the next (a blocking call), or NONE */
+  uint32_t wait;          /* an op the next compute op waits for (one on
+                           * the compute stream in the framework), or NONE */
   const char *pending_name;
   gboolean has_pending;
   uint32_t last;          /* last op on the compute stream */
@@ -371,6 +374,9 @@ add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
                         b->mb);
   if (issue != NONE)
     add_edge (sim, issue, id);
+  if (b->wait != NONE)
+    add_edge (sim, b->wait, id);
+  b->wait = NONE;
   /* A chunk's receive is what its first host op waits for. */
   if (b->first_of_chunk == NONE)
     b->first_of_chunk = issue != NONE ? issue : id;
@@ -646,10 +652,10 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   int vstages = plan->pp * plan->virtual_stages;
   gboolean first = vstage == 0, last = vstage == vstages - 1;
   /* Gradients move after the last backward of the step, or after every
-   * backward when ZeRO-3 keeps only a shard of them. */
+   * backward when ZeRO-2 or 3 keeps only a shard of them (grads_each). */
   gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
-  gboolean bucketing = (final || sim->zero3) && e->parallel.gradient_bucketing
-                       && moves;
+  gboolean bucketing = (final || sim->grads_each)
+                       && e->parallel.gradient_bucketing && moves;
   double bucket = 0, bucket_cap = e->parallel.bucket_bytes
                                   / sim->cm.bytes_per_element;
 
@@ -705,9 +711,15 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
     }
   flush (b);
-  /* Without buckets, ZeRO-3 still reduces each backward's gradients. */
-  if ((bucketing || (dir == 1 && sim->zero3)) && bucket > 0)
-    *last_dp = emit_grads (b, bucket, b->last);
+  /* Without buckets, ZeRO-2 and 3 still reduce each backward's gradients,
+   * after it and before the next compute (DeepSpeed's overlap_comm:
+   * false reduces on the compute stream). */
+  if ((bucketing || (dir == 1 && sim->grads_each)) && bucket > 0)
+    {
+      *last_dp = emit_grads (b, bucket, b->last);
+      if (!bucketing)
+        b->wait = *last_dp;
+    }
 
   g_assert (b->first_of_chunk != NONE);
   sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
@@ -785,7 +797,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   const ExperimentSpec *e = plan->spec;
   Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
                 .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
-                .sync = NONE, .mb = -1, .gather = NONE, .module_first = NONE,
+                .sync = NONE, .wait = NONE, .mb = -1, .gather = NONE, .module_first = NONE,
                 .module_last = { NONE, NONE } };
   g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
   schedule_items (plan, stage, items);
@@ -823,7 +835,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       emit_chunk (&b, it->dir, it->mb, it->chunk,
                   it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
     }
-  if (!e->parallel.gradient_bucketing && !sim->zero3)
+  if (!e->parallel.gradient_bucketing && !sim->grads_each)
     last_dp = emit_grads (&b, stage_params, b.last);
 
   /* The optimizer updates this rank's share of the parameters once every
@@ -961,6 +973,9 @@ sim_prepare (Sim *sim)
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
   sim->offload = e->zero.offload;
+  sim->grads_each = sim->zero3
+    || (e->zero.stage == 2 && e->framework->zero2_every_micro_batch
+        && (plan->dp > 1 || sim->offload != OFFLOAD_NONE));
 }
 
 void

@@ -149,6 +149,10 @@ typedef struct {
   GArray **tp_colls, **dp_colls;
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
   gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
+  /* Gradients move after every micro-batch's backward, not only after
+   * the last: ZeRO-3, and ZeRO-2 where the framework reduces each
+   * micro-batch's gradients into their partitions (DeepSpeed, FSDP). */
+  gboolean grads_each;
   Offload offload;
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */

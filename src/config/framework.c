@@ -1,0 +1,271 @@
+/* framework.c: the framework profiles (framework.h), each read from the
+ * framework's code at the versions named; the comments say where. */
+#include "config/framework.h"
+
+#include <string.h>
+
+/* Megatron-LM v2.x, 2021 (NVIDIA/Megatron-LM v2.6, the code of Narayanan
+ * et al. 2021): megatron/training.py train_step all-reduces the gradients
+ * once forward_backward_func has run every micro-batch (the local DDP of
+ * megatron/model/distributed.py, allreduce_gradients: no overlap with
+ * backward); megatron/mpu/layers.py runs backward's tensor-parallel
+ * all-reduce after the GEMMs; the DDP hook adds every gradient into an
+ * fp32 main_grad on every micro-batch. */
+#define MEGATRON_V2 "NVIDIA/Megatron-LM v2.6: megatron/training.py, " \
+  "megatron/model/distributed.py, megatron/mpu/layers.py"
+/* Megatron-LM after v2.6 (2022 on): sequence parallelism and selective
+ * recompute (Korthikanti et al. 2022, megatron/mpu/layers.py and
+ * --recompute-granularity), the asynchronous tensor-parallel all-reduce
+ * in backward (--async-tensor-model-parallel-allreduce, on by default),
+ * gradient-accumulation fusion (83b1e42f, 2022-02-13) and the distributed
+ * optimizer, which shards the optimizer state only
+ * (megatron/optimizer/distrib_optimizer.py). Its gradient reduction
+ * overlaps backward bucket by bucket (--DDP-impl torch: PyTorch DDP;
+ * Megatron-core's DistributedDataParallel with --overlap-grad-reduce). */
+#define MEGATRON_V3 "NVIDIA/Megatron-LM after v2.6: megatron/mpu/layers.py, " \
+  "megatron/optimizer/distrib_optimizer.py, megatron/arguments.py"
+/* DeepSpeed's engine (microsoft/DeepSpeed deepspeed/runtime/): the
+ * PipelineEngine asserts zero_optimization_stage() < 2 (pipe/engine.py);
+ * its TrainSchedule (pipe/schedule.py) runs one model chunk per stage;
+ * without ZeRO-2 the gradients are reduced once, at the accumulation
+ * boundary, after backward (engine.py allreduce_gradients; the pipeline's
+ * ReduceGrads instruction); ZeRO-2 reduces each micro-batch's gradients
+ * into their partitions from backward hooks (zero/stage_1_and_2.py,
+ * reduce_ready_partitions_and_remove_grads), on the compute stream as
+ * overlap_comm defaults to false (zero/config.py). It has no tensor-
+ * parallel layers of its own: a model brings them (Megatron's mpu). */
+#define DEEPSPEED "microsoft/DeepSpeed: deepspeed/runtime/engine.py, " \
+  "pipe/engine.py, pipe/schedule.py, zero/stage_1_and_2.py, zero/config.py"
+/* DeepSpeed 0.3.x-0.4.x ZeRO-3 (zero/stage3.py, partition_parameters.py of
+ * April 2021): one all-gather per parameter tensor, a device synchronize
+ * before each and at each module, and a gather again for the recomputed
+ * forward; PRs #1170, #1188 and #1453 (0.5) coalesced and overlapped them. */
+#define DEEPSPEED_03 "microsoft/DeepSpeed v0.3.16: deepspeed/runtime/zero/" \
+  "stage3.py, partition_parameters.py; issue #1069, PRs #1170, #1188, #1453"
+/* Megatron-DeepSpeed (bigscience-workshop f01c9e6e, microsoft's fork): the
+ * Megatron-LM v2 model (megatron/mpu/layers.py: no sequence parallelism,
+ * the tensor-parallel all-reduce after the GEMMs, full recompute only)
+ * under DeepSpeed's engine and pipeline; its BF16_Optimizer
+ * (deepspeed/runtime/bf16_optimizer.py) adds each micro-batch's bf16
+ * gradients into fp32 ones, its fp16 path leaves autograd to accumulate. */
+#define MEGATRON_DEEPSPEED "bigscience-workshop/Megatron-DeepSpeed f01c9e6e: " \
+  "megatron/mpu/layers.py, megatron/arguments.py; " DEEPSPEED
+/* PyTorch FSDP (torch.distributed.fsdp, 1.12 on, as llm-foundry ran it in
+ * 2023): ShardingStrategy NO_SHARD, SHARD_GRAD_OP and FULL_SHARD are ZeRO
+ * 0, 2 and 3; each backward reduce-scatters on its own stream from post-
+ * backward hooks (outside no_sync, every micro-batch); CPUOffload(
+ * offload_params=True) moves parameters, gradients and the optimizer step
+ * to the host together; activation checkpointing wraps whole modules. It
+ * shards over data parallelism only: no tensor or pipeline parallelism. */
+#define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
+  "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
+
+#define NO(why) { FALSE, why }
+#define YES { TRUE, NULL }
+
+/* What DeepSpeed runs, in every version modelled. */
+#define DEEPSPEED_RULES \
+    .max_tp = 1, \
+    .tp_why = "DeepSpeed has no tensor-parallel layers of its own (a model " \
+              "brings them: framework megatron-deepspeed)", \
+    .pipeline = YES, \
+    .interleaved = NO ("DeepSpeed's TrainSchedule runs one model chunk per " \
+                       "stage (deepspeed/runtime/pipe/schedule.py)"), \
+    .sequence_parallel = NO ("sequence parallelism is Megatron-LM's"), \
+    .selective_recompute = NO ("DeepSpeed's activation checkpointing " \
+                               "recomputes whole layers"), \
+    .max_zero = 3, .max_zero_with_pp = 1, .zero1 = TRUE, \
+    .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 " \
+                   "(deepspeed/runtime/pipe/engine.py)", \
+    .offload = YES, \
+    .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD
+
+static const FrameworkProfile profiles[] = {
+  {
+    FRAMEWORK_MEGATRON_LM, "megatron-lm", "2", { 2, 0, 0 },
+    "Megatron-LM v2.x, 2021",
+    .max_tp = 0, .pipeline = YES, .interleaved = YES,
+    .sequence_parallel = NO ("sequence parallelism came after v2.6, with "
+                             "Korthikanti et al. 2022"),
+    .selective_recompute = NO ("v2.6's --checkpoint-activations recomputes "
+                               "whole layers (megatron/arguments.py)"),
+    .max_zero = 0, .max_zero_with_pp = 0, .zero1 = FALSE,
+    .zero_why = "v2.6 has no partitioned optimizer (megatron/optimizer/)",
+    .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
+    .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
+    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
+    .source = MEGATRON_V2,
+  },
+  {
+    FRAMEWORK_MEGATRON_LM, "megatron-lm", "3", { 3, 0, 0 },
+    "Megatron-LM after v2.6, 2022 on",
+    .max_tp = 0, .pipeline = YES, .interleaved = YES,
+    .sequence_parallel = YES, .selective_recompute = YES,
+    .max_zero = 1, .max_zero_with_pp = 1, .zero1 = TRUE,
+    .zero_why = "its distributed optimizer shards the optimizer state only "
+                "(megatron/optimizer/distrib_optimizer.py): ZeRO-1",
+    .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
+    .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
+    .grad_acc_bf16 = GRAD_ACC_FUSED, .dp_overlap = TRUE,
+    .source = MEGATRON_V3,
+  },
+  {
+    FRAMEWORK_MEGATRON_DEEPSPEED, "megatron-deepspeed", "0", { 0, 0, 0 },
+    "Megatron-DeepSpeed",
+    .max_tp = 0, .pipeline = YES,
+    .interleaved = NO ("DeepSpeed's TrainSchedule runs one model chunk per "
+                       "stage (deepspeed/runtime/pipe/schedule.py)"),
+    .sequence_parallel = NO ("its Megatron-LM v2 layers have no sequence "
+                             "parallelism (megatron/mpu/layers.py)"),
+    .selective_recompute = NO ("its --checkpoint-activations recomputes whole "
+                               "layers (megatron/arguments.py)"),
+    .max_zero = 3, .max_zero_with_pp = 1, .zero1 = TRUE,
+    .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 "
+                   "(deepspeed/runtime/pipe/engine.py)",
+    .offload = YES,
+    .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
+    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
+    .zero2_every_micro_batch = TRUE,
+    .source = MEGATRON_DEEPSPEED,
+  },
+  {
+    FRAMEWORK_DEEPSPEED, "deepspeed", "0.3", { 0, 3, 0 },
+    "DeepSpeed 0.3.x-0.4.x, 2021",
+    DEEPSPEED_RULES,
+    .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = FALSE,
+    .zero2_every_micro_batch = TRUE, .zero3_per_tensor = TRUE,
+    .source = DEEPSPEED_03 "; " DEEPSPEED,
+  },
+  {
+    FRAMEWORK_DEEPSPEED, "deepspeed", "0.5", { 0, 5, 0 },
+    "DeepSpeed 0.5 on",
+    DEEPSPEED_RULES,
+    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
+    .zero2_every_micro_batch = TRUE,
+    .source = DEEPSPEED,
+  },
+  {
+    FRAMEWORK_PYTORCH_FSDP, "pytorch-fsdp", "1.12", { 1, 12, 0 },
+    "PyTorch FSDP",
+    .max_tp = 1,
+    .tp_why = "FSDP shards over data parallelism only",
+    .pipeline = NO ("FSDP has no pipeline schedule"),
+    .interleaved = NO ("FSDP has no pipeline schedule"),
+    .sequence_parallel = NO ("sequence parallelism is Megatron-LM's"),
+    .selective_recompute = NO ("FSDP's activation checkpointing wraps whole "
+                               "modules"),
+    .max_zero = 3, .max_zero_with_pp = 3, .zero1 = FALSE,
+    .zero_why = "its ShardingStrategy NO_SHARD, SHARD_GRAD_OP and FULL_SHARD "
+                "are ZeRO 0, 2 and 3: it cannot shard the optimizer alone",
+    .offload = YES,
+    .offload_whole = "CPUOffload(offload_params=True) moves parameters, "
+                     "gradients and the optimizer step to the host together",
+    .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
+    .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
+    .zero2_every_micro_batch = TRUE,
+    .source = FSDP,
+  },
+};
+
+const FrameworkProfile *
+framework_profiles (int *n)
+{
+  *n = G_N_ELEMENTS (profiles);
+  return profiles;
+}
+
+const FrameworkProfile *
+framework_default (void)
+{
+  return &profiles[1];
+}
+
+char *
+framework_label (const FrameworkProfile *f)
+{
+  return g_strdup_printf ("%s@%s", f->name, f->version);
+}
+
+GradAccumulation
+framework_grad_accumulation (const FrameworkProfile *f, Precision precision)
+{
+  return precision == PRECISION_BF16 ? f->grad_acc_bf16 : f->grad_acc_fp16;
+}
+
+/* "1", "0.3" or "2.6.1" as three numbers; FALSE for anything else. */
+static gboolean
+parse_version (const char *text, int v[3])
+{
+  g_auto (GStrv) parts = g_strsplit (text, ".", -1);
+  int n = (int) g_strv_length (parts);
+  if (n < 1 || n > 3)
+    return FALSE;
+  v[0] = v[1] = v[2] = 0;
+  for (int i = 0; i < n; i++)
+    {
+      guint64 x;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 0, 100000, &x, NULL))
+        return FALSE;
+      v[i] = (int) x;
+    }
+  return TRUE;
+}
+
+static int
+compare_versions (const int a[3], const int b[3])
+{
+  for (int i = 0; i < 3; i++)
+    if (a[i] != b[i])
+      return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/* "megatron-lm@2, megatron-lm@3, ..." */
+static char *
+valid_list (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    g_string_append_printf (s, "%s%s@%s", i ? ", " : "", profiles[i].name,
+                            profiles[i].version);
+  return g_string_free (s, FALSE);
+}
+
+const FrameworkProfile *
+framework_parse (const char *text, char **why)
+{
+  const char *at = strchr (text, '@');
+  g_autofree char *name = at ? g_strndup (text, (gsize) (at - text))
+                             : g_strdup (text);
+  g_autofree char *valid = valid_list ();
+  const FrameworkProfile *best = NULL, *first = NULL;
+  int version[3] = { G_MAXINT, G_MAXINT, G_MAXINT };
+
+  if (at && !parse_version (at + 1, version))
+    {
+      *why = g_strdup_printf ("version '%s' is not a version such as 0.3 or "
+                              "2.6.1; valid frameworks: %s (a version picks "
+                              "the newest profile it reaches)", at + 1, valid);
+      return NULL;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      const FrameworkProfile *f = &profiles[i];
+      if (strcmp (f->name, name) != 0)
+        continue;
+      if (first == NULL)
+        first = f;
+      if (compare_versions (f->since, version) <= 0)
+        best = f;
+    }
+  if (first == NULL)
+    *why = g_strdup_printf ("unknown framework '%s'; valid: megatron-lm, "
+                            "megatron-deepspeed, deepspeed or pytorch-fsdp, "
+                            "each optionally @VERSION (profiles: %s)", name,
+                            valid);
+  else if (best == NULL)
+    *why = g_strdup_printf ("%s before %s is not modelled; the earliest "
+                            "profile is %s@%s", name, first->version, name,
+                            first->version);
+  return best;
+}

@@ -1,0 +1,78 @@
+/* framework.h: what each training framework can run and how it runs it
+ * (the experiment's `framework:` key).
+ *
+ * A profile is one framework over a range of versions in which the
+ * behaviours trainsim models stay the same. It says what the framework
+ * can run (plan.c refuses the rest, citing the rule and where the
+ * framework's code says so) and how it communicates and accumulates
+ * gradients (defaults for the parallel keys a file does not set, and
+ * switches the step builder reads). Every value names its source beside
+ * it in framework.c. */
+#pragma once
+
+#include "config/spec.h"
+
+typedef enum {
+  FRAMEWORK_MEGATRON_LM,
+  FRAMEWORK_MEGATRON_DEEPSPEED,
+  FRAMEWORK_DEEPSPEED,
+  FRAMEWORK_PYTORCH_FSDP,
+  FRAMEWORK_N
+} FrameworkId;
+
+/* A rule a framework's code enforces or lacks the code for: ALLOWED says
+ * whether it runs the thing, WHY cites where its code says so. */
+typedef struct {
+  gboolean allowed;
+  const char *why;
+} FrameworkRule;
+
+struct FrameworkProfile {
+  FrameworkId id;
+  const char *name;          /* as written in `framework:` */
+  const char *version;       /* the first version this profile holds for */
+  int since[3];              /* that version, as numbers */
+  const char *what;          /* "Megatron-LM v2.x (2021)", for messages */
+
+  /* What it runs. */
+  int max_tp;                /* 0: any tensor-parallel size */
+  const char *tp_why;
+  FrameworkRule pipeline, interleaved, sequence_parallel, selective_recompute;
+  int max_zero;              /* highest ZeRO stage (0..3) */
+  int max_zero_with_pp;      /* highest with pipeline parallelism */
+  const char *zero_why, *zero_pp_why;
+  gboolean zero1;            /* FSDP has stages 0, 2 and 3 but no 1 */
+  FrameworkRule offload;
+  /* Set where offload moves the parameters with the optimizer or not at
+   * all (zero.offload optimizer+params only): why. */
+  const char *offload_whole;
+
+  /* How it runs it: defaults for parallel keys a file leaves out. */
+  gboolean tp_overlap;                 /* parallel.tp_overlap */
+  GradAccumulation grad_acc_fp16;      /* parallel.grad_accumulation, fp16/fp32 */
+  GradAccumulation grad_acc_bf16;      /* the same in bf16 */
+  gboolean dp_overlap;                 /* parallel.gradient_bucketing */
+  /* And what the step builder does. */
+  gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
+  gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
+                                        * synchronizing (DeepSpeed 0.3.x) */
+  const char *source;                  /* the code and docs it is read from */
+};
+
+/* The profile of "NAME" or "NAME@VERSION" (such as deepspeed@0.3.16): the
+ * newest of NAME's profiles that VERSION reaches, the newest of all
+ * without a version. NULL with *WHY (owned) saying what is valid. */
+const FrameworkProfile *framework_parse (const char *text, char **why);
+
+/* The default: today's Megatron-LM. */
+const FrameworkProfile *framework_default (void);
+
+/* "deepspeed@0.3": the profile's name and first version. Owned. */
+char *framework_label (const FrameworkProfile *f);
+
+/* Every profile, in order; *N gets the count. */
+const FrameworkProfile *framework_profiles (int *n);
+
+/* The gradient accumulation the framework uses at PRECISION. */
+GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,
+                                              Precision precision);
