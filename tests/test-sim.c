@@ -1067,6 +1067,41 @@ START_TEST (test_zero2_every_micro_batch)
 }
 END_TEST
 
+START_TEST (test_zero3_deepspeed_03)
+{
+  /* DeepSpeed 0.3's ZeRO-3 gathers again after the recomputed forward:
+   * with full recompute, three gathers and a reduce-scatter per layer
+   * and micro-batch against two and one, 4/3 the bytes; gathering tensor
+   * by tensor, synchronizing, and launching a copy per replica, it is
+   * slower, and more so with more replicas. */
+  double slower[2];
+  for (int i = 0; i < 2; i++)
+    {
+      int gpus = i == 0 ? 16 : 64;
+      ExperimentSpec e = base_spec (gpus, 1, 1, 1, gpus);
+      e.zero.stage = 3;
+      e.training.recompute = RECOMPUTE_FULL;
+      e.topology.host.kernel_launch_s = 45e-6;
+      use_framework (&e, "deepspeed@0.5");
+      SimResult now = run (&e, FALSE);
+      use_framework (&e, "deepspeed@0.3.16");
+      SimResult then = run (&e, FALSE);
+      /* The layers are recomputed, the embedding and head are not. */
+      ComputeModel cm;
+      LayerShape ls;
+      one_gpu_shape (&e, &cm, &ls);
+      double all = base_params (&e);
+      double layers = e.model.layers * transformer_layer_params (&ls);
+      double want = (4 * layers + 3 * (all - layers)) / (3 * all);
+      ck_assert_msg (fabs (then.dp_traffic / now.dp_traffic / want - 1) < 1e-9,
+                     "%.6g vs %.6g", then.dp_traffic, now.dp_traffic);
+      slower[i] = then.iteration_time_s / now.iteration_time_s;
+      ck_assert_msg (slower[i] > 1, "%d GPUs: %.6g", gpus, slower[i]);
+    }
+  ck_assert_msg (slower[1] > slower[0], "%.6g, %.6g", slower[0], slower[1]);
+}
+END_TEST
+
 START_TEST (test_activations_korthikanti)
 {
   /* Korthikanti 2022, Table 2, per layer and micro-batch, 2-byte elements:
@@ -1257,6 +1292,7 @@ sim_suite (void)
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
   tcase_add_test (exec, test_zero2_every_micro_batch);
+  tcase_add_test (exec, test_zero3_deepspeed_03);
   tcase_add_test (exec, test_tp_overlap);
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
   tcase_add_test (exec, test_offload);

@@ -41,6 +41,10 @@
  *   Megatron issues its layers as module-level eager code: the upper
  *   bound. A topology's host.kernel_launch overrides it. Not fitted. */
 #define HOST_LAUNCH_S         45e-6
+/* OP_LAUNCH_S: one op issued below Python, through PyTorch's dispatcher
+ *   and the CUDA launch: the 8 us of a bare torch.add above (its Python
+ *   part included, so an upper bound). Not fitted. */
+#define OP_LAUNCH_S           8e-6
 #define A100_SMS              108
 
 void
@@ -61,6 +65,7 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
   cm->launch_floor_s = LAUNCH_FLOOR_S;
   /* The flat model prices FLOPs only, as cost tables do. */
   cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
+  cm->op_launch_s = cm->mfu > 0 ? 0 : OP_LAUNCH_S;
   cm->sms = A100_SMS;
   cm->bytes_per_element =
     (precision == PRECISION_FP16 || precision == PRECISION_BF16) ? 2 : 4;

@@ -38,6 +38,9 @@ typedef struct {
   double launch_floor_s;
   double host_launch_s;    /* the host's time to issue one kernel; 0 under
                             * the flat MFU model */
+  double op_launch_s;      /* the same for one op that C++ issues without
+                            * Python or modules (a loop of copy_ inside
+                            * PyTorch); 0 under the MFU model */
   int sms;                 /* streaming multiprocessors, for wave quantization */
   double bytes_per_element;/* 2 for fp16/bf16, 4 for tf32/fp32 */
 } ComputeModel;

@@ -43,7 +43,10 @@ add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
   o->compute = sat_add_u64 (o->compute, sat_mul_u64 (n, stretches));
   if (sim->zero3)
     {
-      o->dp = sat_add_u64 (o->dp, sat_mul_u64 (n, modules));
+      /* DeepSpeed 0.3 gathers tensor by tensor (at most a layer's 12),
+       * each issued by a host op and copied out by a GPU op. */
+      o->dp = sat_add_u64 (o->dp, sat_mul_u64 (n, sat_mul_u64 (
+                modules, sim->zero3_per_tensor ? 36 : 1)));
       if (sim->offload == OFFLOAD_OPTIMIZER_PARAMS)
         o->host = sat_add_u64 (o->host, sat_mul_u64 (n, modules));
     }
@@ -114,6 +117,12 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         + (last ? sim->head_bwd.tp_pieces : 0);
       add_program (sim, o, m, modules, fwd_tp);
       add_program (sim, o, m, modules, bwd_tp);
+      /* DeepSpeed 0.3 gathers a layer again after its recomputed forward. */
+      if (sim->zero3_per_tensor && rc != NULL)
+        {
+          o->dp = sat_add_u64 (o->dp, sat_mul_u64 (m, layers * 36));
+          o->compute = sat_add_u64 (o->compute, sat_mul_u64 (m, layers));
+        }
       double params = layers * sim->layer_params
         + (first ? sim->emb_params : 0) + (last ? sim->head_params : 0);
       stage_params += params;

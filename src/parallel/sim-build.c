@@ -545,22 +545,87 @@ emit_grads (Builder *b, double params, uint32_t after)
   return last;
 }
 
+/* The modules ZeRO-3 gathers one at a time. */
+typedef enum { MODULE_EMBEDDING, MODULE_LAYER, MODULE_HEAD } ModuleKind;
+
+/* ZeRO-3 as DeepSpeed 0.3.x-0.4.x ran it (framework.c, DEEPSPEED_03):
+ * one all-gather per parameter tensor, each with a collective's latency:
+ * a layer's four weight matrices and eight vectors (biases, the layer
+ * norms' gains and biases), the embedding's word and position tables,
+ * the head's final layer norm (and the tied word embedding with pp > 1).
+ * The weights are split evenly among their tensors: only the count of
+ * collectives changes the cost, the bytes add up the same. Returns the
+ * last gather; the first waits for AFTER. */
+static uint32_t
+gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
+{
+  Sim *sim = b->sim;
+  double w = sim->cm.bytes_per_element;
+  double big = kind == MODULE_LAYER ? sim->layer_weights
+               : kind == MODULE_EMBEDDING ? params
+               : params - 2.0 * sim->ls.h;
+  int n_big = kind == MODULE_LAYER ? 4 : kind == MODULE_EMBEDDING ? 2
+              : big > 0;
+  int n_small = kind == MODULE_LAYER ? 8 : kind == MODULE_EMBEDDING ? 0 : 2;
+  uint32_t last = after;
+  for (int i = 0; i < n_big + n_small; i++)
+    {
+      double bytes = (i < n_big ? big / n_big : (params - big) / n_small) * w;
+      /* It called PyTorch's list all_gather, whose ProcessGroupNCCL
+       * copies the gathered buffer into each of the dp outputs
+       * (ProcessGroupNCCL::allgather): dp copy_ kernels that C++ launches
+       * on the host, a pass over the bytes on the GPU (read and write). */
+      uint32_t issue = NONE;
+      if (sim->host_launch > 0)
+        {
+          issue = add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
+                          ticks (sim, sim->cm.op_launch_s * sim->plan->dp),
+                          "issue_gather", b->mb);
+          if (last != NONE)
+            add_edge (sim, last, issue);
+        }
+      uint32_t id = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
+                               "zero3_gather");
+      add_edge (sim, issue != NONE ? issue : last, id);
+      last = add_op (sim, b->rank, SIM_STREAM_GATHER, OPK_DP,
+                     ticks (sim, compute_memory_time (&sim->cm, 2 * bytes)),
+                     "zero3_copy_out", b->mb);
+      add_edge (sim, id, last);
+    }
+  return last;
+}
+
 /* ZeRO-3 (Rajbhandari 2020 section 5.3, DeepSpeed stage 3): a module's
  * parameters are all-gathered before its forward and again before its
  * backward, on their own stream. DeepSpeed's prefetcher issues module k's
  * gather as module k-1 starts, so it hides behind k-1's compute and two
  * modules at most are whole at once (plan.c counts them). With the
- * parameters offloaded, the shard comes up over PCIe first. */
+ * parameters offloaded, the shard comes up over PCIe first. DeepSpeed
+ * 0.3 (zero3_per_tensor) instead synchronized the device before each
+ * gather and at each module: its gathers, tensor by tensor, start when
+ * the compute before them ends, and the host waits for them. */
 static void
-begin_module (Builder *b, double params)
+begin_module (Builder *b, ModuleKind kind)
 {
   Sim *sim = b->sim;
   if (!sim->zero3)
     return;
+  double params = kind == MODULE_LAYER ? sim->layer_params
+                  : kind == MODULE_EMBEDDING ? sim->emb_params
+                  : sim->head_params;
   flush (b);
+  b->module_first = NONE;   /* the module's first compute-stream op */
   double bytes = params * sim->cm.bytes_per_element;
   uint32_t up = sim->offload == OFFLOAD_OPTIMIZER_PARAMS
     ? add_pcie_op (b, FALSE, bytes / sim->plan->dp, "offload_fetch") : NONE;
+  if (sim->zero3_per_tensor)
+    {
+      if (up != NONE && b->last != NONE)
+        add_edge (sim, b->last, up);
+      b->gather = gather_tensors (b, kind, params, up != NONE ? up : b->last);
+      b->sync = b->gather;
+      return;
+    }
   b->gather = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
                          "zero3_gather");
   if (up != NONE)
@@ -568,7 +633,6 @@ begin_module (Builder *b, double params)
   /* The fetch (or the gather) starts once module k-2 is done. */
   if (b->module_last[1] != NONE)
     add_edge (sim, b->module_last[1], up != NONE ? up : b->gather);
-  b->module_first = NONE;   /* the module's first compute-stream op */
 }
 
 static void
@@ -583,14 +647,23 @@ end_module (Builder *b)
 }
 
 /* One module's program (its recomputed forward first, if any) between
- * ZeRO-3's gather of its parameters and the next module's. */
+ * ZeRO-3's gather of its parameters and the next module's. DeepSpeed 0.3
+ * released the parameters after the recomputed forward and gathered them
+ * again for the backward. */
 static void
-emit_module (Builder *b, double params, const Program *recompute,
+emit_module (Builder *b, ModuleKind kind, const Program *recompute,
              const Program *program, const char *phase)
 {
-  begin_module (b, params);
+  begin_module (b, kind);
   if (recompute != NULL)
-    emit_program (b, recompute, phase);
+    {
+      emit_program (b, recompute, phase);
+      if (b->sim->zero3_per_tensor)
+        {
+          end_module (b);
+          begin_module (b, kind);
+        }
+    }
   emit_program (b, program, phase);
   end_module (b);
 }
@@ -670,11 +743,11 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   if (dir == 0)
     {
       if (first)
-        emit_module (b, sim->emb_params, NULL, &sim->emb_fwd, "forward");
+        emit_module (b, MODULE_EMBEDDING, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
-        emit_module (b, sim->layer_params, NULL, &sim->layer_fwd, "forward");
+        emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
       if (last)
-        emit_module (b, sim->head_params, NULL, &sim->head_fwd, "forward");
+        emit_module (b, MODULE_HEAD, NULL, &sim->head_fwd, "forward");
     }
   else
     {
@@ -686,14 +759,14 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
       const Program *bwd = accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd;
       if (last)
         {
-          emit_module (b, sim->head_params, NULL,
+          emit_module (b, MODULE_HEAD, NULL,
                        accumulates ? &sim->head_bwd_acc : &sim->head_bwd,
                        "backward");
           bucket += sim->head_params;
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
-          emit_module (b, sim->layer_params, sim->recompute, bwd, "backward");
+          emit_module (b, MODULE_LAYER, sim->recompute, bwd, "backward");
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
             {
@@ -704,7 +777,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       if (first)
         {
-          emit_module (b, sim->emb_params, NULL,
+          emit_module (b, MODULE_EMBEDDING, NULL,
                        accumulates ? &sim->emb_bwd_acc : &sim->emb_bwd,
                        "backward");
           bucket += sim->emb_params;
@@ -932,6 +1005,7 @@ sim_prepare (Sim *sim)
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->layer_params = transformer_layer_params (&sim->ls);
+  sim->layer_weights = transformer_layer_weights (&sim->ls);
   sim->emb_params = transformer_embedding_params (&sim->ls);
   /* With pp > 1 the last stage keeps its own copy of the tied word
    * embedding (Megatron's shared embedding). */
@@ -973,6 +1047,7 @@ sim_prepare (Sim *sim)
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
   sim->offload = e->zero.offload;
+  sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
   sim->grads_each = sim->zero3
     || (e->zero.stage == 2 && e->framework->zero2_every_micro_batch
         && (plan->dp > 1 || sim->offload != OFFLOAD_NONE));

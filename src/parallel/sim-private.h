@@ -115,6 +115,7 @@ typedef struct {
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
   double layer_params, emb_params, head_params;
+  double layer_weights;   /* of layer_params, the four weight matrices */
   SimTime pp_gather;      /* TP all-gather of a received activation */
   double pp_bytes;        /* sent by each GPU of a stage */
   FlowNet *flows;         /* owned; NULL without a network */
@@ -153,6 +154,8 @@ typedef struct {
    * the last: ZeRO-3, and ZeRO-2 where the framework reduces each
    * micro-batch's gradients into their partitions (DeepSpeed, FSDP). */
   gboolean grads_each;
+  /* ZeRO-3 gathers tensor by tensor, synchronizing (DeepSpeed 0.3). */
+  gboolean zero3_per_tensor;
   Offload offload;
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */
