@@ -635,6 +635,34 @@ ts collective no-such-topology
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "collective on an unknown topology exits 2"
 
+# --- stages that share nodes ----------------------------------------------------
+
+# tp 2 x dp 6 = 12 GPUs a stage on 8-GPU nodes: nodes hold two stages, whose
+# traffic shares their NICs. Cheap, the default replays every rank (a note
+# says so) and equals --full, also with a slow NIC where sharing matters;
+# too costly, it warns instead.
+cat >"$tmp/straddle.yaml" <<'EOF'
+schema_version: 1
+model: {name: gpt3-13b, layers: 36}
+topology: selene
+gpus: 72
+parallel: {tp: 2, pp: 6, micro_batch: 1, global_batch: 96}
+training: {recompute: full}
+EOF
+for nic in 200Gb/s 25Gb/s; do
+  ts run "$tmp/straddle.yaml" --set topology.inter_node.nic_bandwidth=$nic -f json
+  cp "$tmp/out" "$tmp/default.json"
+  grep -q "note: stages share nodes (tp x dp = 12 .*every rank replayed" "$tmp/err" ||
+    fail_because "$nic: no note: $(cat "$tmp/err")"
+  ts run "$tmp/straddle.yaml" --set topology.inter_node.nic_bandwidth=$nic -f json --full
+  cmp -s "$tmp/out" "$tmp/default.json" || fail_because "$nic: default and --full differ"
+done
+ts run "$tmp/straddle.yaml" --set gpus=3048 --set parallel.global_batch=4064
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q "warning: stages share nodes (tp x dp = 508 .*--full replays every rank" "$tmp/err" ||
+  fail_because "no warning: $(cat "$tmp/err")"
+verdict "stages sharing nodes: replayed whole when cheap (equal to --full), else a warning"
+
 # --- search -------------------------------------------------------------------
 
 ts search "$selene" --top 3 -j 2

@@ -91,6 +91,17 @@ cli_run (int argc, char **argv)
   SimOptions options = { full, trace ? add_span : NULL, trace };
   SimResult result;
   gboolean ok = sim_run (&spec, &options, &result, &error);
+  if (ok && result.full_auto)
+    fprintf (stderr, "trainsim: note: stages share nodes (tp x dp = %d is not "
+                     "a multiple of the node's %d GPUs): every rank replayed, "
+                     "as with --full, to see them share the NICs\n",
+             result.tp * result.dp, spec.topology.gpus_per_node);
+  if (ok && result.shared_nodes_missed)
+    fprintf (stderr, "trainsim: warning: stages share nodes (tp x dp = %d is "
+                     "not a multiple of the node's %d GPUs), and one rank per "
+                     "stage does not see them share the NICs: the time may be "
+                     "optimistic; --full replays every rank\n",
+             result.tp * result.dp, spec.topology.gpus_per_node);
   if (trace != NULL && ok)
     ok = trace_writer_close (trace, &error);
   else

@@ -286,6 +286,13 @@ plan_balanced_stages (int layers, int pp, SpecIntList *out)
     out->v[0]++;
 }
 
+gboolean
+plan_stages_share_nodes (const Plan *p)
+{
+  int gpn = p->spec->topology.gpus_per_node;
+  return p->pp > 1 && p->gpus > gpn && ((int64_t) p->tp * p->dp) % gpn != 0;
+}
+
 int
 plan_chunk_layers (const Plan *p, int stage)
 {

@@ -45,6 +45,12 @@ int plan_dp (const ExperimentSpec *e);
 void plan_memory (const Plan *plan, MemoryBreakdown *out);
 /* Whether the GPU's and (with offload) the host's memory suffice. */
 gboolean plan_memory_fits (const MemoryBreakdown *m);
+
+/* Whether a node holds GPUs of two pipeline stages or more (a stage's tp
+ * x dp GPUs not a multiple of a node's), on more than one node: their
+ * inter-node traffic then shares the node's NICs, which one simulated
+ * rank per stage (the default, symmetric mode) does not see. */
+gboolean plan_stages_share_nodes (const Plan *p);
 /* Why a plan does not fit, such as "needs 92.1 GiB per GPU, more than the
  * GPU's 80.0 GiB" (owned by the caller); NULL when it fits. */
 char *plan_memory_shortfall (const MemoryBreakdown *m);

@@ -58,6 +58,10 @@ typedef struct {
   double layer_forward_s;          /* one transformer layer's forward */
   double layer_backward_s;         /* and backward, recompute included */
   uint64_t events;                 /* engine events processed */
+  /* Stages share nodes (plan_stages_share_nodes): replayed in full as
+   * that was cheap (full_auto), or with one rank per stage, missing the
+   * stages' sharing of the nodes' NICs (shared_nodes_missed). */
+  gboolean full_auto, shared_nodes_missed;
   gboolean has_training;           /* training.tokens was given */
   double days_to_train;
   double cost_usd;

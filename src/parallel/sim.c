@@ -333,7 +333,19 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
 {
   const ExperimentSpec *e = plan->spec;
   const char *file = e->marks.file ? e->marks.file : "experiment";
-  Sim sim = { plan, options };
+  /* Where stages share nodes, one rank per stage misses their sharing
+   * of the NICs: every rank is replayed instead when that costs little
+   * (SIM_FULL_AUTO_EVENTS), and the result says so when it does not. */
+  SimOptions chosen = *options;
+  gboolean shared = !options->full && plan_stages_share_nodes (plan);
+  if (shared)
+    {
+      SimCost full_cost;
+      chosen.full = TRUE;
+      sim_plan_cost (plan, &chosen, &full_cost);
+      chosen.full = full_cost.events <= SIM_FULL_AUTO_EVENTS;
+    }
+  Sim sim = { plan, &chosen };
   sim_prepare (&sim);
   /* Nothing that grows with the plan is allocated before the budget
    * allows it. */
@@ -353,7 +365,11 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
       sim_engine_run (sim.engine);
       ok = !sim_engine_overflowed (sim.engine);
       if (ok)
-        fill_result (&sim, result);
+        {
+          fill_result (&sim, result);
+          result->full_auto = shared && chosen.full;
+          result->shared_nodes_missed = shared && !chosen.full;
+        }
       else
         g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
                      "%s: the step would last longer than simulated time "
