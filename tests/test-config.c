@@ -9,6 +9,7 @@
 #include "base/errors.h"
 #include "base/units.h"
 #include "config/config.h"
+#include "parallel/plan.h"
 
 static char *data_dir;   /* $srcdir/tests/data */
 static char *tmp_dir;    /* for the YAML written by the table-driven tests */
@@ -355,7 +356,8 @@ START_TEST (test_experiment_defaults)
   ck_assert_int_eq (e.parallel.schedule, SCHEDULE_1F1B);
   ck_assert_int_eq (e.parallel.virtual_stages, 1);
   ck_assert (!e.parallel.sequence_parallel);
-  ck_assert (e.parallel.gradient_bucketing);
+  ck_assert_int_eq (e.parallel.gradient_bucketing, -1);   /* the framework's */
+  ck_assert (plan_dp_overlaps (&e));   /* Megatron-LM's: overlapped */
   assert_close (e.parallel.bucket_bytes, 25.0 * 1024 * 1024, "bucket");
   ck_assert (!e.parallel.tp_across_nodes);
   ck_assert_int_eq (e.zero.stage, 0);

@@ -304,7 +304,7 @@ experiment_defaults (ExperimentSpec *e)
   e->model.dropout = TRUE;
   e->parallel.schedule = SCHEDULE_1F1B;
   e->parallel.virtual_stages = 1;
-  e->parallel.gradient_bucketing = TRUE;
+  e->parallel.gradient_bucketing = -1;   /* the framework's (plan.h) */
   e->parallel.tp_overlap = TRUE;
   e->parallel.bucket_bytes = 25.0 * 1024 * 1024;  /* PyTorch DDP bucket_cap_mb = 25 (MiB) */
   e->zero.stage = 0;
@@ -320,8 +320,9 @@ experiment_defaults (ExperimentSpec *e)
 }
 
 /* The framework's ways for the parallel keys the file leaves out (ROOT,
- * the experiment's tree): how it overlaps TP and DP communication and
- * accumulates gradients. */
+ * the experiment's tree): how it overlaps TP communication and
+ * accumulates gradients. (Its DP overlap depends on the ZeRO stage, which
+ * search varies: plan_dp_overlaps decides it as the plan runs.) */
 static void
 framework_defaults (const YNode *root, ExperimentSpec *e)
 {
@@ -334,11 +335,6 @@ framework_defaults (const YNode *root, ExperimentSpec *e)
   if (!p || !ytree_map_find (p, "grad_accumulation"))
     e->parallel.grad_accumulation =
       framework_grad_accumulation (f, e->training.precision);
-  /* ZeRO-3 overlaps its reductions with backward in every framework that
-   * runs it (DeepSpeed turns overlap_comm on for stage 3, zero/config.py;
-   * FSDP reduces on its own stream). */
-  if (!p || !ytree_map_find (p, "gradient_bucketing"))
-    e->parallel.gradient_bucketing = f->dp_overlap || e->zero.stage == 3;
 }
 
 /* --- did you mean ------------------------------------------------------------ */

@@ -267,7 +267,10 @@ typedef struct {
   Schedule schedule;       /* default 1f1b */
   int virtual_stages;      /* default 1; 0 = auto */
   gboolean sequence_parallel;   /* default false */
-  gboolean gradient_bucketing;  /* default true */
+  /* Whether the DP reduction overlaps backward, bucket by bucket: TRUE,
+   * FALSE, or -1 when not given: then the framework's way (plan.h,
+   * plan_dp_overlaps), which depends on the ZeRO stage. */
+  int gradient_bucketing;
   double bucket_bytes;          /* default 25 MB (PyTorch DDP's bucket_cap_mb) */
   gboolean tp_across_nodes;     /* allow tp > gpus_per_node; default false */
   /* Megatron's asynchronous TP communication in backward (ColumnParallel

@@ -100,7 +100,7 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   uint64_t layers = (uint64_t) plan_chunk_layers (plan, stage);
   const Program *rc = sim->recompute;
   gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
-  gboolean bucketing = e->parallel.gradient_bucketing && moves;
+  gboolean bucketing = plan_dp_overlaps (e) && moves;
   double stage_params = 0;
   *o = (RankOps) { 0 };
   for (int c = 0; c < v; c++)
@@ -135,7 +135,7 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         add_grads (sim, o, m, 1, FALSE);
       o->sends = sat_add_u64 (o->sends, sat_mul_u64 (m, !last + !first));
     }
-  if (!e->parallel.gradient_bucketing && !sim->grads_each && moves)
+  if (!plan_dp_overlaps (e) && !sim->grads_each && moves)
     add_grads (sim, o, 1, 1, FALSE);
   /* The optimizer (or CPU Adam and the copy up), ZeRO 1-2's gather. */
   o->compute++;

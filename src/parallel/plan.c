@@ -287,6 +287,14 @@ plan_balanced_stages (int layers, int pp, SpecIntList *out)
 }
 
 gboolean
+plan_dp_overlaps (const ExperimentSpec *e)
+{
+  if (e->parallel.gradient_bucketing >= 0)
+    return e->parallel.gradient_bucketing;
+  return e->framework->dp_overlap || e->zero.stage == 3;
+}
+
+gboolean
 plan_stages_share_nodes (const Plan *p)
 {
   int gpn = p->spec->topology.gpus_per_node;
@@ -421,7 +429,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       if (last)
         /* Logits in the run's precision and their fp32 softmax. */
         other += (double) p->micro_batch * ls.s * ls.vocab / p->tp * (w + 4);
-      if (e->parallel.gradient_bucketing && p->dp > 1)
+      if (plan_dp_overlaps (e) && p->dp > 1)
         other += 2 * e->parallel.bucket_bytes;
       double sum = m.weights + m.gradients + m.optimizer + m.activations
                    + other;

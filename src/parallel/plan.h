@@ -51,6 +51,13 @@ gboolean plan_memory_fits (const MemoryBreakdown *m);
  * inter-node traffic then shares the node's NICs, which one simulated
  * rank per stage (the default, symmetric mode) does not see. */
 gboolean plan_stages_share_nodes (const Plan *p);
+
+/* Whether the DP reduction overlaps backward, bucket by bucket:
+ * parallel.gradient_bucketing where given, else the framework's way;
+ * ZeRO-3 overlaps in every framework that runs it (DeepSpeed turns
+ * overlap_comm on for stage 3, zero/config.py; FSDP reduces on its own
+ * stream). */
+gboolean plan_dp_overlaps (const ExperimentSpec *e);
 /* Why a plan does not fit, such as "needs 92.1 GiB per GPU, more than the
  * GPU's 80.0 GiB" (owned by the caller); NULL when it fits. */
 char *plan_memory_shortfall (const MemoryBreakdown *m);

@@ -728,7 +728,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
    * backward when ZeRO-2 or 3 keeps only a shard of them (grads_each). */
   gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
   gboolean bucketing = (final || sim->grads_each)
-                       && e->parallel.gradient_bucketing && moves;
+                       && plan_dp_overlaps (e) && moves;
   double bucket = 0, bucket_cap = e->parallel.bucket_bytes
                                   / sim->cm.bytes_per_element;
 
@@ -908,7 +908,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       emit_chunk (&b, it->dir, it->mb, it->chunk,
                   it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
     }
-  if (!e->parallel.gradient_bucketing && !sim->grads_each)
+  if (!plan_dp_overlaps (e) && !sim->grads_each)
     last_dp = emit_grads (&b, stage_params, b.last);
 
   /* The optimizer updates this rank's share of the parameters once every
