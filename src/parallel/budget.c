@@ -141,6 +141,8 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   o->compute++;
   o->host += sim->offload == OFFLOAD_OPTIMIZER;
   o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1;
+  /* The tied embedding's all-reduce, on the first and last stage. */
+  o->dp += plan->pp > 1 && (stage == 0 || stage == plan->pp - 1);
   /* With a host model, every compute-stream op is issued by a host op,
    * and a sync (each chunk's start, the optimizer) may add one more for
    * the issuing left over from before it. */

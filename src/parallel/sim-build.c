@@ -813,6 +813,55 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     }
 }
 
+/* The word embedding is tied to the logits' weight: with pp > 1 the
+ * first and the last stage each hold a copy, and after backward they
+ * all-reduce its gradient, once the data-parallel reduction is done and
+ * before the optimizer (Megatron-LM megatron/training.py, the embedding
+ * all-reduce of train_step, v2.6 and on; DeepSpeed's pipeline engine, the
+ * ReduceTiedGrads instruction, deepspeed/runtime/pipe/engine.py). Two
+ * ranks: each sends the whole gradient once. It waits for the peer stage
+ * too (link_tied). */
+static uint32_t
+emit_tied_embedding (Builder *b)
+{
+  Sim *sim = b->sim;
+  const Plan *plan = sim->plan;
+  int peer_stage = b->stage == 0 ? plan->pp - 1 : 0;
+  int stride = plan->dp * plan->tp;
+  double bytes = (double) sim->ls.vocab / plan->tp * sim->ls.h
+                 * sim->cm.bytes_per_element;
+  CollCost c = net_send_cost (&sim->net, bytes, b->stage * stride,
+                              peer_stage * stride);
+  c.pipelined = FALSE;
+  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
+                        ticks (sim, net_static_time (&sim->net, &c, 0)),
+                        "embedding_allreduce", -1);
+  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  for (int i = 0; i < n; i++)
+    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
+  op_at (sim, id)->comm = make_comm (sim, &c, ranks, peers, NULL, n);
+  add_edge (sim, b->last, id);
+  sim->tied_op[b->rank] = id;
+  sim->tied_after[b->rank] = b->last;
+  return id;
+}
+
+/* Each stage's half of the tied embedding's all-reduce also waits for
+ * its peer stage's backward. */
+static void
+link_tied (Sim *sim, int rank, int stage)
+{
+  const Plan *p = sim->plan;
+  if (sim->tied_op[rank] == NONE)
+    return;
+  int peer_stage = stage == 0 ? p->pp - 1 : 0;
+  int peer = sim->options->full
+    ? rank + (peer_stage - stage) * p->dp * p->tp : peer_stage;
+  add_edge (sim, sim->tied_after[peer], sim->tied_op[rank]);
+}
+
 /* ---- schedules ------------------------------------------------------------ */
 
 typedef struct {
@@ -910,6 +959,13 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
     }
   if (!plan_dp_overlaps (e) && !sim->grads_each)
     last_dp = emit_grads (&b, stage_params, b.last);
+  if (plan->pp > 1 && (stage == 0 || stage == plan->pp - 1))
+    {
+      uint32_t tied = emit_tied_embedding (&b);
+      if (last_dp != NONE)
+        add_edge (sim, last_dp, tied);
+      last_dp = tied;
+    }
 
   /* The optimizer updates this rank's share of the parameters once every
    * gradient is reduced: on the GPU, or with offload on the host's CPUs
@@ -1102,6 +1158,10 @@ sim_build (Sim *sim, uint64_t ops)
   sim->send_op = g_new (uint32_t, slots);
   for (size_t i = 0; i < slots; i++)
     sim->first_op[i] = sim->send_op[i] = NONE;
+  sim->tied_op = g_new (uint32_t, (gsize) sim->ranks);
+  sim->tied_after = g_new (uint32_t, (gsize) sim->ranks);
+  for (int r = 0; r < sim->ranks; r++)
+    sim->tied_op[r] = sim->tied_after[r] = NONE;
   if (options->full)
     {
       /* Only full mode has peers to join (join_coll). */
@@ -1129,6 +1189,7 @@ sim_build (Sim *sim, uint64_t ops)
       int replica = options->full ? (r / plan->tp) % plan->dp : 0;
       int tp_rank = options->full ? r % plan->tp : 0;
       link_pipeline (sim, r, stage, replica, tp_rank);
+      link_tied (sim, r, stage);
     }
 }
 
@@ -1145,6 +1206,8 @@ sim_clear (Sim *sim)
   g_free (sim->dp_colls);
   g_free (sim->first_op);
   g_free (sim->send_op);
+  g_free (sim->tied_op);
+  g_free (sim->tied_after);
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);

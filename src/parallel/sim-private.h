@@ -146,6 +146,10 @@ typedef struct {
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
   uint32_t *first_op, *send_op;
+  /* Per rank: the all-reduce of the tied word embedding's gradient
+   * between the first and last stage, and the op it follows (NONE on the
+   * other stages). */
+  uint32_t *tied_op, *tied_after;
   /* Full mode: per TP group and per DP group, its collectives in order. */
   GArray **tp_colls, **dp_colls;
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
