@@ -668,6 +668,21 @@ emit_module (Builder *b, ModuleKind kind, const Program *recompute,
   end_module (b);
 }
 
+/* The Comm of a send of cost c from this rank's GPUs to the same GPUs of
+ * PEER_STAGE (those of the stage in the rank's node in symmetric mode). */
+static uint32_t
+stage_send_comm (Builder *b, int peer_stage, const CollCost *c)
+{
+  Sim *sim = b->sim;
+  int stride = sim->plan->dp * sim->plan->tp;
+  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
+  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
+                                                 b->tp_rank), b->stage, ranks);
+  for (int i = 0; i < n; i++)
+    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
+  return make_comm (sim, c, ranks, peers, NULL, n);
+}
+
 /* The cost of this rank's pipeline sends in direction dir (0: forward to
  * the next stage, 1: backward to the previous), once per rank. The stage
  * is as slow as its slowest sender: across nodes if any of its ranks'
@@ -694,12 +709,7 @@ build_pp_comm (Builder *b, int dir)
   c.intra_s += sim_time_to_s (sim->pp_gather);
   c.pipelined = FALSE;
   sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0));
-  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
-  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
-                                                 b->tp_rank), b->stage, ranks);
-  for (int i = 0; i < n; i++)
-    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
-  sim->pp_comm[k] = make_comm (sim, &c, ranks, peers, NULL, n);
+  sim->pp_comm[k] = stage_send_comm (b, peer_stage, &c);
 }
 
 /* Index of (direction, micro-batch, chunk) in first_op / send_op. */
@@ -836,12 +846,7 @@ emit_tied_embedding (Builder *b)
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
                         ticks (sim, net_static_time (&sim->net, &c, 0)),
                         "embedding_allreduce", -1);
-  int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
-  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
-                                                 b->tp_rank), b->stage, ranks);
-  for (int i = 0; i < n; i++)
-    peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
-  op_at (sim, id)->comm = make_comm (sim, &c, ranks, peers, NULL, n);
+  op_at (sim, id)->comm = stage_send_comm (b, peer_stage, &c);
   add_edge (sim, b->last, id);
   sim->tied_op[b->rank] = id;
   sim->tied_after[b->rank] = b->last;
