@@ -330,6 +330,33 @@ START_TEST (test_experiment_good)
 }
 END_TEST
 
+/* Each framework's gradient bucket when bucket_size is left out: DeepSpeed
+ * counts elements (5e8, 2 bytes each in bf16, 4 in fp32), FSDP reduces
+ * per unit (0: a bucket per layer); a given bucket_size wins. */
+START_TEST (test_framework_buckets)
+{
+  g_autofree char *path = data_path ("exp-minimal.yaml");
+  static const struct { const char *sets[3]; double bytes; } cases[] = {
+    { { "framework=deepspeed", NULL }, 1e9 },
+    { { "framework=deepspeed", "training.precision=fp32", NULL }, 2e9 },
+    { { "framework=pytorch-fsdp", NULL }, 0 },
+    { { "framework=megatron-deepspeed", "parallel.bucket_size=8MiB", NULL },
+      8.0 * 1024 * 1024 },
+  };
+
+  use_fixture_data_path ();
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      ExperimentSpec e;
+      ck_assert_msg (config_load_experiment (path, cases[i].sets, &e, &error),
+                     "load: %s", error->message);
+      assert_close (e.parallel.bucket_bytes, cases[i].bytes, cases[i].sets[0]);
+      experiment_spec_clear (&e);
+    }
+}
+END_TEST
+
 START_TEST (test_experiment_defaults)
 {
   g_autofree char *path = data_path ("exp-minimal.yaml");
@@ -770,6 +797,7 @@ config_suite (void)
   tc = tcase_create ("experiment");
   tcase_add_test (tc, test_experiment_good);
   tcase_add_test (tc, test_experiment_defaults);
+  tcase_add_test (tc, test_framework_buckets);
   tcase_add_test (tc, test_experiment_inline_and_paths);
   tcase_add_test (tc, test_experiment_overrides);
   tcase_add_loop_test (tc, test_experiment_bad, 0, G_N_ELEMENTS (bad_experiments));

@@ -306,7 +306,6 @@ experiment_defaults (ExperimentSpec *e)
   e->parallel.virtual_stages = 1;
   e->parallel.gradient_bucketing = -1;   /* the framework's (plan.h) */
   e->parallel.tp_overlap = TRUE;
-  e->parallel.bucket_bytes = 25.0 * 1024 * 1024;  /* PyTorch DDP bucket_cap_mb = 25 (MiB) */
   e->zero.stage = 0;
   e->zero.offload = OFFLOAD_NONE;
   e->training.precision = PRECISION_BF16;
@@ -335,6 +334,11 @@ framework_defaults (const YNode *root, ExperimentSpec *e)
   if (!p || !ytree_map_find (p, "grad_accumulation"))
     e->parallel.grad_accumulation =
       framework_grad_accumulation (f, e->training.precision);
+  if (!p || !ytree_map_find (p, "bucket_size"))
+    e->parallel.bucket_bytes = f->bucket_bytes > 0 ? f->bucket_bytes
+      : f->bucket_elements
+        * (e->training.precision == PRECISION_FP16
+           || e->training.precision == PRECISION_BF16 ? 2 : 4);
 }
 
 /* --- did you mean ------------------------------------------------------------ */

@@ -62,6 +62,12 @@
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
+/* Gradient buckets: PyTorch DDP's bucket_cap_mb = 25 (MiB), which
+ * Megatron-LM's --DDP-impl torch wraps; DeepSpeed's reduce_bucket_size
+ * default, 5e8 elements (deepspeed/runtime/zero/config.py). */
+#define TORCH_DDP_BUCKET (25.0 * 1024 * 1024)
+#define DEEPSPEED_BUCKET 5e8
+
 #define NO(why) { FALSE, why }
 #define YES { TRUE, NULL }
 
@@ -80,6 +86,7 @@
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 " \
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
+    .bucket_elements = DEEPSPEED_BUCKET, \
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD
 
 static const FrameworkProfile profiles[] = {
@@ -96,6 +103,7 @@ static const FrameworkProfile profiles[] = {
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
+    .bucket_bytes = TORCH_DDP_BUCKET,
     .source = MEGATRON_V2,
   },
   {
@@ -109,6 +117,7 @@ static const FrameworkProfile profiles[] = {
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .dp_overlap = TRUE,
+    .bucket_bytes = TORCH_DDP_BUCKET,
     .source = MEGATRON_V3,
   },
   {
@@ -124,7 +133,7 @@ static const FrameworkProfile profiles[] = {
     .max_zero = 3, .max_zero_with_pp = 1, .zero1 = TRUE,
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 "
                    "(deepspeed/runtime/pipe/engine.py)",
-    .offload = YES,
+    .offload = YES, .bucket_elements = DEEPSPEED_BUCKET,
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE,

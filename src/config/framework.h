@@ -52,6 +52,10 @@ struct FrameworkProfile {
   GradAccumulation grad_acc_fp16;      /* parallel.grad_accumulation, fp16/fp32 */
   GradAccumulation grad_acc_bf16;      /* the same in bf16 */
   gboolean dp_overlap;                 /* parallel.gradient_bucketing */
+  /* parallel.bucket_size: bytes (bucket_bytes), or elements of the
+   * gradients' type (bucket_elements), or neither (0, 0): a bucket per
+   * module, as FSDP reduces each unit's gradients. */
+  double bucket_bytes, bucket_elements;
   /* And what the step builder does. */
   gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,

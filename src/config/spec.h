@@ -271,7 +271,8 @@ typedef struct {
    * FALSE, or -1 when not given: then the framework's way (plan.h,
    * plan_dp_overlaps), which depends on the ZeRO stage. */
   int gradient_bucketing;
-  double bucket_bytes;          /* default 25 MB (PyTorch DDP's bucket_cap_mb) */
+  double bucket_bytes;          /* default: the framework's; 0: a bucket
+                                 * per module (FSDP's units) */
   gboolean tp_across_nodes;     /* allow tp > gpus_per_node; default false */
   /* Megatron's asynchronous TP communication in backward (ColumnParallel
    * Linear, --async-tensor-model-parallel-allreduce, on by default since
