@@ -15,6 +15,8 @@
 #   ib-interfaces  TFLOP/s per GPU with 1 to 4 HDR interfaces per node, 39.1B and
 #                  18.4B (ib-interfaces-18b-39b.yaml)
 #   slingshot      Slingshot-11 against HDR InfiniBand (slingshot-vs-ib.yaml)
+#   offload        TFLOP/s per GPU of 13B fine-tuning on 8 GPUs with CPU offload
+#                  against 16 without (offload-finetune.yaml)
 #   all            every one of them
 # OUTDIR (default figures/) receives NAME.csv, the rows the figure was drawn from,
 # and NAME.pdf with NAME.gp (the gnuplot script, to restyle) and NAME.dat beside
@@ -28,7 +30,7 @@
 set -eu
 
 usage () {
-  echo "usage: $0 aggregate|megatron|weak-scaling|ib-interfaces|slingshot|all [OUTDIR]" >&2
+  echo "usage: $0 aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|all [OUTDIR]" >&2
   exit 2
 }
 
@@ -38,7 +40,7 @@ fi
 name=$1
 out=${2:-figures}
 case $name in
-  aggregate|megatron|weak-scaling|ib-interfaces|slingshot|all) ;;
+  aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|all) ;;
   *) usage ;;
 esac
 ext=${FIGURES_FORMAT:-pdf}
@@ -163,17 +165,39 @@ slingshot () {
     --y megatron_tflops_per_gpu --by topology
 }
 
+# The plans of the offload study that run, as bars named for what they
+# are: GPUs, offload, the delayed update (the sweep's other rows do not
+# fit or cannot run, and say why in offload.csv).
+offload () {
+  sweep "$out/offload.csv" offload-finetune.yaml
+  awk -F, '
+    !header && /^#/ { next }
+    !header { header = 1; for (i = 1; i <= NF; i++) at[$i] = i
+              print "plan,model_tflops_per_gpu"; next }
+    $at["status"] == "ok" {
+      plan = $at["gpus"]
+      if ($at["zero.offload"] != "none") plan = plan " offload"
+      if ($at["zero.offload_delayed_update"] == "true") plan = plan "+DPU"
+      print plan "," $at["model_tflops_per_gpu"]
+    }' "$out/offload.csv" >"$out/offload-bars.csv"
+  plot offload "$out/offload-bars.csv" --kind bars --x plan \
+    --y model_tflops_per_gpu \
+    --xlabel "GPUs (offload: ZeRO-Offload; DPU: delayed update), 13B fine-tuning"
+}
+
 case $name in
   aggregate) aggregate ;;
   megatron) megatron ;;
   weak-scaling) weak_scaling ;;
   ib-interfaces) ib_interfaces ;;
   slingshot) slingshot ;;
+  offload) offload ;;
   all)
     aggregate
     megatron
     weak_scaling
     ib_interfaces
     slingshot
+    offload
     ;;
 esac

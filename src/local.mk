@@ -11,6 +11,7 @@ libtrainsim_la_SOURCES = \
 	src/engine/eventq.h src/engine/eventq.c \
 	src/engine/engine.h src/engine/engine.c \
 	src/hw/device.h src/hw/device.c \
+	src/hw/host.h src/hw/host.c \
 	src/net/net.h src/net/net.c \
 	src/net/flow.h src/net/flow.c \
 	src/graph/transformer.h src/graph/transformer.c \

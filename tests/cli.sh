@@ -401,6 +401,27 @@ bad "offloading parameters below stage 3 exits 2" offload_params "stage 3"
 zero_case host_mem_unit "{stage: 2, offload: optimizer}" \
   "{gpus_per_node: 8, gpu: a100-sxm4-80gb, intra_node: {link: nvswitch, bandwidth: 300GB/s}, inter_node: {nics_per_node: 8, nic_bandwidth: 200Gb/s}, host: {pcie_bandwidth: 25GB/s, memory: 1024, cpu_adam_params_per_s: 3.9e9}}"
 bad "a host memory size without units exits 2" host_mem_unit "unit|GiB"
+# host.cpu describes the CPUs whole; the delayed update needs offload.
+host_cpu () {
+  echo "{gpus_per_node: 8, gpu: a100-sxm4-80gb, intra_node: {link: nvswitch, bandwidth: 300GB/s}, inter_node: {nics_per_node: 8, nic_bandwidth: 200Gb/s}, host: {pcie_bandwidth: 25GB/s, memory: 1TiB, cpu: $1}}"
+}
+zero_case cpu_no_cores "{stage: 2, offload: optimizer}" \
+  "$(host_cpu "{sockets: 2, frequency: 2.25GHz, simd_bits: 256, memory_bandwidth: 409.6GB/s}")"
+bad "host.cpu without cores exits 2 naming it" cpu_no_cores "cores"
+zero_case cpu_no_bandwidth "{stage: 2, offload: optimizer}" \
+  "$(host_cpu "{sockets: 2, cores: 64, frequency: 2.25GHz, simd_bits: 256}")"
+bad "host.cpu without memory_bandwidth exits 2 naming it" cpu_no_bandwidth \
+  "memory_bandwidth"
+zero_case cpu_simd "{stage: 2, offload: optimizer}" \
+  "$(host_cpu "{sockets: 2, cores: 64, frequency: 2.25GHz, simd_bits: 300, memory_bandwidth: 409.6GB/s}")"
+bad "host.cpu.simd_bits other than 128, 256 or 512 exits 2" cpu_simd \
+  "128.*256.*512"
+zero_case cpu_clock "{stage: 2, offload: optimizer}" \
+  "$(host_cpu "{sockets: 2, cores: 64, frequency: 2.25, simd_bits: 256, memory_bandwidth: 409.6GB/s}")"
+bad "host.cpu.frequency without a unit exits 2" cpu_clock "GHz"
+zero_case dpu_no_offload "{stage: 2, offload_delayed_update: true}"
+bad "the delayed update without offload exits 2" dpu_no_offload \
+  "offload_delayed_update.*zero.offload optimizer"
 
 bad_cli "--set without '=' exits 2" "KEY=VALUE" --set parallel.tp
 bad_cli "--set of an unknown key exits 2 with a did-you-mean" \
@@ -561,9 +582,11 @@ grep -q "host memory per node" "$tmp/err" || fail_because "stderr: $(cat "$tmp/e
 verdict "run: offload beyond the host's memory exits 1 naming the host"
 ts sweep "$offload"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
-[ "$(grep -c ',ok,' "$tmp/out")" -eq 3 ] || fail_because "not three rows that fit"
+[ "$(grep -c ',ok,' "$tmp/out")" -eq 5 ] || fail_because "not five rows that fit"
 grep -q "needs 50.8 GiB per GPU" "$tmp/out" || fail_because "no row with the reason"
-verdict "sweep: offload-finetune writes three rows that fit and one with its reason"
+[ "$(grep -c ',infeasible,.*offload_delayed_update' "$tmp/out")" -eq 2 ] ||
+  fail_because "not two rows of the delayed update without offload"
+verdict "sweep: offload-finetune writes five rows that fit, one that does not and two that cannot run"
 
 # Uneven pipeline stages: BLOOM's own layout runs; a list that does not
 # match pp, the layers or one chunk a stage is refused where it was written.

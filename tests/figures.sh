@@ -59,7 +59,7 @@ column () {
     }' "$csv"
 }
 
-figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot"
+figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot offload"
 
 # --- all figures -----------------------------------------------------------------
 
@@ -71,7 +71,7 @@ for f in $figs; do
   [ -s "$out/$f.gp" ] || fail_because "no $f.gp"
   [ -s "$out/$f.dat" ] || fail_because "no $f.dat"
 done
-for c in aggregate megatron weak-scaling ib-interfaces slingshot; do
+for c in aggregate megatron weak-scaling ib-interfaces slingshot offload; do
   [ -s "$out/$c.csv" ] || fail_because "no $c.csv"
 done
 verdict "figures.sh all writes each figure's rows, gnuplot script and data"
@@ -121,6 +121,32 @@ far=$(awk '$2 == "measured" { m = $3 } $2 == "trainsim" && ($3 < 0.8 * m || $3 >
   "$tmp/megatron")
 [ -z "$far" ] || fail_because "a prediction more than 20 % from its measurement: $far"
 verdict "megatron: 10 measured and 10 predicted bars, each prediction within 20 %"
+
+# Offload (README, "Memory and offload"): the README's table is the sweep's
+# rows that run, and its overlap_comm figure is the sweep's too.
+awk -F, '
+  !header && /^#/ { next }
+  !header { header = 1; for (i = 1; i <= NF; i++) at[$i] = i; next }
+  $at["status"] == "ok" {
+    printf "| %s | %s | %s | %s | %.2f s | %.1f | %.1f GiB | %.1f GiB | %.2f s |\n",
+      $at["gpus"], $at["zero.offload"],
+      $at["zero.offload_delayed_update"] == "true" ? "yes" : "no",
+      $at["micro_batch"], $at["iteration_time_s"], $at["model_tflops_per_gpu"],
+      $at["memory_per_gpu_gib"], $at["memory.host_gib"], $at["breakdown_s.offload"]
+  }' "$out/offload.csv" >"$tmp/offload-rows"
+[ "$(wc -l <"$tmp/offload-rows")" -eq 5 ] ||
+  fail_because "$(wc -l <"$tmp/offload-rows") offload rows run, expected 5"
+while IFS= read -r row; do
+  grep -qxF -- "$row" "$srcdir/README" || fail_because "README lacks the row: $row"
+done <"$tmp/offload-rows"
+"$TRAINSIM" sweep "$srcdir/experiments/offload-finetune.yaml" --sweep gpus=8 \
+  --sweep zero.offload=optimizer --sweep zero.offload_delayed_update=false \
+  --set parallel.gradient_bucketing=true -o "$tmp/overlap.csv" 2>"$tmp/err"
+overlap=$(column "$tmp/overlap.csv" model_tflops_per_gpu | awk '{ printf "%.1f", $1 }')
+grep -q "offload then reach $overlap\$" "$srcdir/README" ||
+  grep -q "offload then reach $overlap " "$srcdir/README" ||
+  fail_because "README lacks 'offload then reach $overlap' (overlap_comm)"
+verdict "offload: the README's table and overlap figure are what the sweep says"
 
 # --- without gnuplot, and bad usage ----------------------------------------------
 

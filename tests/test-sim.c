@@ -7,6 +7,7 @@
 #include "config/framework.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
+#include "hw/host.h"
 #include "net/net.h"
 #include "parallel/plan.h"
 #include "parallel/budget.h"
@@ -1305,6 +1306,177 @@ START_TEST (test_offload)
 }
 END_TEST
 
+/* The end of the last compute span and the spans named NAME of a trace:
+ * their count and total time. */
+typedef struct { SimTime compute_end; int n; double total_s; } SpanSum;
+
+static SpanSum
+span_sum (const GArray *spans, const char *name)
+{
+  SpanSum sum = { 0, 0, 0 };
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      if (strcmp (sp->cat, "compute") == 0)
+        sum.compute_end = MAX (sum.compute_end, sp->end);
+      if (strcmp (sp->name, name) == 0)
+        {
+          sum.n++;
+          sum.total_s += sim_time_to_s (sp->end - sp->start);
+        }
+    }
+  return sum;
+}
+
+static SimResult
+run_traced (const ExperimentSpec *e, GArray *spans)
+{
+  SimOptions o = { FALSE, collect_span, spans };
+  SimResult r;
+  g_array_set_size (spans, 0);
+  ck_assert (sim_run (e, &o, &r, NULL));
+  return r;
+}
+
+/* One GPU, three layers, one micro-batch of 4 sequences, buckets of 1.5
+ * layers' gradients, a PCIe link of 50 GB/s of its own. The head holds
+ * only its layer norm (the word embedding is tied), so backward fills
+ * (head + layers 3 and 2), then (layer 1 + embedding), each going down to
+ * the host once full. The first copy (about 1 ms) runs under layer 1's
+ * backward (about 2.3 ms); the second, the CPU's Adam on every parameter
+ * and the copy back up follow backward. Without buckets every gradient
+ * goes down after backward. */
+static ExperimentSpec
+two_bucket_spec (double *layer, double *emb, double *psi)
+{
+  ExperimentSpec e = offload_spec (1, 2, OFFLOAD_OPTIMIZER);
+  e.topology.gpus_per_node = 1;
+  e.topology.host.gpus_per_pcie_switch = 1;
+  e.topology.host.pcie_bandwidth = 50e9;
+  e.model.layers = 3;
+  e.parallel.micro_batch = e.parallel.global_batch = 4;
+  e.parallel.gradient_bucketing = TRUE;
+  ComputeModel cm;
+  LayerShape ls;
+  one_gpu_shape (&e, &cm, &ls);
+  *layer = transformer_layer_params (&ls);
+  *emb = transformer_embedding_params (&ls);
+  *psi = base_params (&e);
+  e.parallel.bucket_bytes = 2 * 1.5 * *layer;
+  return e;
+}
+
+START_TEST (test_offload_buckets_overlap)
+{
+  double layer, emb, psi;
+  ExperimentSpec e = two_bucket_spec (&layer, &emb, &psi);
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimResult r = run_traced (&e, spans);
+  SpanSum copies = span_sum (spans, "offload_gradients");
+  double adam = psi / 3.9e9, up = 2 * psi / 50e9;
+  double tail = 2 * (layer + emb) / 50e9 + adam + up;
+  ck_assert_int_eq (copies.n, 2);
+  ck_assert_msg (fabs (r.iteration_time_s - sim_time_to_s (copies.compute_end)
+                       - tail) < 1e-9,
+                 "step %.9g s, compute to %.9g s, tail %.9g s",
+                 r.iteration_time_s, sim_time_to_s (copies.compute_end), tail);
+  ck_assert_double_eq_tol (copies.total_s, 2 * psi / 50e9, 1e-9);
+  /* Without buckets: all of it after backward. */
+  e.parallel.gradient_bucketing = FALSE;
+  SimResult whole = run_traced (&e, spans);
+  copies = span_sum (spans, "offload_gradients");
+  ck_assert_int_eq (copies.n, 1);
+  ck_assert_msg (fabs (whole.iteration_time_s
+                       - sim_time_to_s (copies.compute_end)
+                       - (2 * psi / 50e9 + adam + up)) < 1e-9,
+                 "step %.9g s", whole.iteration_time_s);
+}
+END_TEST
+
+/* The delayed parameter update: the CPU's step (and the copy back up)
+ * runs beside forward and backward. Shorter than them, it is hidden: the
+ * step is backward and the last bucket's copy down (as in
+ * test_offload_buckets_overlap). Longer, the step is the CPU's. */
+START_TEST (test_offload_delayed_update)
+{
+  double layer, emb, psi;
+  ExperimentSpec e = two_bucket_spec (&layer, &emb, &psi);
+  e.zero.offload_delayed_update = TRUE;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  e.topology.host.cpu_adam_params_per_s = 1e15;
+  SimResult fast = run_traced (&e, spans);
+  double gpu = sim_time_to_s (span_sum (spans, "cpu_adam").compute_end)
+               + 2 * (layer + emb) / 50e9;
+  ck_assert_msg (fabs (fast.iteration_time_s - gpu) < 1e-9, "step %.9g s, "
+                 "GPU %.9g s", fast.iteration_time_s, gpu);
+  ck_assert (fast.breakdown_s.offload < 2 * (layer + emb) / 50e9 + 1e-9);
+  /* A CPU step twice as long as forward and backward. */
+  double compute = sim_time_to_s (span_sum (spans, "cpu_adam").compute_end);
+  e.topology.host.cpu_adam_params_per_s = psi / (2 * compute);
+  SimResult slow = run_traced (&e, spans);
+  double cpu = 2 * compute + 2 * psi / 50e9;
+  ck_assert_msg (fabs (slow.iteration_time_s - cpu) < 1e-9, "step %.9g s, "
+                 "CPU %.9g s", slow.iteration_time_s, cpu);
+  /* Without it the CPU's step follows backward. */
+  e.zero.offload_delayed_update = FALSE;
+  ck_assert (run (&e, FALSE).iteration_time_s > cpu + compute);
+}
+END_TEST
+
+/* A GPU's PCIe link carries both its copies to the host and what its NIC
+ * sends (GPUDirect RDMA): with buckets, a copy and the next bucket's
+ * reduce-scatter run at once and each is slower than alone. */
+START_TEST (test_offload_shares_pcie_with_nic)
+{
+  ExperimentSpec e = offload_spec (16, 2, OFFLOAD_OPTIMIZER);
+  e.topology.host.gpus_per_pcie_switch = 1;
+  e.parallel.global_batch = 16;
+  e.parallel.gradient_bucketing = TRUE;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  run_traced (&e, spans);
+  SpanSum rs = span_sum (spans, "dp_reduce_scatter");
+  SpanSum copies = span_sum (spans, "offload_gradients");
+  ExperimentSpec alone = e;
+  alone.zero.offload = OFFLOAD_NONE;
+  run_traced (&alone, spans);
+  SpanSum rs_alone = span_sum (spans, "dp_reduce_scatter");
+  ck_assert_int_eq (rs.n, rs_alone.n);
+  ck_assert_msg (rs.total_s > 1.01 * rs_alone.total_s, "reduce-scatters "
+                 "%.6g s, alone %.6g s", rs.total_s, rs_alone.total_s);
+  /* The copies move each GPU's 1/16 of the gradients. */
+  double bytes = 2 * base_params (&e) / 16;
+  ck_assert_msg (copies.total_s > 1.01 * bytes / 25e9, "copies %.6g s, "
+                 "alone %.6g s", copies.total_s, bytes / 25e9);
+}
+END_TEST
+
+/* CPU-Adam's rate (hw/host.c): bound by memory on the DGX-2 it was
+ * measured on (ZeRO-Offload Table 4: 10B parameters in 2.57 s), so half
+ * the bandwidth halves it; with one or two cores the cores bound it. */
+START_TEST (test_cpu_adam_rate)
+{
+  HostSpec h = { .pcie_bandwidth = SPEC_UNSET, .memory_bytes = SPEC_UNSET,
+                 .cpu_adam_params_per_s = SPEC_UNSET,
+                 .gpus_per_pcie_switch = 1 };
+  ck_assert (host_cpu_adam_rate (&h) == SPEC_UNSET);
+  h.cpu = (CpuSpec) { 2, 24, 2.7e9, 512, 2 * 6 * 2666e6 * 8 };
+  double dgx2 = 10e9 / 2.57;
+  ck_assert_double_eq_tol (host_cpu_adam_rate (&h), dgx2, dgx2 * 1e-12);
+  h.cpu.memory_bandwidth /= 2;
+  ck_assert_double_eq_tol (host_cpu_adam_rate (&h), dgx2 / 2, dgx2 * 1e-12);
+  /* One core issues 16 vector instructions for 16 parameters a cycle. */
+  h.cpu = (CpuSpec) { 1, 1, 2.7e9, 512, 2 * 6 * 2666e6 * 8 };
+  ck_assert_double_eq_tol (host_cpu_adam_rate (&h), 2.7e9, 1);
+  h.cpu.simd_bits = 256;
+  ck_assert_double_eq_tol (host_cpu_adam_rate (&h), 1.35e9, 1);
+  h.cpu.cores = 2;
+  ck_assert_double_eq_tol (host_cpu_adam_rate (&h), 2.7e9, 1);
+  /* Given, the rate is taken as it is. */
+  h.cpu_adam_params_per_s = 5e9;
+  ck_assert_double_eq (host_cpu_adam_rate (&h), 5e9);
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -1323,6 +1495,7 @@ sim_suite (void)
   tcase_add_test (models, test_plan_rules);
   tcase_add_test (models, test_group_shapes);
   tcase_add_test (models, test_absurd_input);
+  tcase_add_test (models, test_cpu_adam_rate);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);
@@ -1336,6 +1509,9 @@ sim_suite (void)
   tcase_add_test (exec, test_tp_overlap);
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
   tcase_add_test (exec, test_offload);
+  tcase_add_test (exec, test_offload_buckets_overlap);
+  tcase_add_test (exec, test_offload_delayed_update);
+  tcase_add_test (exec, test_offload_shares_pcie_with_nic);
   tcase_add_test (exec, test_full_equals_symmetric);
   tcase_add_test (exec, test_cost_estimate);
   tcase_add_test (exec, test_breakdown_adds_up);

@@ -40,6 +40,11 @@ static const Unit flops_units[] = {
   { NULL, 0 }
 };
 
+static const Unit frequency_units[] = {
+  { "Hz", 1.0 }, { "kHz", 1e3 }, { "MHz", 1e6 }, { "GHz", 1e9 },
+  { NULL, 0 }
+};
+
 static const char *
 kind_example (UnitKind kind)
 {
@@ -49,6 +54,7 @@ kind_example (UnitKind kind)
     case UNIT_BANDWIDTH: return "a bandwidth such as 200Gb/s or 25GB/s";
     case UNIT_TIME: return "a time such as 1.5us or 2ms";
     case UNIT_FLOPS: return "a compute rate such as 312TFLOPS";
+    case UNIT_FREQUENCY: return "a clock frequency such as 2.25GHz";
     }
   g_assert_not_reached ();
 }
@@ -88,6 +94,8 @@ unit_factor (UnitKind kind, const char *name, double *factor)
       return lookup (time_units, name, factor);
     case UNIT_FLOPS:
       return lookup (flops_units, name, factor);
+    case UNIT_FREQUENCY:
+      return lookup (frequency_units, name, factor);
     }
   g_assert_not_reached ();
 }
@@ -106,6 +114,7 @@ unit_names (UnitKind kind)
     case UNIT_BANDWIDTH: tables[0] = bit_rate_units; tables[1] = bytes_units; suffix = "/s"; break;
     case UNIT_TIME: tables[0] = time_units; break;
     case UNIT_FLOPS: tables[0] = flops_units; break;
+    case UNIT_FREQUENCY: tables[0] = frequency_units; break;
     }
   for (int t = 0; t < 2 && tables[t]; t++)
     for (const Unit *u = tables[t]; u->name; u++)

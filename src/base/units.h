@@ -12,6 +12,7 @@ typedef enum {
   UNIT_BANDWIDTH,   /* a bytes unit + "/s"; bits: b/s .. Tb/s, bps .. Tbps */
   UNIT_TIME,        /* ns, us (or µs), ms, s, min, h */
   UNIT_FLOPS,       /* FLOPS, GFLOPS, TFLOPS, PFLOPS (or FLOP/s, TFLOP/s, ...) */
+  UNIT_FREQUENCY,   /* Hz, kHz, MHz, GHz */
 } UnitKind;
 
 /* Parses TEXT ("25 GB/s", "1.5e3us") as a quantity of KIND into *out in SI

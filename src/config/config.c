@@ -121,10 +121,21 @@ static const Field inter_node_fields[] = {
   END
 };
 
+static const Field cpu_fields[] = {
+  F ("sockets", F_INT, CpuSpec, sockets, REQUIRED),
+  F ("cores", F_INT, CpuSpec, cores, REQUIRED),
+  F ("frequency", F_UNIT, CpuSpec, frequency, REQUIRED, .arg = UNIT_FREQUENCY),
+  F ("simd_bits", F_INT, CpuSpec, simd_bits, REQUIRED),
+  F ("memory_bandwidth", F_UNIT, CpuSpec, memory_bandwidth, REQUIRED,
+     .arg = UNIT_BANDWIDTH),
+  END
+};
+
 static const Field host_fields[] = {
   F ("pcie_bandwidth", F_UNIT, HostSpec, pcie_bandwidth, .arg = UNIT_BANDWIDTH),
   F ("memory", F_UNIT, HostSpec, memory_bytes, .arg = UNIT_BYTES),
   F ("cpu_adam_params_per_s", F_NUMBER, HostSpec, cpu_adam_params_per_s),
+  F ("cpu", F_MAP, HostSpec, cpu, .sub = cpu_fields),
   F ("gpus_per_pcie_switch", F_INT, HostSpec, gpus_per_pcie_switch),
   F ("kernel_launch", F_UNIT, HostSpec, kernel_launch_s, .arg = UNIT_TIME),
   END
@@ -186,6 +197,8 @@ static const Field parallel_fields[] = {
 static const Field zero_fields[] = {
   F ("stage", F_INT_RANGE, ZeroSpec, stage, .arg = 3, MARK (zero_stage)),
   F ("offload", F_ENUM, ZeroSpec, offload, .arg = SPEC_ENUM_OFFLOAD, MARK (offload)),
+  F ("offload_delayed_update", F_BOOL, ZeroSpec, offload_delayed_update,
+     MARK (offload_delayed_update)),
   END
 };
 
@@ -1136,6 +1149,17 @@ topology_finish (const YNode *map, const char *path, void *base, GError **error)
       const YPair *g = ytree_map_find (h->value, "gpus_per_pcie_switch");
       ytree_set_error (error, g->value->mark, "%s.host.gpus_per_pcie_switch (%d) must "
                        "divide gpus_per_node %d", path, t->host.gpus_per_pcie_switch, gpn);
+      return FALSE;
+    }
+  if (t->host.cpu.sockets > 0 && t->host.cpu.simd_bits != 128
+      && t->host.cpu.simd_bits != 256 && t->host.cpu.simd_bits != 512)
+    {
+      const YPair *h = ytree_map_find (map, "host");
+      const YPair *c = ytree_map_find (h->value, "cpu");
+      const YPair *b = ytree_map_find (c->value, "simd_bits");
+      ytree_set_error (error, b->value->mark, "%s.host.cpu.simd_bits (%d) must be "
+                       "128 (SSE, NEON), 256 (AVX2) or 512 (AVX-512)", path,
+                       t->host.cpu.simd_bits);
       return FALSE;
     }
   if (!inter || !ytree_map_find (inter, "nic_path"))

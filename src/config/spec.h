@@ -237,15 +237,25 @@ typedef struct {
   SpecIntList nic_of_gpu;
 } InterNodeSpec;
 
+/* A node's CPUs, from which the CPU's Adam rate follows (hw/host.h). */
+typedef struct {
+  int sockets;                  /* 0: not described */
+  int cores;                    /* per socket */
+  double frequency;             /* Hz, the all-core clock */
+  int simd_bits;                /* the widest vector unit: 256 (AVX2), 512 */
+  double memory_bandwidth;      /* bytes/s, the node's peak (all channels) */
+} CpuSpec;
+
 typedef struct {
   double pcie_bandwidth;        /* bytes/s per GPU, SPEC_UNSET if unknown */
   double memory_bytes;          /* host memory per node, SPEC_UNSET if unknown */
-  double cpu_adam_params_per_s; /* the node's CPUs together; SPEC_UNSET if
-                                 * unknown */
+  double cpu_adam_params_per_s; /* the node's CPUs together; SPEC_UNSET:
+                                 * derived from cpu when described */
   int gpus_per_pcie_switch;     /* GPUs sharing one PCIe link to the host;
                                  * default 1 */
   double kernel_launch_s;       /* a host thread's time to issue one kernel;
                                  * SPEC_UNSET: the calibrated default */
+  CpuSpec cpu;
 } HostSpec;
 
 typedef struct {
@@ -290,6 +300,9 @@ typedef struct {
 typedef struct {
   int stage;               /* 0..3 */
   Offload offload;
+  /* ZeRO-Offload's one-step delayed parameter update (Ren et al. 2021,
+   * section 5): the CPU's step n overlaps step n + 1 on the GPUs. */
+  gboolean offload_delayed_update;
 } ZeroSpec;
 
 typedef struct {
@@ -325,7 +338,7 @@ typedef struct {
   char *file;           /* the experiment (or validation) file itself */
   char *gpus, *tp, *pp, *dp, *micro_batch, *global_batch, *virtual_stages;
   char *layers, *heads;
-  char *zero_stage, *offload, *stage_layers;
+  char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;

@@ -3,6 +3,7 @@
 #include "base/errors.h"
 #include "config/framework.h"
 #include "graph/transformer.h"
+#include "hw/host.h"
 
 /* ---- rules ------------------------------------------------------------ */
 
@@ -222,18 +223,22 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->offload, "zero.offload optimizer+params needs "
                "zero.stage 3 (valid with stage %d: none or optimizer)",
                e->zero.stage);
+  gboolean no_cpu = host_cpu_adam_rate (h) == SPEC_UNSET;
   if (e->zero.offload != OFFLOAD_NONE
       && (h->pcie_bandwidth == SPEC_UNSET || h->memory_bytes == SPEC_UNSET
-          || h->cpu_adam_params_per_s == SPEC_UNSET))
+          || no_cpu))
     violation (list, mk->offload, "zero.offload %s needs the topology's host "
-               "section with pcie_bandwidth, memory and cpu_adam_params_per_s"
-               " (topology %s lacks%s%s%s)",
+               "section with pcie_bandwidth, memory and cpu (or "
+               "cpu_adam_params_per_s) (topology %s lacks%s%s%s)",
                spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload),
                t->name ? t->name : "(inline)",
                h->pcie_bandwidth == SPEC_UNSET ? " pcie_bandwidth" : "",
                h->memory_bytes == SPEC_UNSET ? " memory" : "",
-               h->cpu_adam_params_per_s == SPEC_UNSET
-               ? " cpu_adam_params_per_s" : "");
+               no_cpu ? " cpu" : "");
+  if (e->zero.offload_delayed_update && e->zero.offload == OFFLOAD_NONE)
+    violation (list, mk->offload_delayed_update, "zero.offload_delayed_update "
+               "delays the CPU's optimizer step: it needs zero.offload "
+               "optimizer or optimizer+params (or leave it false)");
   framework_rules (list, e);
   return fail_if_any (list, mk, error);
 }

@@ -6,6 +6,7 @@
  * which keeps a 3072-GPU plan at a few hundred thousand events. */
 #include "parallel/sim-private.h"
 #include "config/framework.h"
+#include "hw/host.h"
 
 /* Adam in Megatron's mixed precision touches per parameter: the fp32 grad
  * (read twice: norm for clipping, then the update: 8), the fp32 master
@@ -122,7 +123,7 @@ sim_add_use (GArray *uses, guint first, uint32_t resource, double coef)
 /* The first of NODE's resources in the flow net, added on first use:
  * each NIC's send and receive sides, then the uplinks into the fabric,
  * out and in; with offload, each PCIe switch's link to the host, towards
- * the host and towards the GPUs. */
+ * the host and towards the GPUs, then each GPU's own link, out and in. */
 static uint32_t
 node_resources (Sim *sim, int node)
 {
@@ -151,31 +152,64 @@ node_resources (Sim *sim, int node)
   return first;
 }
 
+/* The PCIe link of GPU g of the node at BASE, in the direction out of
+ * the GPU (out) or into it. */
+static uint32_t
+gpu_link (const Sim *sim, uint32_t base, int g, gboolean out)
+{
+  return base + (uint32_t) (sim->gpu_link_base + 2 * g + (out ? 0 : 1));
+}
+
+/* The GPU whose PCIe link NIC n's traffic crosses when it comes over
+ * NVLink from elsewhere in the node: the first GPU next to that NIC. */
+static int
+gpu_of_nic (const NetModel *net, int n)
+{
+  for (int g = 0; g < net->gpus_per_node; g++)
+    if (net->nics >= net->gpus_per_node
+        ? g == n * net->gpus_per_node / net->nics : net->nic_of_gpu[g] == n)
+      return g;
+  g_assert_not_reached ();
+}
+
 /* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
  * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
  * or its own over PCIe (and always its own for point-to-point and
  * all-to-all), and the node's uplink for the share that leaves its
- * fabric group. */
+ * fabric group. With offload, the PCIe link between each NIC and its GPU
+ * too (GPUDirect RDMA), which the host copies share. */
 static void
 add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
               gboolean out, double k)
 {
   const NetModel *net = &sim->net;
-  int gpn = net->gpus_per_node, nics = net->nics;
+  int gpn = net->gpus_per_node, nics = net->nics, g = rank % gpn;
   uint32_t base = node_resources (sim, rank / gpn);
   uint32_t side = out ? 0 : (uint32_t) nics;
+  gboolean links = sim->gpu_link_base >= 0;
   if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
     for (int n = 0; n < nics; n++)
-      sim_add_use (uses, first, base + side + (uint32_t) n, k / nics);
-  else if (nics >= gpn)
-    {
-      /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
-      int own = nics / gpn, g = rank % gpn;
-      for (int n = 0; n < own; n++)
-        sim_add_use (uses, first, base + side + (uint32_t) (g * own + n), k / own);
-    }
+      {
+        sim_add_use (uses, first, base + side + (uint32_t) n, k / nics);
+        if (links)
+          sim_add_use (uses, first, gpu_link (sim, base, gpu_of_nic (net, n), out),
+                       k / nics);
+      }
   else
-    sim_add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[rank % gpn], k);
+    {
+      if (nics >= gpn)
+        {
+          /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
+          int own = nics / gpn;
+          for (int n = 0; n < own; n++)
+            sim_add_use (uses, first, base + side + (uint32_t) (g * own + n),
+                         k / own);
+        }
+      else
+        sim_add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[g], k);
+      if (links)
+        sim_add_use (uses, first, gpu_link (sim, base, g, out), k);
+    }
   if (c->uplink_share > 0)
     sim_add_use (uses, first, base + 2 * (uint32_t) nics + (out ? 0 : 1),
              k * c->uplink_share);
@@ -482,9 +516,10 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
 
 /* A copy of `bytes` over PCIe between this rank's GPU and the host
  * (to_host: gradients down; else parameters up) on the offload stream of
- * that direction. The GPUs behind one PCIe switch share its link to the
- * host (host.gpus_per_pcie_switch); in symmetric mode the representative
- * loads it for the GPUs of its stage there. A copy's launch costs a few
+ * that direction, through the GPU's own link, which its NIC traffic also
+ * crosses, and its switch's link to the host, which the GPUs behind one
+ * PCIe switch share (host.gpus_per_pcie_switch); in symmetric mode the
+ * representative loads them for the GPUs of its stage there. A copy's launch costs a few
  * microseconds, nothing next to a bucket's milliseconds: no latency. */
 static uint32_t
 add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
@@ -497,10 +532,14 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
                                                  b->tp_rank), b->stage, ranks);
   Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
   for (int i = 0; i < n; i++)
-    sim_add_use (sim->uses, comm.first,
-             node_resources (sim, ranks[i] / gpn)
-             + (uint32_t) (sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
-                         + (to_host ? 0 : 1)), 1);
+    {
+      uint32_t base = node_resources (sim, ranks[i] / gpn);
+      sim_add_use (sim->uses, comm.first,
+                   base + (uint32_t) (sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
+                                      + (to_host ? 0 : 1)), 1);
+      sim_add_use (sim->uses, comm.first,
+                   gpu_link (sim, base, ranks[i] % gpn, to_host), 1);
+    }
   comm.n = sim->uses->len - comm.first;
   double shared = 1;
   for (guint u = comm.first; u < sim->uses->len; u++)
@@ -977,7 +1016,12 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
    * (ZeRO-Offload's CPU-Adam, which DeepSpeed runs after backward), whose
    * updated half-precision shard then comes back up. ZeRO 1-2 then
    * all-gather the updated parameters; ZeRO-3 gathers them as the next
-   * step needs them. */
+   * step needs them. With the delayed parameter update, the CPUs run
+   * the previous step's update while this step's forward and backward
+   * use the parameters of the step before (Ren et al. 2021, ZeRO-Offload,
+   * section 5): in the steady state the replay stands for, the update
+   * starts with the step and waits for no gradient; the step ends when
+   * both it and the GPUs are done. */
   b.mb = -1;
   double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
   uint32_t opt, updated;
@@ -998,7 +1042,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
     }
   else
     {
-      opt = updated = add_op (sim, rank, SIM_STREAM_TO_HOST, OPK_OFFLOAD,
+      opt = updated = add_op (sim, rank, SIM_STREAM_CPU, OPK_OFFLOAD,
                               ticks (sim, opt_params * sim->adam_s_per_param),
                               "cpu_adam", -1);
       if (sim->offload == OFFLOAD_OPTIMIZER)
@@ -1008,7 +1052,8 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
           add_edge (sim, opt, updated);
         }
     }
-  if (last_dp != NONE)
+  if (last_dp != NONE && !(sim->offload != OFFLOAD_NONE
+                            && e->zero.offload_delayed_update))
     add_edge (sim, last_dp, opt);
   if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1)
     {
@@ -1108,6 +1153,7 @@ sim_prepare (Sim *sim)
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
   sim->offload = e->zero.offload;
+  sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
   sim->grads_each = sim->zero3
     || (e->zero.stage == 2 && e->framework->zero2_every_micro_batch
@@ -1141,14 +1187,16 @@ sim_build (Sim *sim, uint64_t ops)
   const HostSpec *host = &e->topology.host;
   if (sim->offload != OFFLOAD_NONE)
     sim->adam_s_per_param = e->topology.gpus_per_node
-                           / host->cpu_adam_params_per_s;
+                           / host_cpu_adam_rate (host);
   if (sim->net.has_network || sim->offload != OFFLOAD_NONE)
     {
       int nic_side = sim->net.has_network ? 2 * sim->net.nics + 2 : 0;
       int switches = sim->offload != OFFLOAD_NONE
         ? sim->net.gpus_per_node / host->gpus_per_pcie_switch : 0;
       sim->pcie_base = nic_side;
-      sim->resources_per_node = nic_side + 2 * switches;
+      sim->gpu_link_base = switches > 0 ? nic_side + 2 * switches : -1;
+      sim->resources_per_node = nic_side + 2 * switches
+        + (switches > 0 ? 2 * sim->net.gpus_per_node : 0);
       sim->flows = flow_net_new (sim->engine, 0, NULL);
       sim->node_resources = g_hash_table_new (NULL, NULL);
     }

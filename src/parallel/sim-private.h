@@ -163,6 +163,10 @@ typedef struct {
   Offload offload;
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */
+  /* With offload, each GPU's own PCIe link (out of the GPU, into it),
+   * after the switches' links: its host copies and the NIC traffic
+   * GPUDirect RDMA moves through it share it. -1 without offload. */
+  int gpu_link_base;
   double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
   SimTime host_launch;    /* the host's time to issue one kernel; 0: no
                            * host ops (the flat MFU model) */

@@ -16,7 +16,8 @@ static const char *const op_kind_category[OPK_N] = {
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
-  "compute", "pp send", "dp", "zero gather", "to host", "from host", "host",
+  "compute", "pp send", "dp", "zero gather", "to host", "from host", "cpu adam",
+  "host",
 };
 
 /* ---- running ---------------------------------------------------------------- */

@@ -27,8 +27,9 @@ typedef enum {
   SIM_STREAM_PP,
   SIM_STREAM_DP,
   SIM_STREAM_GATHER,    /* ZeRO-3 parameter gathers */
-  SIM_STREAM_TO_HOST,   /* offload: gradients down, then the CPU's Adam */
+  SIM_STREAM_TO_HOST,   /* offload: gradients down */
   SIM_STREAM_FROM_HOST, /* offload: parameters up */
+  SIM_STREAM_CPU,       /* offload: the CPUs' Adam step */
   SIM_STREAM_HOST,      /* the CPU thread that issues the GPU's kernels */
   SIM_N_STREAMS
 } SimStream;
