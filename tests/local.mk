@@ -55,3 +55,7 @@ TESTS += tests/sweep-outputs.sh
 EXTRA_DIST += tests/sweep-outputs.sh
 TESTS += tests/cli-habits.sh tests/frameworks.sh
 EXTRA_DIST += tests/cli-habits.sh tests/frameworks.sh
+# The README's samples are what the binary prints (tests/readme.sh --update
+# rewrites them).
+TESTS += tests/readme.sh
+EXTRA_DIST += tests/readme.sh

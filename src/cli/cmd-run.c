@@ -75,16 +75,6 @@ cli_run (int argc, char **argv)
     fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
                      "nothing; the plan runs as stage 0\n",
              spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
-  /* Faster, and not the same training: worth saying every time. */
-  if (spec.zero.offload_delayed_update)
-    fprintf (stderr, "trainsim: note: %s: zero.offload_delayed_update: the "
-                     "CPU's optimizer step of each iteration runs during the "
-                     "next one, which trains on parameters one step older; "
-                     "this changes convergence (Ren et al. 2021, ZeRO-Offload, "
-                     "section 5), and DeepSpeed's released code has no such "
-                     "option\n",
-             spec.marks.offload_delayed_update ? spec.marks.offload_delayed_update
-                                               : argv[1]);
   if (spec.marks.sweep != NULL)
     fprintf (stderr, "trainsim: note: %s: run predicts the experiment as written and "
                      "ignores its sweep: section; trainsim sweep runs its points\n",
@@ -101,6 +91,16 @@ cli_run (int argc, char **argv)
   SimOptions options = { full, trace ? add_span : NULL, trace };
   SimResult result;
   gboolean ok = sim_run (&spec, &options, &result, &error);
+  /* Faster, and not the same training: worth saying every time. */
+  if (ok && spec.zero.offload_delayed_update)
+    fprintf (stderr, "trainsim: note: %s: zero.offload_delayed_update: the "
+                     "CPU's optimizer step of each iteration runs during the "
+                     "next one, which trains on parameters one step older; "
+                     "this changes convergence (Ren et al. 2021, ZeRO-Offload, "
+                     "section 5), and DeepSpeed's released code has no such "
+                     "option\n",
+             spec.marks.offload_delayed_update ? spec.marks.offload_delayed_update
+                                               : argv[1]);
   if (ok && result.full_auto)
     fprintf (stderr, "trainsim: note: stages share nodes (tp x dp = %d is not "
                      "a multiple of the node's %d GPUs): every rank replayed, "

@@ -141,7 +141,8 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->file) X ((m)->gpus) X ((m)->tp) X ((m)->pp) X ((m)->dp) \
   X ((m)->micro_batch) X ((m)->global_batch) X ((m)->virtual_stages) \
   X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
-  X ((m)->stage_layers) X ((m)->framework) X ((m)->sweep)
+  X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
+  X ((m)->sweep)
 
 void
 experiment_spec_clear (ExperimentSpec *e)
