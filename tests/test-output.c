@@ -207,6 +207,10 @@ sample_result (void)
     .has_training = TRUE,
     .days_to_train = 34.2,
     .cost_usd = 1234567.0,
+    .model = "gpt3-175b", .topology = "a, \"quoted\" cluster",
+    .framework = "megatron-lm@3", .schedule = "1f1b", .recompute = "full",
+    .zero_stage = 1, .offload = "none", .precision = "bf16",
+    .attention = "flash2",
   };
 
   return r;
@@ -233,6 +237,9 @@ static const char *const json_keys[] = {
   "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"optimizer\": ", "\"offload\": ",
   "\"host\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
+  "\"model\": ", "\"topology\": ", "\"framework\": ", "\"schedule\": ",
+  "\"recompute\": ", "\"zero_stage\": ", "\"zero_offload\": ", "\"precision\": ",
+  "\"attention\": ",
 };
 
 /* ---------------------------------------------------------------- formats */
@@ -281,7 +288,7 @@ START_TEST (test_json_values)
   SimResult r = sample_result ();
   g_autofree char *json = render (&r, REPORT_JSON);
   static const char *const expected[] = {
-    "{\"iteration_time_s\": 32.1235, ",
+    "{\"iteration_time_s\": 32.1234567, ",
     "\"tokens_per_s\": 97894.4, ",
     "\"mfu\": 0.3324, ",
     "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, "
@@ -293,7 +300,11 @@ START_TEST (test_json_values)
     "\"breakdown_s\": {\"compute\": 26.1, ",
     "\"offload\": 0.0234567, \"host\": 0}, ",
     "\"events\": 18446744073709551615, ",
-    "\"days_to_train\": 34.2, \"cost_usd\": 1.23457e+06}\n",
+    "\"days_to_train\": 34.2, \"cost_usd\": 1234567, ",
+    "\"model\": \"gpt3-175b\", \"topology\": \"a, \\\"quoted\\\" cluster\", "
+    "\"framework\": \"megatron-lm@3\", \"schedule\": \"1f1b\", \"recompute\": \"full\", "
+    "\"zero_stage\": 1, \"zero_offload\": \"none\", \"precision\": \"bf16\", "
+    "\"attention\": \"flash2\"}\n",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (expected); i++)
@@ -317,7 +328,7 @@ START_TEST (test_json_training_toggle)
   ck_assert_msg (json_valid (json), "invalid JSON: %s", json);
   ck_assert_msg (strstr (json, "days_to_train") == NULL, "%s", json);
   ck_assert_msg (strstr (json, "cost_usd") == NULL, "%s", json);
-  ck_assert_msg (g_str_has_suffix (json, "\"events\": 18446744073709551615}\n"),
+  ck_assert_msg (strstr (json, "\"events\": 18446744073709551615, \"model\"") != NULL,
                  "%s", json);
   ck_assert_int_eq (count_substr (json, "\": "), (int) G_N_ELEMENTS (json_keys) - 2);
 }
@@ -340,7 +351,7 @@ START_TEST (test_json_non_finite_is_null)
   ck_assert_msg (strstr (json, "\"mfu\": null, \"hfu\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "\"weights_gib\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "\"offload\": null, ") != NULL, "%s", json);
-  ck_assert_msg (strstr (json, "\"cost_usd\": null}") != NULL, "%s", json);
+  ck_assert_msg (strstr (json, "\"cost_usd\": null, ") != NULL, "%s", json);
   ck_assert_msg (strstr (json, "nan") == NULL && strstr (json, "inf") == NULL,
                  "%s", json);
 }
@@ -387,7 +398,9 @@ START_TEST (test_csv_columns)
   ck_assert_msg (strstr (header->str, ",memory.host_capacity_gib,breakdown_s.compute,") != NULL,
                  "%s", header->str);
   ck_assert_msg (g_str_has_suffix (header->str,
-                   ",breakdown_s.offload,breakdown_s.host,dp_traffic_gib,events,days_to_train,cost_usd\n"), "%s", header->str);
+                   ",breakdown_s.offload,breakdown_s.host,dp_traffic_gib,events,days_to_train,cost_usd,"
+                   "model,topology,framework,schedule,recompute,zero_stage,zero_offload,precision,"
+                   "attention\n"), "%s", header->str);
   ck_assert_int_eq (count_char (header->str, '\n'), 1);
   ck_assert_int_eq (count_char (row->str, '\n'), 1);
 
@@ -395,13 +408,15 @@ START_TEST (test_csv_columns)
    * every row. */
   columns = g_strsplit (header->str, ",", -1);
   ck_assert_int_eq (g_strv_length (columns), G_N_ELEMENTS (json_keys) - 2);
-  ck_assert_int_eq (count_char (row->str, ','), count_char (header->str, ','));
-  ck_assert_int_eq (count_char (bare->str, ','), count_char (header->str, ','));
-  ck_assert_msg (g_str_has_prefix (row->str, "32.1235,47.8,97894.4,"), "%s", row->str);
+  ck_assert_msg (g_str_has_prefix (row->str, "32.1234567,47.8,97894.4,"), "%s", row->str);
   ck_assert_msg (strstr (row->str, ",true,4,4.5,24,") != NULL, "%s", row->str);
-  ck_assert_msg (g_str_has_suffix (row->str, ",18446744073709551615,34.2,1.23457e+06\n"),
-                 "%s", row->str);
-  ck_assert_msg (g_str_has_suffix (bare->str, ",18446744073709551615,,\n"), "%s", bare->str);
+  /* Names are CSV cells, quoted when they hold a comma or a quote. */
+  static const char *const tail = ",gpt3-175b,\"a, \"\"quoted\"\" cluster\",megatron-lm@3,1f1b,"
+                                  "full,1,none,bf16,flash2\n";
+  g_autofree char *row_tail = g_strconcat (",18446744073709551615,34.2,1234567", tail, NULL);
+  g_autofree char *bare_tail = g_strconcat (",18446744073709551615,,", tail, NULL);
+  ck_assert_msg (g_str_has_suffix (row->str, row_tail), "%s", row->str);
+  ck_assert_msg (g_str_has_suffix (bare->str, bare_tail), "%s", bare->str);
   ck_assert_msg (strstr (bare->str, ",138.2,,0.4431,") != NULL, "%s", bare->str);
 
   /* report_append writes the header, then the row. */

@@ -70,10 +70,12 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
    * name. GOption copies the values it parses, so the strings made here
    * need only outlive the parse. */
   g_autoptr (GPtrArray) made = g_ptr_array_new_with_free_func (g_free);
+  gboolean help = FALSE;
   for (int i = 1; i < *argc; i++)
     {
       const char *a = (*argv)[i];
       const GOptionEntry *e = NULL;
+      help = help || strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0;
       if (strcmp (a, "--") == 0 || a[0] != '-' || a[1] == '\0')
         {
           if (strcmp (a, "--") == 0)
@@ -108,6 +110,16 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
     "1GiB, raises it), and YAML may nest at most 64 levels.", NULL);
 
   g_option_context_set_description (context, description);
+  /* --help printed here rather than by GOption, which writes its usage
+   * line's "[OPTION…]" through the C locale as "[OPTION?]". */
+  if (help)
+    {
+      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
+      g_auto (GStrv) parts = g_strsplit (text, "\xe2\x80\xa6", -1);
+      g_autofree char *ascii = g_strjoinv ("...", parts);
+      fputs (ascii, stdout);
+      exit (fflush (stdout) == 0 && !ferror (stdout) ? 0 : 1);
+    }
   if (g_option_context_parse (context, argc, argv, &error))
     return TRUE;
   if (!quiet)

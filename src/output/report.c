@@ -72,6 +72,8 @@ typedef enum {
   FIELD_INT,
   FIELD_BOOL,
   FIELD_U64,
+  FIELD_TEXT,          /* a char array */
+  FIELD_NAME,          /* a const char * */
 } FieldKind;
 
 typedef struct {
@@ -126,14 +128,25 @@ static const Field fields[] = {
   FIELD (NULL, "events", FIELD_U64, events, FALSE),
   FIELD (NULL, "days_to_train", FIELD_DOUBLE, days_to_train, TRUE),
   FIELD (NULL, "cost_usd", FIELD_DOUBLE, cost_usd, TRUE),
+  FIELD (NULL, "model", FIELD_TEXT, model, FALSE),
+  FIELD (NULL, "topology", FIELD_TEXT, topology, FALSE),
+  FIELD (NULL, "framework", FIELD_TEXT, framework, FALSE),
+  FIELD (NULL, "schedule", FIELD_NAME, schedule, FALSE),
+  FIELD (NULL, "recompute", FIELD_NAME, recompute, FALSE),
+  FIELD (NULL, "zero_stage", FIELD_INT, zero_stage, FALSE),
+  FIELD (NULL, "zero_offload", FIELD_NAME, offload, FALSE),
+  FIELD (NULL, "precision", FIELD_NAME, precision, FALSE),
+  FIELD (NULL, "attention", FIELD_NAME, attention, FALSE),
 };
 
 #undef FIELD
 
-/* "%.6g" in the C locale, whatever the process's locale. Returns FALSE,
- * appending nothing, when @v is not finite: JSON has no NaN. */
+/* @v in the C locale, whatever the process's locale, with the fewest
+ * significant digits (6 at least) that read back as the same double, so
+ * that a reader gets exactly what was computed. Returns FALSE, appending
+ * nothing, when @v is not finite: JSON has no NaN. */
 static gboolean
-append_g6 (GString *out, double v)
+append_number (GString *out, double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -142,15 +155,24 @@ append_g6 (GString *out, double v)
   /* -0 prints as "-0"; a zero is a zero to every reader. */
   if (v == 0.0)
     v = 0.0;
-  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6g", v));
+  for (int digits = 6; digits <= 17; digits++)
+    {
+      char fmt[8];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, fmt, v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  g_string_append (out, buf);
   return TRUE;
 }
 
 /* Appends the value of @f in @r, or @missing when there is none to give
- * (not finite, or a training field without has_training). */
+ * (not finite, or a training field without has_training); text as a JSON
+ * string, or a CSV cell when @csv. */
 static void
 append_field_value (GString *out, const SimResult *r, const Field *f,
-                    const char *missing)
+                    const char *missing, gboolean csv)
 {
   const void *p = (const char *) r + f->offset;
 
@@ -162,11 +184,11 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
   switch (f->kind)
     {
     case FIELD_DOUBLE:
-      if (!append_g6 (out, *(const double *) p))
+      if (!append_number (out, *(const double *) p))
         g_string_append (out, missing);
       break;
     case FIELD_BYTES_AS_GIB:
-      if (!append_g6 (out, *(const double *) p / GIB))
+      if (!append_number (out, *(const double *) p / GIB))
         g_string_append (out, missing);
       break;
     case FIELD_INT:
@@ -179,12 +201,46 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
       g_string_append_printf (out, "%" G_GUINT64_FORMAT,
                               (guint64) *(const uint64_t *) p);
       break;
+    case FIELD_TEXT:
+    case FIELD_NAME:
+      {
+        const char *text = f->kind == FIELD_TEXT ? (const char *) p
+                           : *(const char *const *) p;
+        if (text == NULL || *text == '\0')
+          g_string_append (out, missing);
+        else if (csv)
+          report_append_csv_cell (out, text);
+        else
+          report_append_json_string (out, text);
+      }
+      break;
     default:
       g_assert_not_reached ();
     }
 }
 
 /* ------------------------------------------------------------ JSON, CSV */
+
+void
+report_append_csv_cell (GString *out, const char *text)
+{
+  gsize n = strlen (text);
+
+  if (text[strcspn (text, ",\"\r\n")] == '\0'
+      && (n == 0 || (text[0] != ' ' && text[n - 1] != ' ')))
+    {
+      g_string_append (out, text);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
 
 void
 report_append_json_members (GString *out, const SimResult *r,
@@ -219,7 +275,7 @@ report_append_json_members (GString *out, const SimResult *r,
         }
       g_string_append_printf (out, "%s\"%s\": ", first ? "" : ", ", f->name);
       first = FALSE;
-      append_field_value (out, r, f, "null");
+      append_field_value (out, r, f, "null", FALSE);
     }
   if (group != NULL)
     g_string_append_c (out, '}');
@@ -260,7 +316,7 @@ report_append_csv_header (GString *out, const char *const *skip)
   g_string_append_c (out, '\n');
 }
 
-/* No cell needs quoting: every cell is a number, true, false or empty. */
+/* Numbers, true, false and empty cells need no quoting; names do. */
 void
 report_append_csv_row (GString *out, const SimResult *r,
                        const char *const *skip)
@@ -273,7 +329,7 @@ report_append_csv_row (GString *out, const SimResult *r,
       if (!first)
         g_string_append_c (out, ',');
       first = FALSE;
-      append_field_value (out, r, &fields[i], "");
+      append_field_value (out, r, &fields[i], "", TRUE);
     }
   g_string_append_c (out, '\n');
 }

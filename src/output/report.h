@@ -52,6 +52,9 @@ void report_append_json_members (GString *out, const SimResult *r,
 /* Appends @s as a JSON string literal, escaped; invalid UTF-8 is repaired
  * first (one bad byte makes a reader reject the whole document). */
 void report_append_json_string (GString *out, const char *s);
+/* A CSV cell, quoted (RFC 4180) when it holds a separator, a quote, a
+ * line break, or spaces at an end that a reader might trim. */
+void report_append_csv_cell (GString *out, const char *text);
 
 /* Whether @a and @b name the same file (by device and inode when both
  * exist): an output must never be written over an input. */

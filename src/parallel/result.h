@@ -37,6 +37,9 @@ typedef struct {
   double host_capacity;
 } MemoryBreakdown;
 
+/* Room for a name echoed in a result, its end included. */
+#define SIM_RESULT_NAME 128
+
 typedef struct {
   double iteration_time_s;
   double samples_per_s;
@@ -65,6 +68,13 @@ typedef struct {
   gboolean has_training;           /* training.tokens was given */
   double days_to_train;
   double cost_usd;
+  /* What ran, for JSON and CSV to echo: the model's and topology's names
+   * ("(inline)" without one; cut to fit), the framework as name@version,
+   * and the names of the spec's settings (static strings). */
+  char model[SIM_RESULT_NAME], topology[SIM_RESULT_NAME];
+  char framework[SIM_RESULT_NAME];
+  const char *schedule, *recompute, *offload, *precision, *attention;
+  int zero_stage;
 } SimResult;
 
 /* One span of the Chrome trace: an op that ran on one stream of one rank. */

@@ -10,6 +10,7 @@
  * The ops come from the builder, sim-build.c. */
 #include "parallel/sim-private.h"
 #include "base/errors.h"
+#include "config/framework.h"
 
 static const char *const op_kind_category[OPK_N] = {
   "compute", "tp", "pp", "dp", "optimizer", "offload", "host",
@@ -276,6 +277,18 @@ fill_result (Sim *sim, SimResult *r)
     transformer_megatron_flops (&e->model, gb) / t / gpus / 1e12;
   r->mfu = model / t / gpus / peak;
   r->hfu = hw / t / gpus / peak;
+  g_strlcpy (r->model, e->model.name ? e->model.name : "(inline)",
+             sizeof r->model);
+  g_strlcpy (r->topology, e->topology.name ? e->topology.name : "(inline)",
+             sizeof r->topology);
+  g_autofree char *framework = framework_label (e->framework);
+  g_strlcpy (r->framework, framework, sizeof r->framework);
+  r->schedule = spec_enum_name (SPEC_ENUM_SCHEDULE, e->parallel.schedule);
+  r->recompute = spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute);
+  r->offload = spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload);
+  r->precision = spec_enum_name (SPEC_ENUM_PRECISION, e->training.precision);
+  r->attention = spec_enum_name (SPEC_ENUM_ATTENTION, e->training.attention);
+  r->zero_stage = e->zero.stage;
   r->gpus = p->gpus;
   r->tp = p->tp;
   r->pp = p->pp;

@@ -549,28 +549,6 @@ typedef enum {
 
 static const char *const status_names[] = { "ok", "infeasible", "oom" };
 
-/* A CSV cell, quoted (RFC 4180) when it holds a separator, a quote, a
- * line break, or spaces at an end that a reader might trim. */
-static void
-append_csv_cell (GString *out, const char *text)
-{
-  gsize n = strlen (text);
-
-  if (text[strcspn (text, ",\"\r\n")] == '\0'
-      && (n == 0 || (text[0] != ' ' && text[n - 1] != ' ')))
-    {
-      g_string_append (out, text);
-      return;
-    }
-  g_string_append_c (out, '"');
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *p);
-    }
-  g_string_append_c (out, '"');
-}
 
 
 /* TEXT is a number as JSON writes them (RFC 8259 section 6). */
@@ -648,7 +626,7 @@ append_csv_header (const Sweep *sweep, GString *out)
 {
   for (guint a = 0; a < sweep->axes->len; a++)
     {
-      append_csv_cell (out, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
+      report_append_csv_cell (out, ((const Axis *) g_ptr_array_index (sweep->axes, a))->key);
       g_string_append_c (out, ',');
     }
   g_string_append (out, "status,reason,");
@@ -741,11 +719,11 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
     {
       for (guint a = 0; a < sweep->axes->len; a++)
         {
-          append_csv_cell (row, point_value (sweep, a, point)->text);
+          report_append_csv_cell (row, point_value (sweep, a, point)->text);
           g_string_append_c (row, ',');
         }
       g_string_append_printf (row, "%s,", status_names[status]);
-      append_csv_cell (row, reason ? reason : "");
+      report_append_csv_cell (row, reason ? reason : "");
       g_string_append_c (row, ',');
       if (status == STATUS_INFEASIBLE)
         {
