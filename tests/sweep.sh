@@ -92,19 +92,20 @@ verdict "sweep ib-interfaces.yaml prints its identity, a header and 16 rows, the
 [ -s "$tmp/err" ] && fail_because "stderr is not a terminal, yet: $(cut -c 1-80 "$tmp/err")"
 verdict "sweep draws no progress line when stderr is not a terminal"
 
-# On a terminal (script(1) gives one) sweep, search and validate draw the
-# same progress line, and erase it before they end.
+# On a terminal (script(1) gives one) sweep, search, validate and a long
+# run draw the same progress line, and erase it before they end.
 if command -v script >/dev/null 2>&1; then
   for c in "sweep $srcdir/experiments/ib-interfaces.yaml -o $tmp/tty.csv|/16 points" \
            "search $srcdir/experiments/gpt3-175b-selene.yaml|/[0-9][0-9]* plans" \
-           "validate $srcdir/experiments/validation/megatron-readme.yaml|/1 cases"; do
+           "validate $srcdir/experiments/validation/megatron-readme.yaml|/1 cases" \
+           "run $srcdir/experiments/gpt3-175b-selene.yaml --full --set gpus=128 --set parallel.dp=1 --set parallel.global_batch=128|/[0-9]* events"; do
     script -qec "$TRAINSIM ${c%%|*} >/dev/null" /dev/null >"$tmp/tty" 2>&1
     grep -q "\[[#.]*\] [0-9]*${c#*|}" "$tmp/tty" ||
       fail_because "${c%% *}: no progress line with '${c#*|}': $(tr '\r' '\n' <"$tmp/tty" | head -3)"
     tr '\r' '\n' <"$tmp/tty" | tail -n 1 | grep -q '[^ ]' &&
       fail_because "${c%% *}: the progress line is not erased"
   done
-  verdict "sweep, search and validate draw one progress line on a terminal and erase it"
+  verdict "sweep, search, validate and run --full draw one progress line on a terminal and erase it"
 fi
 
 ts sweep "$exp" -j 2 --sweep parallel.micro_batch=1,2 --sweep parallel.global_batch=512..2048x2

@@ -1,12 +1,40 @@
 /* cmd-run.c: `trainsim run`: one experiment, one predicted step. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/progress.h"
 #include "config/config.h"
 #include "output/report.h"
 #include "output/trace.h"
 #include "parallel/plan.h"
 #include "parallel/sim.h"
 #include <stdio.h>
+
+/* A long replay (--full on thousands of GPUs) draws sweep's progress line
+ * in engine events against the budget's estimate; the line starts with
+ * the first slice, so a short run draws nothing. With micro_batch: auto
+ * each candidate replays from 0: their counts add up. */
+typedef struct {
+  Progress line;           /* started before the replay, for its rate */
+  gboolean started;
+  uint64_t last, before;   /* the current replay's count, the others' */
+} RunProgress;
+
+static void
+run_progress (void *ctx, uint64_t events, uint64_t estimate)
+{
+  RunProgress *p = ctx;
+  if (!p->started)
+    p->line.total = estimate;
+  else if (events < p->last)
+    {
+      p->before += p->last;
+      p->line.total = p->before + estimate;
+    }
+  p->started = TRUE;
+  p->last = events;
+  p->line.total = MAX (p->line.total, p->before + events);
+  progress_draw (&p->line, p->before + events, NULL);
+}
 
 static void
 add_span (void *writer, const TraceSpan *span)
@@ -88,9 +116,13 @@ cli_run (int argc, char **argv)
       experiment_spec_clear (&spec);
       return cli_fail (error);
     }
-  SimOptions options = { full, trace ? add_span : NULL, trace };
+  RunProgress progress = { .started = FALSE };
+  progress_init (&progress.line, "events", 0, 0);
+  SimOptions options = { full, trace ? add_span : NULL, trace, run_progress,
+                         &progress };
   SimResult result;
   gboolean ok = sim_run (&spec, &options, &result, &error);
+  progress_clear (&progress.line);
   /* Faster, and not the same training: worth saying every time. */
   if (ok && spec.zero.offload_delayed_update)
     fprintf (stderr, "trainsim: note: %s: zero.offload_delayed_update: the "

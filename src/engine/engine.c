@@ -96,10 +96,16 @@ sim_engine_cancel (SimEngine *engine, SimEventId id)
 uint64_t
 sim_engine_run (SimEngine *engine)
 {
+  return sim_engine_run_for (engine, UINT64_MAX);
+}
+
+uint64_t
+sim_engine_run_for (SimEngine *engine, uint64_t n)
+{
   uint64_t before = engine->fired;
   uint32_t id;
   SimTime t;
-  while (eventq_pop (engine->queue, &id, &t))
+  while (engine->fired - before < n && eventq_pop (engine->queue, &id, &t))
     {
       if (t == SIM_TIME_MAX)
         {

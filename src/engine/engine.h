@@ -34,6 +34,9 @@ void sim_engine_cancel (SimEngine *engine, SimEventId id);
  * SIM_TIME_MAX (dropped unfired, the rest left queued); returns the number of events
  * fired by this call. */
 uint64_t sim_engine_run (SimEngine *engine);
+/* The same, firing at most N events: a caller that reports progress runs
+ * the engine in slices. Fewer than N fired means the run is over. */
+uint64_t sim_engine_run_for (SimEngine *engine, uint64_t n);
 /* Whether a run stopped at an event due at SIM_TIME_MAX: some time went
  * past what int64 picoseconds hold, and the run's times mean nothing. */
 gboolean sim_engine_overflowed (const SimEngine *engine);

@@ -376,7 +376,14 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
     {
       for (int i = 0; i < sim.ranks * SIM_N_STREAMS; i++)
         try_start (&sim, (uint32_t) i);
-      sim_engine_run (sim.engine);
+      /* In slices of a quarter million events (tens of milliseconds)
+       * when someone follows the progress. */
+      if (options->progress == NULL)
+        sim_engine_run (sim.engine);
+      else
+        while (sim_engine_run_for (sim.engine, 1 << 18) == 1 << 18)
+          options->progress (options->progress_ctx,
+                             sim_engine_events (sim.engine), cost.events);
       ok = !sim_engine_overflowed (sim.engine);
       if (ok)
         {
@@ -424,7 +431,8 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
   gboolean explicit = ps->micro_batch > 0 && ps->virtual_stages > 0;
   SimOptions candidate_options = { options->full,
                                    explicit ? options->trace : NULL,
-                                   options->trace_ctx };
+                                   options->trace_ctx, options->progress,
+                                   options->progress_ctx };
 
   int b_max = ps->micro_batch > 0 ? ps->micro_batch
               : MIN (per_replica, AUTO_MAX_MICRO_BATCH);

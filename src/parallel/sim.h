@@ -37,10 +37,16 @@ typedef enum {
 /* Receives each op of the step as it ends, for a trace. */
 typedef void (*SimTraceFn) (void *ctx, const TraceSpan *span);
 
+/* Told, now and then, how many engine events have fired of about how
+ * many (the budget's estimate, which the count may pass). */
+typedef void (*SimProgressFn) (void *ctx, uint64_t events, uint64_t estimate);
+
 typedef struct {
   gboolean full;        /* every rank, not one per stage */
   SimTraceFn trace;     /* called with trace_ctx when not NULL */
   void *trace_ctx;
+  SimProgressFn progress;   /* called with progress_ctx when not NULL */
+  void *progress_ctx;
 } SimOptions;
 
 /* Replays one plan; fails (TS_ERROR_INPUT) only when an op would take
