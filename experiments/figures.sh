@@ -128,25 +128,10 @@ megatron () {
     --y megatron_tflops_per_gpu --xlabel "GPT model, Narayanan et al. 2021, Table 1"
 }
 
-# Weak scaling needs the global batch to follow the GPU count, which one
-# cartesian sweep cannot do: a sweep per size, 48 sequences per replica
-# (global batch 3 x GPUs with tp 8 x pp 2), the rows joined under one header
-# (each part's first line, which says which sweep wrote it, dropped).
+# Weak scaling: the file's sweep zips the global batch to the GPU count.
 weak_scaling () {
   weak=$out/weak-scaling.csv
-  part=$out/weak-scaling.part.csv
-  rm -f "$weak.tmp"
-  for gpus in 64 128 256 512 1024 2048 4096; do
-    sweep "$part" weak-scaling-39b.yaml --sweep "gpus=$gpus" \
-      --set "parallel.global_batch=$((3 * gpus))"
-    if [ -f "$weak.tmp" ]; then
-      sed 1,2d "$part" >>"$weak.tmp"
-    else
-      sed 1d "$part" >"$weak.tmp"
-    fi
-  done
-  rm -f "$part"
-  mv "$weak.tmp" "$weak"
+  sweep "$weak" weak-scaling-39b.yaml
   plot weak-scaling "$weak" --x gpus --y megatron_tflops_per_gpu --by nics_per_node \
     --logx
 }

@@ -3,8 +3,9 @@
 # line: rows and header, axes from the file and from --sweep (lists and
 # ranges), infeasible points as rows, the same bytes with 1 and 2 threads,
 # JSON lines, a killed sweep resumed into the bytes of an uninterrupted
-# one, shards merged into the unsharded output, and the errors of bad
-# input (exit 2, with where and what would be valid).
+# one, shards merged into the unsharded output, zipped axes (their rows,
+# resumed, sharded), and the errors of bad input (exit 2, with where and
+# what would be valid).
 #
 # Run by automake with TRAINSIM (the binary) and srcdir (the top source
 # directory) in the environment; by hand, from the top build directory:
@@ -71,7 +72,8 @@ EOF
 ts sweep --help
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
 grep -q 'Exit status' "$tmp/out" || fail_because "no exit statuses in --help"
-verdict "sweep --help exits 0 and lists the exit statuses"
+grep -q -- '--zip=KEY=VALUES' "$tmp/out" || fail_because "no --zip in --help"
+verdict "sweep --help exits 0 and lists --zip and the exit statuses"
 ts merge --help
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
 grep -q 'K order' "$tmp/out" || fail_because "--help does not say the shards go in K order"
@@ -273,6 +275,69 @@ for c in "needs every shard|$tmp/shard1.csv" \
   [ -e "$tmp/bad-merge.csv" ] && fail_because "${c%%|*}: an output was left"
 done
 verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
+
+# --- zip ----------------------------------------------------------------------
+
+# The file's tp (replaced by one value) and NICs, then GPUs and global batch
+# zipped: each GPU count with its batch, crossed with the NICs.
+ts sweep "$exp" -j 2 --sweep parallel.tp=8 --zip gpus=512,1024 --zip parallel.global_batch=256,512
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+head -n 1 "$tmp/out" | grep -q ' points=4$' || fail_because "first line: $(head -n 1 "$tmp/out")"
+sed -n 2p "$tmp/out" |
+  grep -q '^parallel\.tp,topology\.inter_node\.nics_per_node,gpus,parallel\.global_batch,status,reason,iteration_time_s,' ||
+  fail_because "header: $(sed -n 2p "$tmp/out" | cut -c 1-120)"
+[ "$(sed -n 2p "$tmp/out" | tr ',' '\n' | grep -c '^gpus$')" -eq 1 ] ||
+  fail_because "gpus is not one column"
+[ "$(sed 1,2d "$tmp/out" | cut -d, -f1-5 | tr '\n' ' ')" = "8,1,512,256,ok 8,1,1024,512,ok 8,4,512,256,ok 8,4,1024,512,ok " ] ||
+  fail_because "rows: $(sed 1,2d "$tmp/out" | cut -d, -f1-5 | tr '\n' ' ')"
+verdict "sweep --zip pairs the i-th values of the zipped axes, crossed with the other axes"
+
+rm -f "$tmp/zip-bad.csv"
+expect_error "zipped axes of different lengths exit 2, naming both lengths" \
+  '--zip parallel\.global_batch: the zipped axes differ in length: gpus has 3 values, parallel\.global_batch has 2' \
+  sweep "$exp" --zip gpus=256,512,1024 --zip parallel.global_batch=256,512 -o "$tmp/zip-bad.csv"
+[ -e "$tmp/zip-bad.csv" ] && fail_because "an output was written"
+verdict "zipped axes of different lengths write nothing"
+expect_error "a key both zipped and swept exits 2" \
+  '--sweep gpus: gpus is both zipped and swept \(--zip gpus gives it too\)' \
+  sweep "$exp" --zip gpus=512,1024 --zip parallel.global_batch=256,512 --sweep gpus=512
+sed 's/^  parallel.tp: \[3, 8\]$/  zip: {parallel.tp: [3, 8], gpus: [1024]}/' "$exp" >"$tmp/zip-lengths.yaml"
+expect_error "zipped axes of different lengths in the file exit 2 with its file:line:col" \
+  'zip-lengths\.yaml:8:30: sweep\.zip: the zipped axes differ in length: parallel\.tp has 2 values, gpus has 1' \
+  sweep "$tmp/zip-lengths.yaml"
+
+# 32 GPT-3 175B points: 8 NIC counts zipped with 8 prices, 4 batches each.
+set -- sweep "$srcdir/experiments/gpt3-175b-selene.yaml" -j 2 \
+  --zip topology.inter_node.nics_per_node=1..8 --zip cost.gpu_hour_usd=1..8 \
+  --sweep parallel.global_batch=64..512x2
+ts "$@" -o "$tmp/zip-full.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ "$(lines "$tmp/zip-full.csv")" -eq 34 ] || fail_because "$(lines "$tmp/zip-full.csv") lines, expected 34"
+head -c 5000 "$tmp/zip-full.csv" >"$tmp/zip-partial.csv"
+ts "$@" -o "$tmp/zip-partial.csv" --resume
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+cmp -s "$tmp/zip-partial.csv" "$tmp/zip-full.csv" || fail_because "the resumed file differs from a full run"
+verdict "sweep --resume completes a zipped sweep cut short into the bytes of a full run"
+
+# The same axes crossed are another sweep: its rows are not resumed.
+head -c 5000 "$tmp/zip-full.csv" >"$tmp/zip-partial.csv"
+cp "$tmp/zip-partial.csv" "$tmp/zip-partial.before"
+ts sweep "$srcdir/experiments/gpt3-175b-selene.yaml" -j 2 \
+  --sweep topology.inter_node.nics_per_node=1..8 --sweep cost.gpu_hour_usd=1..8 \
+  --sweep parallel.global_batch=64..512x2 -o "$tmp/zip-partial.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'come from other settings' "$tmp/err" || fail_because "no word of the settings"
+cmp -s "$tmp/zip-partial.csv" "$tmp/zip-partial.before" || fail_because "the file was changed"
+verdict "sweep --resume refuses a zipped sweep's rows for the same axes crossed"
+
+for k in 1 2 3; do
+  ts "$@" --shard "$k/3" -o "$tmp/zip$k.csv"
+  [ "$rc" -eq 0 ] || fail_because "shard $k/3: exit status $rc"
+done
+ts merge "$tmp/zip-merged.csv" "$tmp/zip1.csv" "$tmp/zip2.csv" "$tmp/zip3.csv"
+[ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
+cmp -s "$tmp/zip-merged.csv" "$tmp/zip-full.csv" || fail_because "the merged file differs from the unsharded one"
+verdict "the shards of a zipped sweep merge into the unsharded output"
 
 # --- bad input ----------------------------------------------------------------
 

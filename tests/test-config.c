@@ -555,6 +555,10 @@ static const struct {
     "topology.gpu.peak is missing required key: bf16" },
   { "schema_version: 2\n" HEAD GPUS PAR, 1, 17, "schema_version must be 1" },
   { HEAD GPUS PAR "sweep: {parallel.tp: 4}\n", 5, 22, "sweep.parallel.tp must be a non-empty list" },
+  { HEAD GPUS PAR "sweep: {zip: {}}\n", 5, 14, "sweep.zip must map the keys of the axes that "
+    "advance together to lists of values" },
+  { HEAD GPUS PAR "sweep: {zip: [gpus]}\n", 5, 14, "sweep.zip must map the keys of the axes" },
+  { HEAD GPUS PAR "sweep: {zip: {gpus: 4}}\n", 5, 21, "sweep.zip.gpus must be a non-empty list" },
   { HEAD GPUS PAR "gpus: 4\n", 5, 1, "duplicate key 'gpus' (first written at " },
   { HEAD GPUS "parallel: &p {tp: 2, pp: 2, micro_batch: 1, global_batch: 16}\n", 4, 11,
     "anchors (&p) are not supported" },

@@ -1,5 +1,6 @@
 /* test-sweep.c: ranges, axis keys, the order and bytes of a sweep's rows
- * with 1 and N threads, shards merged back, and merge's refusals. The
+ * with 1 and N threads, zipped axes, shards merged back, and merge's
+ * refusals. The
  * experiments use the fixtures of tests/data (found through $srcdir). */
 #include <check.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ new_sweep (const char *path)
   Sweep *sweep = sweep_new (path, NULL, 1000, &error);
 
   ck_assert_msg (sweep != NULL, "sweep_new: %s", error ? error->message : "");
-  ck_assert_msg (sweep_add_axis (sweep, "parallel.micro_batch=1..4", &error),
+  ck_assert_msg (sweep_add_axis (sweep, "parallel.micro_batch=1..4", FALSE, &error),
                  "sweep_add_axis: %s", error ? error->message : "");
   ck_assert_msg (sweep_check (sweep, &error), "sweep_check: %s", error ? error->message : "");
   ck_assert_uint_eq (sweep_n_points (sweep), 36);
@@ -237,6 +238,157 @@ START_TEST (test_shards_merge_back)
 }
 END_TEST
 
+/* --- zipped axes -------------------------------------------------------------- */
+
+/* Zipped axes in the file, between crossed ones. */
+static const char zipped[] =
+  "model: tiny\n"
+  "topology: tinycluster\n"
+  "gpus: 4\n"
+  "parallel: {tp: 1, pp: 1, micro_batch: 1, global_batch: 32}\n"
+  "sweep:\n"
+  "  parallel.tp: [1, 2]\n"
+  "  zip:\n"
+  "    gpus: [2, 4, 8]\n"
+  "    parallel.global_batch: [16, 32, 64]\n";
+
+/* The sweep of TEXT (written to a file) with the command-line axes ARGS,
+ * each "--sweep KEY=VALUES" or "--zip KEY=VALUES" (NULL-terminated), up
+ * to MAX_POINTS; NULL with ERROR when refused. */
+static Sweep *
+sweep_of (const char *text, const char *const *args, guint64 max_points, GError **error)
+{
+  g_autofree char *exp = tmp_file ("zip.yaml", text);
+  g_autoptr (Sweep) sweep = sweep_new (exp, NULL, max_points, error);
+
+  for (int i = 0; sweep != NULL && args[i] != NULL; i++)
+    {
+      gboolean zip = g_str_has_prefix (args[i], "--zip ");
+      if (!sweep_add_axis (sweep, strchr (args[i], ' ') + 1, zip, error))
+        return NULL;
+    }
+  return sweep != NULL && sweep_check (sweep, error) ? g_steal_pointer (&sweep) : NULL;
+}
+
+START_TEST (test_zip_rows)
+{
+  /* --zip replaces the file's zipped batch in its place, and --sweep's
+   * axis comes last: tp x (gpus, batch) x micro-batch. */
+  const char *args[] = { "--sweep parallel.micro_batch=1,2",
+                         "--zip parallel.global_batch=8..32x2", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Sweep) sweep = sweep_of (zipped, args, 1000, &error);
+  g_autofree char *out = tmp_file ("zip.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_auto (GStrv) lines = NULL, header = NULL;
+  guint gpus = 0;
+
+  ck_assert_msg (sweep != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq (sweep_n_points (sweep), 12);
+  csv = run_into (sweep, out, 3, SWEEP_CSV, 1, 1);
+  lines = g_strsplit (csv, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (lines), 15);
+  ck_assert_msg (g_str_has_prefix (lines[1], "parallel.tp,gpus,parallel.global_batch,"
+                                   "parallel.micro_batch,status,reason,"), "%s", lines[1]);
+  /* gpus, a result column too, is one column. */
+  header = g_strsplit (lines[1], ",", -1);
+  for (int i = 0; header[i] != NULL; i++)
+    gpus += strcmp (header[i], "gpus") == 0;
+  ck_assert_uint_eq (gpus, 1);
+  /* The i-th GPU count with the i-th batch, micro-batch fastest. */
+  static const char *const want[] = { "1,2,8,1,", "1,2,8,2,", "1,4,16,1,", "1,4,16,2,",
+                                      "1,8,32,1,", "1,8,32,2,", "2,2,8,1,", "2,8,32,2," };
+  static const guint at[] = { 2, 3, 4, 5, 6, 7, 8, 13 };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    ck_assert_msg (g_str_has_prefix (lines[at[i]], want[i]), "line %u: %s, expected %s...",
+                   at[i], lines[at[i]], want[i]);
+}
+END_TEST
+
+/* A file axis replaced by the other option changes kind; the settings,
+ * which tell --resume and merge which rows are whose, say so. */
+START_TEST (test_zip_settings)
+{
+  const char *zip_both[] = { "--zip gpus=2", "--sweep parallel.tp=1,2",
+                             "--zip parallel.global_batch=16", NULL };
+  const char *cross_both[] = { "--sweep gpus=2", "--sweep parallel.tp=1,2",
+                               "--sweep parallel.global_batch=16", NULL };
+  const char *none[] = { NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Sweep) a = sweep_of (experiment, zip_both, 1000, &error);
+  g_autoptr (Sweep) b = sweep_of (experiment, cross_both, 1000, &error);
+  g_autoptr (Sweep) c = sweep_of (zipped, none, 1000, &error);
+  g_autofree char *ra = tmp_file ("a.csv", NULL), *rb = tmp_file ("b.csv", NULL);
+  g_autofree char *out_a = NULL, *out_b = NULL;
+
+  ck_assert_msg (a != NULL && b != NULL && c != NULL, "%s", error ? error->message : "");
+  /* The file's gpus [2, 4, 8] is replaced, zipped. */
+  ck_assert_uint_eq (sweep_n_points (a), 2);
+  ck_assert_uint_eq (sweep_n_points (c), 6);
+  out_a = run_into (a, ra, 1, SWEEP_CSV, 1, 1);
+  out_b = run_into (b, rb, 1, SWEEP_CSV, 1, 1);
+  /* The same rows, not the same sweep. */
+  ck_assert_str_eq (strchr (out_a, '\n'), strchr (out_b, '\n'));
+  ck_assert_msg (strncmp (out_a, out_b, strcspn (out_a, "\n")) != 0, "%s", out_a);
+}
+END_TEST
+
+static const struct {
+  const char *sweep;         /* the file's sweep: mapping, NULL for none */
+  const char *args[4];       /* command-line axes */
+  const char *part;          /* part of the error */
+} bad_zips[] = {
+  { NULL, { "--zip gpus=2,4,8", "--zip parallel.global_batch=16,32", NULL },
+    "--zip parallel.global_batch: the zipped axes differ in length: gpus has 3 values, "
+    "parallel.global_batch has 2;" },
+  { "  zip: {gpus: [2], parallel.global_batch: [16, 32]}\n", { NULL },
+    "zip.yaml:6:20: sweep.zip: the zipped axes differ in length: gpus has 1 value, "
+    "parallel.global_batch has 2;" },
+  { "  zip: {gpus: [2, 4]}\n", { "--zip parallel.global_batch=16", NULL },
+    "--zip parallel.global_batch: the zipped axes differ in length: gpus has 2 values" },
+  { "  zip: {gpus: [2, 4], parallel.global_batch: [16, 32]}\n", { "--zip gpus=2", NULL },
+    "--zip gpus: the zipped axes differ in length: gpus has 1 value, "
+    "parallel.global_batch has 2" },
+  { NULL, { "--zip gpus=2,4", "--sweep gpus=2", NULL },
+    "--sweep gpus: gpus is both zipped and swept (--zip gpus gives it too)" },
+  { NULL, { "--sweep gpus=2,4", "--zip gpus=2", NULL },
+    "--zip gpus: gpus is both zipped and swept (--sweep gpus gives it too)" },
+  { "  gpus: [2]\n  zip: {gpus: [4]}\n", { NULL },
+    "zip.yaml:7:9: sweep.zip.gpus: gpus is both zipped and swept (" },
+  { NULL, { "--zip parallel.micro_bach=1,2", NULL },
+    "--zip parallel.micro_bach: unknown key 'micro_bach' in parallel (did you mean "
+    "'micro_batch'?)" },
+  { "  zip: {gpus: [2], paralel.tp: [1]}\n", { NULL },
+    "zip.yaml:6:20: unknown key 'paralel' in the experiment (did you mean 'parallel'?)" },
+  { "  zip: {}\n", { NULL }, "zip.yaml:6:8: sweep.zip must map the keys of the axes" },
+  { "  zip:\n", { NULL }, "sweep.zip must map the keys of the axes that advance together" },
+  { "  zip: [gpus]\n", { NULL }, "sweep.zip must map the keys of the axes" },
+  { NULL, { "--zip gpus=", NULL }, "--zip gpus: the axis is empty" },
+  { NULL, { "--zip gpus", NULL }, "--zip gpus: expected KEY=V1,V2,..., such as --zip " },
+  /* Zips count toward --max-points: tp 3 x 3 zipped x micro-batch 2. */
+  { NULL, { "--zip gpus=2,4,8", "--zip parallel.global_batch=16..64x2",
+            "--sweep parallel.micro_batch=1,2", NULL },
+    "the sweep has 18 points (3 x 3 zipped x 2), more than --max-points 10" },
+};
+
+START_TEST (test_zip_refuses)
+{
+  g_autofree char *text = g_strconcat ("model: tiny\ntopology: tinycluster\ngpus: 4\n"
+                                       "parallel: {tp: 1, pp: 1, micro_batch: 1, "
+                                       "global_batch: 32}\n",
+                                       bad_zips[_i].sweep ? "sweep:\n" : "sweep:\n"
+                                       "  parallel.tp: [1, 2, 4]\n",
+                                       bad_zips[_i].sweep, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Sweep) sweep = sweep_of (text, bad_zips[_i].args, 10, &error);
+
+  ck_assert_msg (sweep == NULL, "zip %d should be refused", _i);
+  ck_assert_msg (error->domain == TS_ERROR && ts_error_exit_status (error) == 2
+                 && strstr (error->message, bad_zips[_i].part) != NULL,
+                 "message should contain '%s': %s", bad_zips[_i].part, error->message);
+}
+END_TEST
+
 /* --- merge's refusals --------------------------------------------------------- */
 
 /* A shard's first line: shard K of N of a sweep of P points, of the
@@ -321,6 +473,13 @@ sweep_suite (void)
   tcase_add_test (tc, test_rows_in_point_order);
   tcase_add_loop_test (tc, test_threads_give_the_same_bytes, 0, 2);
   tcase_add_loop_test (tc, test_shards_merge_back, 0, 2);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("zip");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_zip_rows);
+  tcase_add_test (tc, test_zip_settings);
+  tcase_add_loop_test (tc, test_zip_refuses, 0, G_N_ELEMENTS (bad_zips));
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("merge");

@@ -55,10 +55,33 @@ usage_error (int mpi_rank, const char *message)
   return usage_exit (mpi_rank);
 }
 
-/* The sweep of the experiment PATH with SETS (--set) and AXES (--sweep),
+/* An axis of the command line. They are kept in the order given, --sweep
+ * and --zip mixed, since that is the order of the columns. */
+typedef struct {
+  gboolean zip;     /* given with --zip */
+  char *arg;        /* KEY=VALUES; owned */
+} AxisArg;
+
+static void
+axis_arg_clear (gpointer data)
+{
+  g_free (((AxisArg *) data)->arg);
+}
+
+/* GOption's callback for --sweep and --zip; DATA is the GArray of AxisArg. */
+static gboolean
+add_axis_arg (const char *option, const char *value, gpointer data, GError **error)
+{
+  AxisArg axis = { strcmp (option, "--zip") == 0, g_strdup (value) };
+
+  g_array_append_val ((GArray *) data, axis);
+  return TRUE;
+}
+
+/* The sweep of the experiment PATH with SETS (--set) and AXES (AxisArg),
  * checked and ready to run. */
 static Sweep *
-load_sweep (const char *path, char **sets, char **axes, gint64 max_points,
+load_sweep (const char *path, char **sets, const GArray *axes, gint64 max_points,
             GError **error)
 {
   g_autoptr (Sweep) sweep = sweep_new (path, (const char *const *) sets,
@@ -66,9 +89,12 @@ load_sweep (const char *path, char **sets, char **axes, gint64 max_points,
 
   if (sweep == NULL)
     return NULL;
-  for (int i = 0; axes != NULL && axes[i] != NULL; i++)
-    if (!sweep_add_axis (sweep, axes[i], error))
-      return NULL;
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const AxisArg *axis = &g_array_index (axes, AxisArg, i);
+      if (!sweep_add_axis (sweep, axis->arg, axis->zip, error))
+        return NULL;
+    }
   if (!sweep_check (sweep, error))
     return NULL;
   return g_steal_pointer (&sweep);
@@ -79,7 +105,7 @@ load_sweep (const char *path, char **sets, char **axes, gint64 max_points,
  * verdict) and takes its part in the run; an error, wherever it arose,
  * is reported by rank 0 and every rank exits with its status. */
 static int
-sweep_on_ranks (const char *path, char **sets, char **axes, gint64 max_points,
+sweep_on_ranks (const char *path, char **sets, const GArray *axes, gint64 max_points,
                 const SweepOptions *options)
 {
   g_autoptr (GError) error = NULL;
@@ -99,17 +125,22 @@ sweep_on_ranks (const char *path, char **sets, char **axes, gint64 max_points,
 int
 cli_sweep (int argc, char **argv)
 {
-  g_auto (GStrv) sets = NULL, axes = NULL;
+  g_auto (GStrv) sets = NULL;
+  g_autoptr (GArray) axes = g_array_new (FALSE, FALSE, sizeof (AxisArg));
   g_autofree char *format_name = NULL, *shard = NULL, *output = NULL;
   gboolean resume = FALSE, force = FALSE, feasible_only = FALSE;
   gint jobs = -1;   /* -1: not given, one per processor */
   gint64 max_points = 1000000;
   int mpi_rank = -1;
   GOptionEntry entries[] = {
-    { "sweep", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &axes,
+    { "sweep", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) add_axis_arg,
       "Add an axis (repeatable), replacing the file's axis of the same key: "
       "KEY=1,2,4, KEY=1..8, KEY=1..8+2 (step), KEY=64..4096x2 (factor) or "
       "KEY=[a, b]", "KEY=VALUES" },
+    { "zip", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) add_axis_arg,
+      "Add a zipped axis (repeatable): the zipped axes advance together, the "
+      "i-th point taking the i-th value of each, and need as many values each "
+      "(values as for --sweep)", "KEY=VALUES" },
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       "Override a value of the experiment (repeatable), e.g. parallel.tp=4",
       "KEY=VALUE" },
@@ -137,15 +168,24 @@ cli_sweep (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("EXPERIMENT.yaml");
+  /* The callbacks of --sweep and --zip get the main group's data. */
+  GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, axes, NULL);
+  g_array_set_clear_func (axes, axis_arg_clear);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (context, group);
   g_option_context_set_summary (context,
     "Predicts every point of the cartesian product of the axes: those of the\n"
     "file's sweep: mapping (dotted key -> list of values or range), in file\n"
-    "order, then those of --sweep; the last axis varies fastest. Each point\n"
-    "is a row: the swept values, status (ok, infeasible or oom), reason,\n"
-    "then the fields of 'trainsim run --format csv'. Rows are written in\n"
-    "point order as the points finish, so an interrupted sweep keeps the\n"
-    "rows of the points before it; --resume runs the rest. A progress line\n"
-    "is drawn on stderr when it is a terminal.");
+    "order, then those of --sweep and --zip, in the order given; the last\n"
+    "axis varies fastest. The zipped axes (--zip, and the file's sweep.zip:\n"
+    "mapping) advance together, as one axis in the place of the first of\n"
+    "them: the i-th point takes the i-th value of each, such as gpus and\n"
+    "parallel.global_batch for weak scaling. Each point is a row: the swept\n"
+    "values, status (ok, infeasible or oom), reason, then the fields of\n"
+    "'trainsim run --format csv'. Rows are written in point order as the\n"
+    "points finish, so an interrupted sweep keeps the rows of the points\n"
+    "before it; --resume runs the rest. A progress line is drawn on stderr\n"
+    "when it is a terminal.");
   g_option_context_set_description (context,
     "Shards: run --shard 1/N ... N/N with -o each (a job array), then\n"
     "'trainsim merge OUT SHARD1 ... SHARDN', shards in K order: OUT is the\n"
@@ -159,8 +199,8 @@ cli_sweep (int argc, char **argv)
 #endif
     "Exit status: 0 success (whatever the points' statuses); 1 an output\n"
     "could not be written; 2 bad usage or bad input (an empty axis, an\n"
-    "unknown key, an empty range, too many points, an error in the file).");
-  g_option_context_add_main_entries (context, entries, NULL);
+    "unknown key, an empty range, zipped axes of different lengths, a key\n"
+    "both zipped and swept, too many points, an error in the file).");
 #ifdef HAVE_MPI
   int rank = 0;
   if (sweep_mpi_launched (&rank))

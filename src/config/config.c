@@ -802,16 +802,32 @@ check_sweep (const YNode *v, const char *path, GError **error)
     {
       const YPair *pair = g_ptr_array_index (v->items, i);
       const YNode *list = pair->value;
+      g_autofree char *key = g_strconcat (path, ".", pair->key, NULL);
       /* A scalar is a range such as 1..8, which trainsim sweep expands. */
       gboolean ok = (list->kind == YNODE_SCALAR && strstr (list->text, "..") != NULL)
                     || (list->kind == YNODE_SEQUENCE && list->items->len > 0);
 
+      /* The zipped axes (no key of an experiment is zip), each checked
+       * as the others. */
+      if (strcmp (key, "sweep.zip") == 0)
+        {
+          if (list->kind == YNODE_MAPPING && list->items->len > 0)
+            {
+              if (!check_sweep (list, key, error))
+                return FALSE;
+              continue;
+            }
+          ytree_set_error (error, list->mark, "%s must map the keys of the axes that "
+                           "advance together to lists of values, such as {gpus: 64..512x2, "
+                           "parallel.global_batch: 192..1536x2}", key);
+          return FALSE;
+        }
       for (guint j = 0; ok && list->kind == YNODE_SEQUENCE && j < list->items->len; j++)
         ok = ((const YNode *) g_ptr_array_index (list->items, j))->kind == YNODE_SCALAR;
       if (!ok)
         {
-          ytree_set_error (error, list->mark, "%s.%s must be a non-empty list of values, "
-                           "such as [1, 2, 4], or a range such as 1..8", path, pair->key);
+          ytree_set_error (error, list->mark, "%s must be a non-empty list of values, "
+                           "such as [1, 2, 4], or a range such as 1..8", key);
           return FALSE;
         }
     }

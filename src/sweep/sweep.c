@@ -41,8 +41,10 @@
 
 typedef struct {
   char *key;            /* dotted, as written: the column's name; owned */
-  YMark mark;           /* of the key in the file, or "--sweep KEY" */
+  YMark mark;           /* of the key in the file, or "--sweep KEY", "--zip KEY" */
   GPtrArray *values;    /* YNode *, scalars; owned */
+  gboolean zipped;      /* advances with the other zipped axes */
+  guint64 stride;       /* points between two of its values (sweep_check) */
 } Axis;
 
 struct Sweep {
@@ -69,14 +71,41 @@ axis_free (gpointer data)
 }
 
 static Axis *
-axis_new (const char *key, YMark mark)
+axis_new (const char *key, YMark mark, gboolean zipped)
 {
   Axis *axis = g_new0 (Axis, 1);
 
   axis->key = g_strdup (key);
   axis->mark = mark;
   axis->values = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+  axis->zipped = zipped;
   return axis;
+}
+
+/* The index of the axis with KEY, or the number of axes. */
+static guint
+find_axis (const Sweep *sweep, const char *key)
+{
+  guint at = 0;
+
+  while (at < sweep->axes->len
+         && strcmp (((const Axis *) g_ptr_array_index (sweep->axes, at))->key, key) != 0)
+    at++;
+  return at;
+}
+
+/* Refuses a key given both zipped and crossed, at MARK (WHAT as for
+ * axis_add_value): its points would need two values at once. OTHER is
+ * the axis already there. */
+static gboolean
+both_zipped_and_swept (const Axis *other, YMark mark, const char *what, GError **error)
+{
+  g_autofree char *where = ytree_mark_format (other->mark);
+
+  ytree_set_error (error, mark, "%s%s is both zipped and swept (%s gives it too): an axis "
+                   "either advances with the zipped axes or is crossed with the others; "
+                   "give it once", what, other->key, where);
+  return FALSE;
 }
 
 void
@@ -284,6 +313,26 @@ axis_add_list (Axis *axis, const YNode *list, const char *what, guint64 max_poin
   return TRUE;
 }
 
+/* Adds the axis of PAIR, an item of the file's sweep (PATH "sweep") or
+ * of its zip ("sweep.zip", ZIPPED). */
+static gboolean
+add_file_axis (Sweep *sweep, const YPair *pair, const char *path, gboolean zipped,
+               GError **error)
+{
+  g_autofree char *what = g_strconcat (path, ".", pair->key, ": ", NULL);
+  guint at = find_axis (sweep, pair->key);
+  Axis *axis;
+
+  /* Within one mapping YAML keys are unique: a key found is the other
+   * mapping's. */
+  if (at < sweep->axes->len)
+    return both_zipped_and_swept (g_ptr_array_index (sweep->axes, at), pair->key_mark,
+                                  what, error);
+  axis = axis_new (pair->key, pair->key_mark, zipped);
+  g_ptr_array_add (sweep->axes, axis);
+  return axis_add_list (axis, pair->value, what, sweep->max_points, error);
+}
+
 Sweep *
 sweep_new (const char *path, const char *const *overrides, guint64 max_points,
            GError **error)
@@ -299,22 +348,39 @@ sweep_new (const char *path, const char *const *overrides, guint64 max_points,
   axes = ytree_map_find (sweep->base, "sweep");
   if (axes != NULL && !ytree_is_null (axes->value))
     {
-      if (axes->value->kind != YNODE_MAPPING)
+      const YNode *map = axes->value;
+      const YPair *zip = ytree_map_find (map, "zip");
+
+      if (map->kind != YNODE_MAPPING)
         {
-          ytree_set_error (error, axes->value->mark, "sweep must map dotted keys to lists "
+          ytree_set_error (error, map->mark, "sweep must map dotted keys to lists "
                            "of values, such as {parallel.micro_batch: [1, 2, 4]}, got %s",
-                           ytree_kind_name (axes->value->kind));
+                           ytree_kind_name (map->kind));
           return NULL;
         }
-      for (guint i = 0; i < axes->value->items->len; i++)
+      /* zip is no key of an experiment: its axes are the zipped ones,
+       * placed where it is written. */
+      if (zip != NULL && (zip->value->kind != YNODE_MAPPING || zip->value->items->len == 0))
         {
-          const YPair *pair = g_ptr_array_index (axes->value->items, i);
-          g_autofree char *what = g_strconcat ("sweep.", pair->key, ": ", NULL);
-          Axis *axis = axis_new (pair->key, pair->key_mark);
+          ytree_set_error (error, zip->value->mark, "sweep.zip must map the keys of the "
+                           "axes that advance together to lists of as many values each, "
+                           "such as {gpus: 64..512x2, parallel.global_batch: 192..1536x2}, "
+                           "got %s",
+                           zip->value->kind == YNODE_MAPPING ? "an empty mapping"
+                           : ytree_is_null (zip->value) ? "nothing"
+                           : ytree_kind_name (zip->value->kind));
+          return NULL;
+        }
+      for (guint i = 0; i < map->items->len; i++)
+        {
+          const YPair *pair = g_ptr_array_index (map->items, i);
 
-          g_ptr_array_add (sweep->axes, axis);
-          if (!axis_add_list (axis, pair->value, what, max_points, error))
+          if (pair != zip && !add_file_axis (sweep, pair, "sweep", FALSE, error))
             return NULL;
+          for (guint j = 0; pair == zip && j < zip->value->items->len; j++)
+            if (!add_file_axis (sweep, g_ptr_array_index (zip->value->items, j),
+                                "sweep.zip", TRUE, error))
+              return NULL;
         }
     }
   ytree_map_remove (sweep->base, "sweep");
@@ -322,37 +388,44 @@ sweep_new (const char *path, const char *const *overrides, guint64 max_points,
 }
 
 gboolean
-sweep_add_axis (Sweep *sweep, const char *arg, GError **error)
+sweep_add_axis (Sweep *sweep, const char *arg, gboolean zip, GError **error)
 {
+  const char *option = zip ? "--zip" : "--sweep";
   const char *eq = strchr (arg, '=');
   g_autofree char *key = NULL, *origin = NULL;
   const char *list;
-  Axis *axis;
+  Axis *axis, *old;
   YMark mark;
-  guint at = 0;
+  guint at;
 
   if (eq == NULL || eq == arg)
     {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "--sweep %s: expected KEY=V1,V2,..., "
-                   "such as --sweep parallel.micro_batch=1,2,4, --sweep gpus=64..4096x2 or "
-                   "--sweep parallel.pp=1..8", arg);
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s %s: expected KEY=V1,V2,..., "
+                   "such as %s", option, arg, zip
+                   ? "--zip gpus=64..512x2 --zip parallel.global_batch=192..1536x2"
+                   : "--sweep parallel.micro_batch=1,2,4, --sweep gpus=64..4096x2 or "
+                     "--sweep parallel.pp=1..8");
       return FALSE;
     }
   key = g_strndup (arg, (gsize) (eq - arg));
-  origin = g_strconcat ("--sweep ", key, NULL);
+  origin = g_strconcat (option, " ", key, NULL);
   mark = (YMark) { g_intern_string (origin), 0, 0 };
   list = eq + 1;
-  axis = axis_new (key, mark);
+  /* An axis of the command line (a mark without a line) given again with
+   * the other option is a contradiction; the file's axes are there to be
+   * replaced. */
+  at = find_axis (sweep, key);
+  old = at < sweep->axes->len ? g_ptr_array_index (sweep->axes, at) : NULL;
+  if (old != NULL && old->mark.line == 0 && old->zipped != zip)
+    return both_zipped_and_swept (old, mark, "", error);
   /* Replace in place, or append: the order of the columns is the order
    * the axes were first given in. */
-  while (at < sweep->axes->len
-         && strcmp (((Axis *) g_ptr_array_index (sweep->axes, at))->key, key) != 0)
-    at++;
-  if (at == sweep->axes->len)
+  axis = axis_new (key, mark, zip);
+  if (old == NULL)
     g_ptr_array_add (sweep->axes, axis);
   else
     {
-      axis_free (sweep->axes->pdata[at]);
+      axis_free (old);
       sweep->axes->pdata[at] = axis;
     }
 
@@ -365,7 +438,7 @@ sweep_add_axis (Sweep *sweep, const char *arg, GError **error)
   if (items[0] == NULL)
     {
       ytree_set_error (error, mark, "the axis is empty: give it values, such as "
-                       "--sweep %s=1,2,4 or --sweep %s=1..8", key, key);
+                       "%s %s=1,2,4 or %s %s=1..8", option, key, option, key);
       return FALSE;
     }
   for (int i = 0; items[i] != NULL; i++)
@@ -388,14 +461,12 @@ sweep_add_axis (Sweep *sweep, const char *arg, GError **error)
 
 /* ----------------------------------------------------------------- points */
 
-/* The value of axis A at POINT: the last axis varies fastest. */
+/* The value of axis A at POINT (the strides are sweep_check's). */
 static const YNode *
 point_value (const Sweep *sweep, guint a, guint64 point)
 {
-  for (guint b = sweep->axes->len - 1; b > a; b--)
-    point /= ((const Axis *) g_ptr_array_index (sweep->axes, b))->values->len;
   const Axis *axis = g_ptr_array_index (sweep->axes, a);
-  return g_ptr_array_index (axis->values, point % axis->values->len);
+  return g_ptr_array_index (axis->values, (point / axis->stride) % axis->values->len);
 }
 
 /* The experiment tree of POINT: the base with each axis's value set. */
@@ -452,9 +523,9 @@ digest_node (GChecksum *sum, const YNode *node)
 
 /* What identifies the rows a sweep writes: the experiment as the points
  * start from it (after every --set, without its sweep) and the axes with
- * their values, in order. Models and topologies named by the experiment
- * count by name. Recursion is bounded: a tree nests YTREE_MAX_DEPTH
- * levels at most. */
+ * their values and whether they are zipped, in order. Models and
+ * topologies named by the experiment count by name. Recursion is bounded:
+ * a tree nests YTREE_MAX_DEPTH levels at most. */
 static char *
 settings_digest (const Sweep *sweep)
 {
@@ -464,8 +535,10 @@ settings_digest (const Sweep *sweep)
     {
       const Axis *axis = g_ptr_array_index (sweep->axes, a);
       char tag[32];
-      int len = g_snprintf (tag, sizeof tag, "A%u:%u:", (guint) strlen (axis->key),
-                            axis->values->len);
+      /* A crossed axis is tagged as before zips were, so that the
+       * outputs of earlier sweeps can still be resumed and merged. */
+      int len = g_snprintf (tag, sizeof tag, "%c%u:%u:", axis->zipped ? 'Z' : 'A',
+                            (guint) strlen (axis->key), axis->values->len);
       g_checksum_update (sum, (const guchar *) tag, len);
       g_checksum_update (sum, (const guchar *) axis->key, -1);
       for (guint v = 0; v < axis->values->len; v++)
@@ -483,20 +556,55 @@ sweep_check (Sweep *sweep, GError **error)
   g_autoptr (YNode) tree = NULL;
   guint64 n = 1;
   gboolean overflow = FALSE;
+  Axis *zip = NULL;    /* the first zipped axis */
   ExperimentSpec spec;
 
   for (guint a = 0; a < sweep->axes->len; a++)
     {
-      const Axis *axis = g_ptr_array_index (sweep->axes, a);
-      guint64 len = axis->values->len;
+      Axis *axis = g_ptr_array_index (sweep->axes, a);
 
       if (!config_check_key (axis->key, axis->mark, error))
         return FALSE;
-      overflow = overflow || n > G_MAXUINT64 / len;
-      n *= len;
-      g_string_append_printf (sizes, "%s%" G_GUINT64_FORMAT, a ? " x " : "", len);
+      if (axis->zipped && zip != NULL && axis->values->len != zip->values->len)
+        {
+          /* Blamed: the later axis, unless the first is the command
+           * line's (a mark without a line) and changed the file's zip. */
+          const Axis *blame = zip->mark.line == 0 && axis->mark.line > 0 ? zip : axis;
+          ytree_set_error (error, blame->mark, "%sthe zipped axes differ in length: %s has "
+                           "%u value%s, %s has %u; zipped axes advance together, the i-th "
+                           "point taking the i-th value of each, so give each as many",
+                           blame->mark.line > 0 ? "sweep.zip: " : "", zip->key,
+                           zip->values->len, zip->values->len == 1 ? "" : "s", axis->key,
+                           axis->values->len);
+          return FALSE;
+        }
+      if (axis->zipped && zip == NULL)
+        zip = axis;
+      if (!axis->zipped || axis == zip)
+        g_string_append_printf (sizes, "%s%u%s", sizes->len ? " x " : "", axis->values->len,
+                                axis->zipped ? " zipped" : "");
       if (strchr (axis->key, '.') == NULL)
         g_ptr_array_add (skip, g_strdup (axis->key));
+    }
+  /* The points run through the product of the dimensions, the last
+   * varying fastest: each crossed axis is a dimension, and the zipped
+   * axes together are one, in the place of the first of them. */
+  for (guint a = sweep->axes->len; a-- > 0;)
+    {
+      Axis *axis = g_ptr_array_index (sweep->axes, a);
+      guint64 len = axis->values->len;
+
+      if (axis->zipped && axis != zip)
+        continue;
+      axis->stride = n;
+      overflow = overflow || n > G_MAXUINT64 / len;
+      n *= len;
+    }
+  for (guint a = 0; a < sweep->axes->len; a++)
+    {
+      Axis *axis = g_ptr_array_index (sweep->axes, a);
+      if (axis->zipped)
+        axis->stride = zip->stride;
     }
   if (overflow || n > sweep->max_points)
     {

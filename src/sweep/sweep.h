@@ -3,7 +3,10 @@
  * shards of a sweep (for job arrays) and the merge that joins them.
  *
  * An axis is a dotted experiment key (parallel.micro_batch) and a list of
- * values. Points are numbered through the product with the last axis
+ * values. Zipped axes (gpus and parallel.global_batch of a weak-scaling
+ * study) advance together, as one dimension of the product in the place
+ * of the first of them: the i-th value of each goes with the i-th of the
+ * others. Points are numbered through the product with the last dimension
  * varying fastest. Shard K of N runs the points i with i % N == K - 1, so
  * row j of its output is point j * N + K - 1: that is all merge needs to
  * restore the order, byte for byte. A build with MPI also runs a sweep
@@ -21,26 +24,32 @@ typedef struct Sweep Sweep;
 
 /* Reads the experiment PATH once, applies OVERRIDES (NULL or a
  * NULL-terminated list of --set "key=value"), and takes the axes of its
- * `sweep:` mapping, in file order. Each axis is a list of values or a range
- * (see sweep_expand_range); an axis with no values, or a range of more
- * than MAX_POINTS, is an error citing its file:line:col. TS_ERROR_INPUT,
- * also when the file cannot be read. */
+ * `sweep:` mapping, in file order; those of its `zip:` mapping, if any,
+ * are zipped. Each axis is a list of values or a range (see
+ * sweep_expand_range); an axis with no values, a range of more than
+ * MAX_POINTS, an empty zip, or a key both in the zip and out of it is an
+ * error citing its file:line:col. TS_ERROR_INPUT, also when the file
+ * cannot be read. */
 Sweep *sweep_new (const char *path, const char *const *overrides,
                   guint64 max_points, GError **error);
 void sweep_free (Sweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sweep, sweep_free)
 
-/* Adds the axis of a --sweep argument: "KEY=V1,V2,..." where each value
- * is a YAML scalar or a range, or "KEY=[V1, V2]" (a YAML list, for values
- * with commas). It replaces an axis with the same key where that one
- * stood; otherwise it comes after the others. Errors cite "--sweep KEY". */
-gboolean sweep_add_axis (Sweep *sweep, const char *arg, GError **error);
+/* Adds the axis of a --sweep argument, or with ZIP of a --zip one:
+ * "KEY=V1,V2,..." where each value is a YAML scalar or a range, or
+ * "KEY=[V1, V2]" (a YAML list, for values with commas). It replaces an
+ * axis of the file with the same key, zipped or not, or one given before
+ * with the same option, where that one stood; otherwise it comes after
+ * the others. A key given before with the other option is an error.
+ * Errors cite "--sweep KEY" or "--zip KEY". */
+gboolean sweep_add_axis (Sweep *sweep, const char *arg, gboolean zip, GError **error);
 
 /* Checks, before any point runs, what would otherwise fail every point or
- * be found late: each axis key against the experiment's schema, the size
- * of the product against MAX_POINTS, and the first point's loading, whose
- * failure is the file's (or --set's) fault unless it cites a swept value.
- * Must be called once, after the last sweep_add_axis, before sweep_run. */
+ * be found late: each axis key against the experiment's schema, the
+ * zipped axes' lengths against each other, the size of the product
+ * against MAX_POINTS, and the first point's loading, whose failure is
+ * the file's (or --set's) fault unless it cites a swept value. Must be
+ * called once, after the last sweep_add_axis, before sweep_run. */
 gboolean sweep_check (Sweep *sweep, GError **error);
 
 /* The number of points of the product (after sweep_check). */
