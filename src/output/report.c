@@ -142,9 +142,12 @@ static const Field fields[] = {
 #undef FIELD
 
 /* @v in the C locale, whatever the process's locale, with the fewest
- * significant digits (6 at least) that read back as the same double, so
- * that a reader gets exactly what was computed. Returns FALSE, appending
- * nothing, when @v is not finite: JSON has no NaN. */
+ * significant digits that read back as the same double, so that a reader
+ * gets exactly what was computed. A number whose shortest form has at
+ * most 15 digits is that form under "%.15g" (the double is within half a
+ * unit of its 15th digit, and %g drops trailing zeros); 17 always reads
+ * back. Returns FALSE, appending nothing, when @v is not finite: JSON has
+ * no NaN. */
 static gboolean
 append_number (GString *out, double v)
 {
@@ -155,7 +158,7 @@ append_number (GString *out, double v)
   /* -0 prints as "-0"; a zero is a zero to every reader. */
   if (v == 0.0)
     v = 0.0;
-  for (int digits = 6; digits <= 17; digits++)
+  for (int digits = 15; digits <= 17; digits++)
     {
       char fmt[8];
       g_snprintf (fmt, sizeof fmt, "%%.%dg", digits);
