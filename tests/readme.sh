@@ -8,7 +8,8 @@
 # number of lines, and "..." within a line for any text; everything else
 # must be printed as written.
 #
-#   sh tests/readme.sh            check every sample (run by make check)
+#   sh tests/readme.sh            check every sample, and the Accuracy
+#                                 tables against validate (make check)
 #   sh tests/readme.sh --update   rewrite each sample's lines from what the
 #                                 commands print now, keeping its "..."
 #                                 lines; a line with "..." inside is kept
@@ -174,6 +175,32 @@ if [ -s "$tmp/updates" ]; then
         }
       }' "$tmp/readme.new" >"$tmp/readme.next" && mv "$tmp/readme.next" "$tmp/readme.new"
   done
+fi
+
+# The Accuracy tables: each file's row holds the cases, MAPE, max and mean
+# signed error that validate prints for it now (checked, not updated).
+(cd "$work" && ./trainsim validate experiments/validation/*.yaml) >"$tmp/validate" 2>&1
+awk '
+  function commas(n) { return n >= 1000 ? int(n / 1000) "," sprintf("%03d", n % 1000) : n }
+  /^experiments\/validation\/.*: MAPE / {
+    file = $1; sub(/^experiments\/validation\//, "", file); sub(/:$/, "", file)
+    mape = $3; max = $5; cases = $7; signed = $12
+    sub(/%$/, "", mape); sub(/%$/, "", max); sub(/%,$/, "", signed)
+    printf "| %s | %s | %s %% | %s %% | %s %% |\n", file, commas(cases), mape, max, signed
+  }' "$tmp/validate" >"$tmp/accuracy"
+missing=
+while IFS= read -r row; do
+  file=${row%% | *}
+  want=${row#* | }
+  grep -F -- "$file |" "$readme" | grep -qF -- "| $want" ||
+    missing="$missing ${file#| }"
+done <"$tmp/accuracy"
+if [ -s "$tmp/accuracy" ] && [ -z "$missing" ]; then
+  ok "README Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
+else
+  why="rows that differ from validate:${missing:- (validate printed no file)}"
+  notok "README Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
+  why=
 fi
 
 if [ "$update" = yes ] && ! cmp -s "$readme" "$tmp/readme.new"; then
