@@ -6,22 +6,25 @@
 #   experiments/figures.sh NAME [OUTDIR]
 #
 # NAME is one of
-#   aggregate      aggregate PFLOP/s against GPUs, GPT 13B-175B, with ideal scaling
-#                  (aggregate-pflops.yaml)
+#   aggregate      aggregate PFLOP/s against GPUs, GPT 13B-175B, with ideal scaling,
+#                  log-log (aggregate-pflops.yaml)
 #   megatron       TFLOP/s per GPU, trainsim against Megatron-LM's published numbers
 #                  (validation/narayanan2021-table1.yaml)
 #   weak-scaling   TFLOP/s per GPU of the 39.1B model, batch growing with the GPUs,
 #                  1 to 8 NICs per node (weak-scaling-39b.yaml)
 #   ib-interfaces  TFLOP/s per GPU with 1 to 4 HDR interfaces per node, 39.1B and
 #                  18.4B (ib-interfaces-18b-39b.yaml)
-#   slingshot      Slingshot-11 against HDR InfiniBand (slingshot-vs-ib.yaml)
+#   slingshot      Slingshot-11's TFLOP/s per GPU over HDR InfiniBand's
+#                  (slingshot-vs-ib.yaml)
 #   offload        TFLOP/s per GPU of 13B fine-tuning on 8 GPUs with CPU offload
 #                  against 16 without (offload-finetune.yaml)
 #   all            every one of them
 # OUTDIR (default figures/) receives NAME.csv, the rows the figure was drawn from,
 # and NAME.pdf with NAME.gp (the gnuplot script, to restyle) and NAME.dat beside
 # it; the paths are printed. FIGURES_FORMAT=png or svg draws that instead of PDF.
-# Without gnuplot the .csv, .gp and .dat are still written, and the script says so.
+# aggregate, weak-scaling, ib-interfaces and slingshot are sized for a paper's
+# column (3.3 x 2.2 in, 8 pt). Without gnuplot the .csv, .gp and .dat are still
+# written, and the script says so.
 #
 # trainsim is $TRAINSIM, else ./trainsim, else the one on PATH; the experiments
 # are found beside this script. Exit status: 0 success, 1 a command failed, 2 bad
@@ -94,10 +97,18 @@ plot () {
   fi
 }
 
+# The scaling figures are drawn for a paper's column (3.3 in wide, 8 pt).
+column="--size 3.3x2.2 --font 8"
+
+# Log-log: the four models span 7 to 500 PFLOP/s, and ideal scaling is a
+# straight line.
 aggregate () {
   sweep "$out/aggregate.csv" aggregate-pflops.yaml
+  # shellcheck disable=SC2086 # $column is two options
   plot aggregate "$out/aggregate.csv" --x gpus --y aggregate_pflops --by model \
-    --logx --ideal
+    --logx --logy --ideal $column --label model=gpt3-13b:"GPT-3 13B" \
+    --label model=gpt-39.1b:"GPT 39.1B" --label model=gpt-76.1b:"GPT 76.1B" \
+    --label model=gpt3-175b:"GPT-3 175B"
 }
 
 # Narayanan et al. 2021, Table 1, as bars: the TFLOP/s per GPU Megatron-LM
@@ -132,22 +143,31 @@ megatron () {
 weak_scaling () {
   weak=$out/weak-scaling.csv
   sweep "$weak" weak-scaling-39b.yaml
+  # shellcheck disable=SC2086
   plot weak-scaling "$weak" --x gpus --y megatron_tflops_per_gpu --by nics_per_node \
-    --logx
+    --logx $column
 }
 
 ib_interfaces () {
   sweep "$out/ib-interfaces.csv" ib-interfaces-18b-39b.yaml
+  # shellcheck disable=SC2086
   plot ib-interfaces "$out/ib-interfaces.csv" --kind bars --x gpus \
-    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-39.1b
+    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-39.1b $column
+  # shellcheck disable=SC2086
   plot ib-interfaces-18.4b "$out/ib-interfaces.csv" --kind bars --x gpus \
-    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-18.4b
+    --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-18.4b $column
 }
 
+# The finding is a ratio (within 0.1 % to 512 GPUs, 3.4 % on 4096), so
+# Slingshot is drawn over InfiniBand at each size.
 slingshot () {
   sweep "$out/slingshot.csv" slingshot-vs-ib.yaml
-  plot slingshot "$out/slingshot.csv" --kind bars --x gpus \
-    --y megatron_tflops_per_gpu --by topology
+  # shellcheck disable=SC2086
+  plot slingshot "$out/slingshot.csv" --x gpus --y megatron_tflops_per_gpu \
+    --by topology --logx --ratio-to apollo-a100-4ib $column \
+    --label topology=apollo-a100-4ib:"HDR InfiniBand, fat tree" \
+    --label topology=apollo-a100-4ss:"Slingshot-11, dragonfly" \
+    --ylabel "TFLOP/s per GPU relative to IB"
 }
 
 # The plans of the offload study that run, as bars named for what they
@@ -165,9 +185,9 @@ offload () {
       if ($at["zero.offload_delayed_update"] == "true") plan = plan "+DPU"
       print plan "," $at["model_tflops_per_gpu"]
     }' "$out/offload.csv" >"$out/offload-bars.csv"
+  # shellcheck disable=SC2086
   plot offload "$out/offload-bars.csv" --kind bars --x plan \
-    --y model_tflops_per_gpu \
-    --xlabel "GPUs (offload: ZeRO-Offload; DPU: delayed update), 13B fine-tuning"
+    --y model_tflops_per_gpu --xlabel "GPUs (DPU: delayed update)" $column
 }
 
 case $name in

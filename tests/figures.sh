@@ -3,7 +3,8 @@
 # `figures.sh all` makes every figure, each with its rows, gnuplot script and
 # data; the rows say what the experiments claim (1 to 4 NICs never slow the
 # 39.1B model on 64 GPUs; the weak-scaling batch follows the GPU count; the
-# Megatron bars pair each published number with a prediction); without
+# Megatron bars pair each published number with a prediction); Slingshot is
+# drawn over InfiniBand, the scaling figures at a column's size; without
 # gnuplot the script still writes the .gp and .dat files; bad usage exits 2.
 #
 # Run by automake with TRAINSIM (the binary) and srcdir in the environment;
@@ -108,6 +109,20 @@ bad=$(awk '$2 != 3 * $1' "$tmp/weak" | head -n 1)
 [ "$(cut -d' ' -f1 "$tmp/weak" | uniq | tr '\n' ' ')" = "64 128 256 512 1024 2048 4096 " ] ||
   fail_because "sizes: $(cut -d' ' -f1 "$tmp/weak" | uniq | tr '\n' ' ')"
 verdict "weak-scaling: one header, 28 rows, the global batch growing with the GPUs"
+
+# Slingshot against InfiniBand is a ratio (InfiniBand's line is 1 at every
+# size), its series named in words, not by topology file, in a figure a
+# paper's column holds; the aggregate throughput is log-log.
+sed -n '/^# series 0/,/^$/p' "$out/slingshot.dat" | grep '^[0-9]' >"$tmp/ib-ratio"
+[ "$(wc -l <"$tmp/ib-ratio")" -eq 7 ] || fail_because "not 7 sizes of InfiniBand"
+[ -z "$(awk '$2 != 1' "$tmp/ib-ratio")" ] || fail_because "InfiniBand over itself is not 1"
+grep -q "title 'Slingshot-11, dragonfly'" "$out/slingshot.gp" || fail_because "Slingshot is not named"
+grep -q "title 'apollo" "$out/slingshot.gp" && fail_because "a series is named by its file"
+for f in aggregate weak-scaling ib-interfaces slingshot; do
+  grep -q '^set terminal .* size 3.3in,2.2in ' "$out/$f.gp" || fail_because "$f is not 3.3 x 2.2 in"
+done
+grep -q '^set logscale y$' "$out/aggregate.gp" || fail_because "aggregate has no log y axis"
+verdict "slingshot is a ratio to InfiniBand with series in words; the scaling figures fit a column"
 
 # Megatron: a measured and a predicted bar per Table 1 row, in its order.
 column "$out/megatron.csv" model source megatron_tflops_per_gpu >"$tmp/megatron" 2>"$tmp/err"

@@ -4,8 +4,9 @@
 # names, --title, --xlabel and --ylabel all hold text that gnuplot would
 # run if it reached the script unquoted: backquotes, $(...), system(),
 # quotes of both kinds, a '!' shell escape and line breaks that would end
-# a string or a comment. Each payload would create a file named PWNED-*;
-# the test plots every kind, runs the written script by hand too, and
+# a string or a comment; so do --label, --ratio-to and the description of
+# a topology file that a `topology` column names. Each payload would
+# create a file named PWNED-*; the test plots every kind, runs the written script by hand too, and
 # checks that no such file exists and that each plot still succeeds.
 #
 # Run by automake with TRAINSIM (the binary) and srcdir in the
@@ -21,6 +22,8 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-hostile.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
+# Topology files beside the CSV, found as an experiment there finds them.
+mkdir -p "$tmp/topologies"
 
 nl='
 '
@@ -109,6 +112,35 @@ hostile "a figure named '<cmd' (so its script and data file are too)" \
   "$csv" "$tmp/named/<touch PWNED-lt${nl}.pdf" --x "$x" --y "$y"
 hostile "a CSV whose name has line breaks (it is in the script's comment)" \
   "$evil" "$tmp/evil/fig.pdf" --x "$x" --y "$y"
+
+# --label's value and text, --ratio-to's value, and the descriptions of
+# topology files beside the CSV (a series over `topology` is shown by
+# them) are user text as much as a cell.
+for t in a b; do
+  {
+    echo "schema_version: 1"
+    echo "name: evil-$t"
+    echo "description: |"
+    payload "desc$t" | sed 's/^/  /'
+    echo
+  } >"$tmp/topologies/evil-$t.yaml"
+done
+topo=$tmp/topo.csv
+{
+  echo "topology,gpus,status,tflops"
+  echo "evil-a,64,ok,100"
+  echo "evil-b,64,ok,110"
+  printf '%s,64,ok,120\n' "$(field "$(payload topocell)")"
+} >"$topo"
+hostile "bars of topologies whose descriptions are hostile" "$topo" "$tmp/topo/fig.pdf" \
+  --kind bars --x gpus --y tflops --by topology
+grep -q "title 'desca " "$tmp/topo/fig.gp" || fail_because "evil-a is not shown by its description"
+verdict "a topology's description reaches the key, quoted"
+hostile "a hostile --label value and text, and --ratio-to" "$topo" "$tmp/label/fig.pdf" \
+  --kind bars --x gpus --y tflops --by topology --ratio-to "$(payload topocell)" \
+  --label "topology=evil-b:$(payload labeltext)" --label "gpus=64:$(payload xlabeltext)"
+grep -q "title 'labeltext " "$tmp/label/fig.gp" || fail_because "the --label text is not the series title"
+verdict "a --label text reaches the key, quoted"
 
 # The script, run by hand as its comment says, with the figure named to
 # be read as a pipe ('|cmd') when trainsim does not set outfile: still

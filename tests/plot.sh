@@ -1,9 +1,12 @@
 #!/bin/sh
 # tests/plot.sh: `trainsim plot` (issue 5 item 3): each kind of figure in
-# PDF, PNG and SVG with its FIG.gp and FIG.dat beside it, byte-identical
-# .gp and .dat for the same CSV, the message and exit 1 when gnuplot is
-# missing or fails (and no partial figure), and exit 2 with a clear
-# message, and no file written, on each kind of bad input.
+# PDF, PNG and SVG with its FIG.gp and FIG.dat beside it, the options for
+# a paper (issue 13 item 5: --logy, --label and topologies in words,
+# --ratio-to, --size and --font, greyscale styles, --normalize, marked
+# heatmap cells and --best), byte-identical .gp and .dat for the same CSV,
+# the message and exit 1 when gnuplot is missing or fails (and no partial
+# figure), and exit 2 with a clear message, and no file written, on each
+# kind of bad input.
 #
 # The CSVs are written here, shaped like a sweep's output (the swept keys,
 # status, reason, then report.h's columns), so the test does not depend on
@@ -169,7 +172,8 @@ verdict "stack: the breakdown parts that are not all zero, for each x"
 
 d=$tmp/svg-heatmap
 grep -q '^0 0 101.2 "1" "1"$' "$d/fig.dat" || fail_because "no cell (1, 1)"
-[ "$(grep -c '^[0-9]' "$d/fig.dat")" -eq 8 ] || fail_because "not 8 cells (9 less one oom)"
+[ "$(sed -n '/^# series 0/,/^$/p' "$d/fig.dat" | grep -c '^[0-9]')" -eq 8 ] ||
+  fail_because "not 8 cells with a value (9 less one oom)"
 grep -q 'with labels' "$d/fig.gp" || fail_because "the values are not printed in the cells"
 grep -q "set cblabel 'TFLOP/s per GPU (Megatron)'" "$d/fig.gp" || fail_because "no colour bar label"
 verdict "heatmap: a cell per (x, y), labelled with its value"
@@ -184,6 +188,145 @@ grep -q '^# series 1: topology.inter_node.link = slingshot-11, "dragonfly"$' "$d
   || fail_because "no block for the quoted value"
 grep -q "title 'inter-node network'" "$dir/fig.gp" || fail_because "key title"
 verdict "quoted CSV fields with commas and quotes parse"
+
+# --- the options for a paper (issue 13 item 5) ----------------------------------
+
+# A tiny comparison worked out by hand: ss over ib at 64 and 128 GPUs is
+# 110/100 = 1.1 and 60/80 = 0.75; ib has no 256 row, so ss's is left out.
+ratio=$tmp/ratio.csv
+cat >"$ratio" <<'EOF'
+net,gpus,status,tflops
+ib,64,ok,100
+ib,128,ok,80
+ss,64,ok,110
+ss,128,ok,60
+ss,256,ok,50
+EOF
+d=$tmp/opts
+mkdir -p "$d"
+plot "$ratio" --x gpus --y tflops --by net --ratio-to ib -o "$d/ratio.pdf"
+[ "$(sed -n '/^# series 0/,/^$/p' "$d/ratio.dat" | grep '^[0-9]' | tr '\n' ' ')" = "64 1 128 1 " ] ||
+  fail_because "ib over itself is not 1 at 64 and 128"
+[ "$(sed -n '/^# series 1/,$p' "$d/ratio.dat" | grep '^[0-9]' | tr '\n' ' ')" = "64 1.1 128 0.75 " ] ||
+  fail_because "ss over ib is not 1.1 and 0.75"
+grep -q "^set ylabel 'tflops, relative to net = ib'$" "$d/ratio.gp" ||
+  fail_because "the y label does not say relative to ib"
+grep -q 'ratio-to ib: left out 1 point at an x where ib has no value' "$tmp/err" ||
+  fail_because "no note on the 256-GPU point"
+grep -q 'set yrange \[0' "$d/ratio.gp" && fail_because "a line of ratios is drawn from zero"
+verdict "--ratio-to: each series over the reference at equal x, worked by hand"
+
+plot "$ratio" --kind bars --x gpus --y tflops --by net --ratio-to ib \
+  --label net=ib:'InfiniBand' --label net=ss:'Slingshot "11"' -o "$d/ratio-bars.pdf"
+grep -q "^set ylabel 'tflops, relative to InfiniBand'$" "$d/ratio-bars.gp" ||
+  fail_because "the y label does not name the reference by its label"
+grep -q "title 'Slingshot \"11\"'" "$d/ratio-bars.gp" || fail_because "the label is not the series title"
+grep -q '^"128" 0.75$' "$d/ratio-bars.dat" || fail_because "no bar at 0.75"
+grep -q '^# series 1: net = ss, shown as Slingshot "11"$' "$d/ratio-bars.dat" ||
+  fail_because "the block does not say how ss is shown"
+grep -q '^set yrange \[0:\*\]$' "$d/ratio-bars.gp" || fail_because "bars of ratios are not drawn from zero"
+verdict "--ratio-to on bars, --label on a series"
+
+plot "$scaling" --x gpus --y aggregate_pflops --by nics_per_node --logx --logy \
+  --label gpus=512:'512 GPUs' --label nics_per_node=4:'4 x HDR' -o "$d/logy.pdf"
+grep -q '^set logscale y$' "$d/logy.gp" || fail_because "no log y axis"
+grep -q 'set yrange \[0' "$d/logy.gp" && fail_because "a log axis from zero"
+grep -q "^set xtics ('64' 64, '128' 128, '256' 256, '512 GPUs' 512)$" "$d/logy.gp" ||
+  fail_because "the x tic of 512 is not labelled"
+grep -q "title '4 x HDR'" "$d/logy.gp" || fail_because "the 4-NIC series is not labelled"
+verdict "--logy; --label on a line's x value and on a series"
+
+plot "$scaling" --kind bars --x gpus --y megatron_tflops_per_gpu --by nics_per_node \
+  --size 3.3x2.2 --font 8 -o "$d/column.pdf"
+grep -q '^set terminal pdfcairo noenhanced font "Helvetica,8" size 3.3in,2.2in ' "$d/column.gp" ||
+  fail_because "not a 3.3 x 2.2 in PDF with an 8 pt font"
+grep -q '^set key outside top center horizontal' "$d/column.gp" ||
+  fail_because "the key of a narrow figure is not above it"
+plot "$scaling" --kind bars --x gpus --y megatron_tflops_per_gpu --by nics_per_node \
+  --size 3.3x2.2 --font 8 -o "$d/column.png"
+grep -q '^set terminal pngcairo noenhanced font "Helvetica,16" size 660,440 ' "$d/column.gp" ||
+  fail_because "not a 660 x 440 PNG (200 dpi) with the font to match"
+verdict "--size and --font set the terminal (inches, or pixels at 200 dpi)"
+
+# Greyscale: each series its own dash type (lines) and fill (bars).
+[ "$(grep -c '^set style line [0-9].* dt ' "$d/logy.gp")" -eq 7 ] ||
+  fail_because "the line styles lack dash types"
+[ "$(grep '^set style line' "$d/logy.gp" | sed 's/.* dt //' | sort -u | wc -l)" -eq 7 ] ||
+  fail_because "two line styles share a dash type"
+fills=$(grep -o ' fs [a-z]* [0-9.]*' "$d/column.gp" | sort -u | wc -l)
+[ "$fills" -eq 3 ] || fail_because "$fills fills for 3 series of bars"
+grep -q 'fs pattern' "$d/column.gp" || fail_because "no hatched bars"
+verdict "series differ in dash type and point (lines) and fill pattern (bars), not colour alone"
+
+plot "$scaling" --kind stack --x gpus --where nics_per_node=2 --normalize -o "$d/norm.pdf"
+sums=$(awk '/^"/ { gsub(/"/, "", $1); if (!($1 in sum)) order[n++] = $1; sum[$1] += $2 }
+  END { for (i = 0; i < n; i++) printf "%s:%.9f ", order[i], sum[order[i]] }' "$d/norm.dat")
+[ "$sums" = "64:1.000000000 128:1.000000000 256:1.000000000 512:1.000000000 " ] ||
+  fail_because "the parts do not sum to 1: $sums"
+# compute at 64 GPUs: 7.1 of 9.1 s.
+grep -q '^"64" 0.7802197802$' "$d/norm.dat" || fail_because "compute at 64 GPUs is not 7.1/9.1"
+grep -q '^set yrange \[0:1\]$' "$d/norm.gp" || fail_because "y is not 0 to 1"
+grep -q "^set ylabel 'fraction of the iteration time'$" "$d/norm.gp" || fail_because "y label"
+verdict "--normalize: each stack's parts sum to 1"
+
+# A design space where cells have only failed rows (micro-batch 4 x tp 1
+# ran out of memory, 8 x 4 is infeasible) and cells hold two schedules.
+cells=$tmp/cells.csv
+cat >"$cells" <<'EOF'
+parallel.micro_batch,parallel.tp,parallel.schedule,status,reason,megatron_tflops_per_gpu
+1,1,1f1b,ok,,100
+1,1,interleaved,ok,,104
+1,4,1f1b,ok,,120
+1,4,interleaved,oom,"needs 90 GiB",91
+4,1,1f1b,oom,"needs 95 GiB",80
+4,1,interleaved,oom,"needs 99 GiB",81
+4,4,1f1b,ok,,130
+4,4,interleaved,ok,,125
+8,4,1f1b,infeasible,"tp 4",
+EOF
+plot "$cells" --kind heatmap --x micro_batch --y tp --z megatron_tflops_per_gpu --best max -o "$d/best.pdf"
+[ "$(sed -n '/^# series 0/,/^$/p' "$d/best.dat" | grep '^[0-9]' | tr '\n' ' ')" = \
+  '0 0 104 "1" "1" 0 1 120 "1" "4" 1 1 130 "4" "4" ' ] ||
+  fail_because "--best max did not take 104, 120 and 130"
+grep -q '^# series 1: status = oom$' "$d/best.dat" || fail_because "no block of out-of-memory cells"
+[ "$(sed -n '/status = oom/,/^$/p' "$d/best.dat" | grep '^[0-9]')" = '1 0 "4" "1"' ] ||
+  fail_because "the oom cell is not (4, 1) alone (1 x 4 has an ok row)"
+[ "$(sed -n '/status = infeasible/,$p' "$d/best.dat" | grep '^[0-9]')" = '2 1 "8" "4"' ] ||
+  fail_because "the infeasible cell is not (8, 4)"
+grep -q "title 'OOM: out of memory'" "$d/best.gp" || fail_because "the key does not say what OOM is"
+grep -q "using 1:2:('OOM') with labels" "$d/best.gp" || fail_because "OOM is not written in the cell"
+grep -q "title 'n/a: infeasible plan'" "$d/best.gp" || fail_because "the key does not say what n/a is"
+grep -q 'fc rgb "#bdbdbd"' "$d/best.gp" || fail_because "the oom cells are not grey"
+grep -q 'marked 2 cells where no row is ok' "$tmp/err" || fail_because "no note on the marked cells"
+grep -q 'fall on a point' "$tmp/err" && fail_because "--best still notes the rows it compared"
+plot "$cells" --kind heatmap --x micro_batch --y tp --z megatron_tflops_per_gpu --best min -o "$d/min.pdf"
+grep -q '^0 0 100 "1" "1"$' "$d/min.dat" || fail_because "--best min did not take 100"
+grep -q '^1 1 125 "4" "4"$' "$d/min.dat" || fail_because "--best min did not take 125"
+plot "$cells" --kind heatmap --x micro_batch --y tp --z megatron_tflops_per_gpu -o "$d/first.pdf"
+grep -q '^0 0 100 "1" "1"$' "$d/first.dat" || fail_because "without --best, not the first row"
+grep -q 'take the best with --best max|min' "$tmp/err" || fail_because "the duplicates note does not offer --best"
+verdict "heatmap: out-of-memory and infeasible cells marked grey, in the key; --best max|min"
+
+# Shipped topologies by their descriptions, less what they share; a
+# --label wins, and a value that names no topology stays itself.
+cat >"$tmp/topo.csv" <<'EOF'
+topology,gpus,status,megatron_tflops_per_gpu
+apollo-a100-1ib,64,ok,123.5
+apollo-a100-2ib,64,ok,132.3
+apollo-a100-4ib,64,ok,137.1
+no-such-topology,64,ok,1
+EOF
+plot "$tmp/topo.csv" --kind bars --x gpus --y megatron_tflops_per_gpu --by topology \
+  --label topology=apollo-a100-4ib:'4 NICs' -o "$d/topo.pdf"
+grep -q "title '1 x HDR 200Gb/s per node'" "$d/topo.gp" || fail_because "apollo-a100-1ib is not in words"
+grep -q "title '2 x HDR 200Gb/s per node'" "$d/topo.gp" || fail_because "apollo-a100-2ib is not in words"
+grep -q "title '4 NICs'" "$d/topo.gp" || fail_because "--label does not win over the description"
+grep -q "title 'no-such-topology'" "$d/topo.gp" || fail_because "an unknown name is not kept"
+plot "$tmp/topo.csv" --kind bars --x gpus --y megatron_tflops_per_gpu --by topology \
+  --where topology=apollo-a100-1ib -o "$d/topo1.pdf"
+grep -q "title 'HPE Apollo 6500-style: 8 x A100 80GB on NVSwitch, 1 x HDR 200Gb/s per node, fat tree'" \
+  "$d/topo1.gp" || fail_because "one topology alone is not its whole description"
+verdict "topology series by their description, less what they share; --label wins"
 
 # --- determinism ----------------------------------------------------------------
 
@@ -306,6 +449,37 @@ bad "a y cell that is not a number (file:line)" "text.csv:2: megatron_tflops_per
   "$tmp/text.csv" --x gpus --y megatron_tflops_per_gpu -o "$o"
 bad "a line plot over text along x" "kind bars" \
   "$networks" --x link --y megatron_tflops_per_gpu -o "$o"
+bad "a --label for a value not in the data (the values listed)" \
+  "--label 'nics_per_node=3:three': no row drawn has .*nics_per_node = 3 (it has: 1, 2, 4)" \
+  "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node --label nics_per_node=3:three -o "$o"
+bad "a --label without :TEXT" "expected COLUMN=VALUE:TEXT" \
+  "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node --label nics_per_node=1 -o "$o"
+bad "a --label on a column not drawn along x or as a series" \
+  "iteration_time_s is not along x (gpus) nor a series" \
+  "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node --label iteration_time_s=1:x -o "$o"
+bad "--ratio-to a series that is missing (the series listed)" \
+  "--ratio-to 3: no series has .*nics_per_node = 3 (the series: 1, 2, 4)" \
+  "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node --ratio-to 3 -o "$o"
+bad "--ratio-to without --by" "--ratio-to 1 needs --by" \
+  "$scaling" --x gpus --y megatron_tflops_per_gpu --ratio-to 1 -o "$o"
+for size in 3.3 3.3x 0x2 3.3x2.2x1 axb 100x2; do
+  bad "a malformed --size ($size)" "--size '$size': expected WIDTHxHEIGHT in inches, each from 0.5 to 50" \
+    "$scaling" --x gpus --y megatron_tflops_per_gpu --size "$size" -o "$o"
+done
+for font in big 0 -8 100; do
+  bad "a malformed --font ($font)" "--font '$font': expected a size in points from 4 to 72" \
+    "$scaling" --x gpus --y megatron_tflops_per_gpu --font "$font" -o "$o"
+done
+bad "--normalize without --kind stack" "--normalize is for --kind stack, not bars" \
+  "$scaling" --kind bars --x gpus --y megatron_tflops_per_gpu --normalize -o "$o"
+printf 'gpus,status,megatron_tflops_per_gpu\n64,ok,100\n128,ok,0\n' >"$tmp/zero.csv"
+bad "--logy with a y of zero (file:line)" \
+  "zero.csv:3: megatron_tflops_per_gpu is 0: --logy draws values above zero only" \
+  "$tmp/zero.csv" --x gpus --y megatron_tflops_per_gpu --logy -o "$o"
+bad "--logy on a stack" "--logy is for --kind line or bars, not stack" \
+  "$scaling" --kind stack --x gpus --where nics_per_node=1 --logy -o "$o"
+bad "--best neither max nor min" "--best 'high': expected max" \
+  "$space" --kind heatmap --x micro_batch --y tp --z megatron_tflops_per_gpu --best high -o "$o"
 bad "two CSVs" "expected one CSV" "$scaling" "$space" --x gpus --y mfu -o "$o"
 
 plot --help

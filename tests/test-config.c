@@ -779,6 +779,29 @@ START_TEST (test_copy_and_clear)
 }
 END_TEST
 
+/* A topology's description for `trainsim plot`, found as an experiment
+ * beside NEAR finds a name (here the source tree's topologies/, an
+ * ancestor of tests/data), and never through a path. */
+START_TEST (test_topology_description)
+{
+  g_autofree char *near = data_path ("exp-good.yaml");
+  g_autofree char *apollo = NULL;
+  const char *none[] = { "tinycluster", "no-such-topology", "", ".apollo-a100-1ib",
+                         "topologies/apollo-a100-1ib", "../topologies/apollo-a100-1ib",
+                         "apollo-a100-1ib.yaml" };
+
+  no_data_path ();
+  apollo = config_topology_description ("apollo-a100-1ib", near);
+  ck_assert_str_eq (apollo, "HPE Apollo 6500-style: 8 x A100 80GB on NVSwitch, "
+                            "1 x HDR 200Gb/s per node, fat tree");
+  for (size_t i = 0; i < G_N_ELEMENTS (none); i++)
+    {
+      g_autofree char *d = config_topology_description (none[i], near);
+      ck_assert_msg (d == NULL, "'%s' has a description: %s", none[i], d);
+    }
+}
+END_TEST
+
 /* --- the suite ---------------------------------------------------------------------- */
 
 static Suite *
@@ -809,6 +832,7 @@ config_suite (void)
   tcase_add_loop_test (tc, test_experiment_bad_set, 0, G_N_ELEMENTS (bad_sets));
   tcase_add_test (tc, test_missing_file);
   tcase_add_test (tc, test_copy_and_clear);
+  tcase_add_test (tc, test_topology_description);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("validation");

@@ -27,9 +27,10 @@ cli_plot (int argc, char **argv)
 {
   g_autofree char *x = NULL, *y = NULL, *by = NULL, *z = NULL;
   g_autofree char *kind_name = NULL, *output = NULL, *title = NULL;
-  g_autofree char *xlabel = NULL, *ylabel = NULL;
-  g_auto (GStrv) where = NULL;
-  gboolean logx = FALSE, ideal = FALSE;
+  g_autofree char *xlabel = NULL, *ylabel = NULL, *ratio_to = NULL;
+  g_autofree char *best = NULL, *size = NULL, *font = NULL;
+  g_auto (GStrv) where = NULL, labels = NULL;
+  gboolean logx = FALSE, logy = FALSE, ideal = FALSE, normalize = FALSE;
   /* FILENAME for the text options too: the bytes as typed, with no
    * conversion from the locale's charset, so "µs" in a label works in the
    * C locale. */
@@ -55,27 +56,50 @@ cli_plot (int argc, char **argv)
       "The y axis label (default from the column, with its unit)", "L" },
     { "logx", 0, 0, G_OPTION_ARG_NONE, &logx,
       "A base-2 logarithmic x axis (GPU counts)", NULL },
+    { "logy", 0, 0, G_OPTION_ARG_NONE, &logy,
+      "A base-10 logarithmic y axis (line, bars)", NULL },
     { "ideal", 0, 0, G_OPTION_ARG_NONE, &ideal,
-      "Add linear scaling from each line's first point, dashed", NULL },
+      "Add linear scaling from each line's first point, dotted", NULL },
     { "where", 'w', 0, G_OPTION_ARG_FILENAME_ARRAY, &where,
       "Keep only the rows where COL is VALUE (repeatable)", "COL=VALUE" },
+    { "label", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &labels,
+      "Show VALUE of COL (x or --by) as TEXT (repeatable)",
+      "COL=VALUE:TEXT" },
+    { "ratio-to", 0, 0, G_OPTION_ARG_FILENAME, &ratio_to,
+      "Draw each series over the --by series VALUE at equal x", "VALUE" },
+    { "normalize", 0, 0, G_OPTION_ARG_NONE, &normalize,
+      "Each stack as fractions of its total (stack)", NULL },
+    { "best", 0, 0, G_OPTION_ARG_STRING, &best,
+      "Of the rows on one point, draw the max or min y (heatmap: z)",
+      "max|min" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size,
+      "The figure's size in inches (default 5x3.2; a column: 3.3x2.2)",
+      "WxH" },
+    { "font", 0, 0, G_OPTION_ARG_STRING, &font,
+      "The font size in points (default 10)", "PT" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("CSV");
   g_option_context_set_summary (context,
     "Draws a figure from a CSV with a header line, such as the output of\n"
-    "trainsim sweep. Rows whose status column is not ok are skipped. Beside\n"
-    "FIG it writes FIG.gp, a gnuplot script to restyle, and FIG.dat, its\n"
-    "data (a block per series), then runs gnuplot FIG.gp.");
+    "trainsim sweep. Rows whose status column is not ok are skipped (a\n"
+    "heatmap marks their cells). Beside FIG it writes FIG.gp, a gnuplot\n"
+    "script to restyle, and FIG.dat, its data (a block per series), then\n"
+    "runs gnuplot FIG.gp.");
   g_option_context_set_description (context,
     "Kinds:\n"
-    "  line     y against x, a line per --by value; --logx, --ideal\n"
-    "  bars     x values as groups, a bar per --by value\n"
-    "  heatmap  x and y as categories, cells coloured and labelled by --z\n"
+    "  line     y against x, a line per --by value; --logx, --logy,\n"
+    "           --ideal, --ratio-to\n"
+    "  bars     x values as groups, a bar per --by value; --logy,\n"
+    "           --ratio-to\n"
+    "  heatmap  x and y as categories, cells coloured and labelled by --z;\n"
+    "           cells of only infeasible or out-of-memory rows are grey\n"
     "  stack    a bar per x of the time breakdown (breakdown_s.*), or of\n"
-    "           the columns of --y A,B,C\n"
+    "           the columns of --y A,B,C; --normalize\n"
     "A column is named in full or by its last part (nics_per_node);\n"
     "aggregate_pflops (megatron_tflops_per_gpu x gpus / 1000) is derived.\n"
+    "A topology named in a topology column is shown by its description,\n"
+    "less what all of them share; --label overrides it.\n"
     "\n"
     "Example:\n"
     "  trainsim plot results.csv --x gpus --y megatron_tflops_per_gpu \\\n"
@@ -83,7 +107,10 @@ cli_plot (int argc, char **argv)
     "\n"
     "Exit status: 0 success; 1 gnuplot is missing or failed, or a file\n"
     "could not be written (FIG.gp and FIG.dat are kept); 2 bad usage or\n"
-    "bad input: no CSV, an unknown column, kind or figure type, no rows.");
+    "bad input: no CSV, an unknown column, kind or figure type, no rows,\n"
+    "a --label or --ratio-to value not in the data, a malformed --size or\n"
+    "--font, an option the kind does not take, --logy on a y of zero or\n"
+    "less.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;
@@ -127,9 +154,10 @@ cli_plot (int argc, char **argv)
   PlotSpec spec = {
     .kind = (PlotKind) kind, .figure = output, .x = x, .y = y, .by = by,
     .z = z, .title = title, .xlabel = xlabel, .ylabel = ylabel,
-    .logx = logx, .ideal = ideal,
+    .logx = logx, .logy = logy, .ideal = ideal,
+    .labels = (const char *const *) labels, .ratio_to = ratio_to,
+    .normalize = normalize, .best = best, .size = size, .font = font,
   };
-  plot_table_keep_ok (table, notes);
   gboolean ok = plot_table_where (table, (const char *const *) where, &error)
                 && plot_write_script (table, &spec, gp, dat, notes, &error);
   flush_notes (notes);

@@ -544,6 +544,30 @@ ref_file_usable (const char *what, const char *file, YMark mark, GError **error)
   return FALSE;
 }
 
+/* The file NAME.yaml of KIND in the first of ROOTS holding one, relative
+ * to the current directory where it can be (marks show it). NULL with
+ * *ERROR unset when no root has it; NULL with *ERROR set when one is there
+ * but cannot be read (ref_file_usable); ERROR must not be NULL. */
+static char *
+find_in_roots (GPtrArray *roots, RefKind kind, const char *name, YMark mark,
+               GError **error)
+{
+  g_autofree char *base = g_strconcat (name, ".yaml", NULL);
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      g_autofree char *file = g_build_filename (g_ptr_array_index (roots, i),
+                                                ref_kinds[kind].subdir, base, NULL);
+      g_autofree char *shown = display_path (file);
+
+      if (ref_file_usable (ref_kinds[kind].what, shown, mark, error))
+        return g_steal_pointer (&shown);
+      if (*error)
+        return NULL;
+    }
+  return NULL;
+}
+
 /* The path of the file that REF (a scalar: a name or a path) points to,
  * relative to the current directory where it can be: marks show it. */
 static char *
@@ -553,6 +577,8 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
   g_autoptr (GPtrArray) roots = NULL;
   g_autoptr (GPtrArray) names = NULL;
   g_autofree char *hint = NULL, *list = NULL;
+  g_autoptr (GError) unusable = NULL;
+  char *found;
 
   if (is_path (ref->text))
     {
@@ -574,21 +600,12 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
     }
 
   roots = search_roots (ld, ref->mark);
-  for (guint i = 0; i < roots->len; i++)
+  found = find_in_roots (roots, kind, ref->text, ref->mark, &unusable);
+  if (found || unusable)
     {
-      g_autofree char *base = g_strconcat (ref->text, ".yaml", NULL);
-      g_autofree char *file = g_build_filename (g_ptr_array_index (roots, i),
-                                                ref_kinds[kind].subdir, base, NULL);
-      g_autofree char *shown = display_path (file);
-      g_autoptr (GError) local = NULL;
-
-      if (ref_file_usable (what, shown, ref->mark, &local))
-        return g_steal_pointer (&shown);
-      if (local)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
+      if (unusable)
+        g_propagate_error (error, g_steal_pointer (&unusable));
+      return found;
     }
   names = known_names (roots, kind);
   hint = did_you_mean (ref->text, names);
@@ -1377,6 +1394,27 @@ config_load_topology (const char *ref, const char *const *overrides, TopologySpe
   memset (&e.topology, 0, sizeof e.topology);
   experiment_spec_clear (&e);
   return TRUE;
+}
+
+char *
+config_topology_description (const char *name, const char *near)
+{
+  /* A name only, never a path: the name may come from a CSV anyone sent,
+   * and must not open files outside the data directories. */
+  if (*name == '\0' || *name == '.' || is_path (name))
+    return NULL;
+
+  Loader ld = { .root_file = near, .doc_what = "the topology" };
+  YMark mark = { g_intern_string (near), 0, 0 };
+  g_autoptr (GPtrArray) roots = search_roots (&ld, mark);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *file = find_in_roots (roots, REF_TOPOLOGY, name, mark, &error);
+  g_autoptr (YNode) tree = file ? ytree_parse_file (file, NULL) : NULL;
+  const YPair *d = tree && tree->kind == YNODE_MAPPING
+                     ? ytree_map_find (tree, "description") : NULL;
+
+  return d && d->value->kind == YNODE_SCALAR && !ytree_is_null (d->value)
+           ? g_strdup (d->value->text) : NULL;
 }
 
 /* --- validation files ----------------------------------------------------- */

@@ -26,6 +26,13 @@ gboolean config_load_experiment (const char *path, const char *const *overrides,
 gboolean config_load_topology (const char *ref, const char *const *overrides,
                                TopologySpec *out, GError **error);
 
+/* The `description:` of the topology NAME, looked for as an experiment
+ * written at NEAR (a file's path) would look for it (TRAINSIM_DATA_PATH,
+ * NEAR's directory and its ancestors, the data directory), or NULL when
+ * NAME is not a plain name (a path is never opened), names no topology
+ * file, or the file has no description. Owned by the caller. */
+char *config_topology_description (const char *name, const char *near);
+
 /* Loads a validation file: each case is its `defaults` with the case
  * merged over them, loaded as an experiment written in PATH. */
 ValidationSpec *config_load_validation (const char *path, GError **error);

@@ -28,6 +28,10 @@ gboolean plot_cell_number (const char *s, double *v);
  * -1 when there is none, -2 when the suffix is ambiguous. */
 int plot_table_find (const PlotTable *table, const char *name);
 
+/* The column named exactly `status` (a sweep's: ok, infeasible, oom), or
+ * -1: a CSV without one has only rows to draw. */
+int plot_table_status (const PlotTable *table);
+
 /* The header as "a, b, c", for a message that lists the columns. */
 char *plot_table_columns (const PlotTable *table);
 

@@ -1,6 +1,5 @@
 /* plot-table.c: the CSV that `trainsim plot` draws from: RFC 4180
- * parsing into a PlotTable, column look-ups, and the row filters (a
- * sweep's failed points, --where). */
+ * parsing into a PlotTable, column look-ups, and the --where filter. */
 #include "output/plot-private.h"
 #include "base/errors.h"
 #include "base/units.h"
@@ -292,53 +291,13 @@ keep_rows (PlotTable *table, const gboolean *keep)
   g_ptr_array_unref (old);
 }
 
-void
-plot_table_keep_ok (PlotTable *table, GString *notes)
+int
+plot_table_status (const PlotTable *table)
 {
-  int status = -1;
-
   for (guint c = 0; c < table->header->len; c++)
     if (strcmp (g_ptr_array_index (table->header, c), "status") == 0)
-      status = (int) c;
-  if (status < 0)
-    return;
-
-  /* Counted per status, in the order first seen, so the note is stable. */
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
-  g_autofree gboolean *keep = g_new0 (gboolean, table->rows->len);
-  guint skipped = 0;
-
-  for (guint r = 0; r < table->rows->len; r++)
-    {
-      const char *s = plot_table_cell (table, r, status);
-      guint k;
-
-      keep[r] = strcmp (s, "ok") == 0;
-      if (keep[r])
-        continue;
-      for (k = 0; k < names->len; k++)
-        if (strcmp (g_ptr_array_index (names, k), s) == 0)
-          break;
-      if (k == names->len)
-        {
-          g_ptr_array_add (names, g_strdup (s));
-          g_array_set_size (counts, k + 1);
-        }
-      g_array_index (counts, guint, k)++;
-      skipped++;
-    }
-  keep_rows (table, keep);
-  if (skipped == 0)
-    return;
-  g_string_append_printf (notes, "skipped %u row%s whose status is not ok (",
-                          skipped, skipped == 1 ? "" : "s");
-  for (guint k = 0; k < names->len; k++)
-    g_string_append_printf (notes, "%s%u %s", k ? ", " : "",
-                            g_array_index (counts, guint, k),
-                            *(const char *) names->pdata[k]
-                            ? (const char *) names->pdata[k] : "empty");
-  g_string_append (notes, ")\n");
+      return (int) c;
+  return -1;
 }
 
 /* TRUE when the cell @s matches the filter value @want. */

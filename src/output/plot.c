@@ -2,10 +2,12 @@
  *
  * The path from CSV to figure:
  *
- *   CSV text --parse--> PlotTable --keep_ok, where--> rows to plot
+ *   CSV text --parse--> PlotTable --where--> rows to plot
  *     --figure_build--> Figure: an x axis of categories, a series axis (the
- *        --by values, or the y categories of a heatmap) and a grid of cells,
- *        each the first row that falls on it
+ *        --by values, or the y categories of a heatmap), each value with
+ *        the text it is shown by, a grid of cells, each the first (or with
+ *        --best the best) row with status ok that falls on it, and the
+ *        numbers drawn there (--ratio-to, --normalize applied)
  *     --kind_writers[kind]--> FIG.gp and FIG.dat --gnuplot--> FIG.pdf
  *
  * Everything a figure shows is decided here, in C, and written into the
@@ -16,6 +18,8 @@
 #include "output/plot-private.h"
 #include "base/errors.h"
 #include "base/outfile.h"
+#include "base/units.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +139,7 @@ column_legend (const PlotTable *table, int col)
  * increasing order, text in the order first seen (a sweep's own order). */
 typedef struct {
   GPtrArray *labels;   /* owned: char *, the cells as written */
+  GPtrArray *shown;    /* owned: char *, the text in the key and the tics */
   GArray *values;      /* owned: double, when numeric */
   gboolean numeric;
   GHashTable *index;   /* owned: key -> position + 1 */
@@ -144,6 +149,7 @@ static void
 axis_clear (Axis *axis)
 {
   g_clear_pointer (&axis->labels, g_ptr_array_unref);
+  g_clear_pointer (&axis->shown, g_ptr_array_unref);
   g_clear_pointer (&axis->values, g_array_unref);
   g_clear_pointer (&axis->index, g_hash_table_unref);
 }
@@ -182,12 +188,14 @@ axis_build (Axis *axis, const PlotTable *table, const GArray *rows, int col)
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
   axis->labels = g_ptr_array_new_with_free_func (g_free);
+  axis->shown = g_ptr_array_new_with_free_func (g_free);
   axis->values = g_array_new (FALSE, FALSE, sizeof (double));
   axis->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   axis->numeric = col >= 0;
   if (col < 0)
     {
       g_ptr_array_add (axis->labels, g_strdup (""));
+      g_ptr_array_add (axis->shown, g_strdup (""));
       return;
     }
   for (guint i = 0; i < rows->len; i++)
@@ -214,20 +222,154 @@ axis_build (Axis *axis, const PlotTable *table, const GArray *rows, int col)
           continue;
         }
       g_ptr_array_add (axis->labels, g_strdup (e->label));
+      g_ptr_array_add (axis->shown, g_strdup (e->label));
       g_array_append_val (axis->values, e->value);
       g_hash_table_insert (axis->index, key,
                            GUINT_TO_POINTER (axis->labels->len));
     }
 }
 
+/* The position of the value @s on @axis, or -1 when it has none. */
+static int
+axis_find (const Axis *axis, const char *s)
+{
+  g_autofree char *key = axis_key (axis, s);
+
+  return (int) GPOINTER_TO_UINT (g_hash_table_lookup (axis->index, key)) - 1;
+}
+
+/* The position of @s, a value the axis was built from. */
 static guint
 axis_position (const Axis *axis, const char *s)
 {
-  g_autofree char *key = axis_key (axis, s);
-  guint pos = GPOINTER_TO_UINT (g_hash_table_lookup (axis->index, key));
+  int pos = axis_find (axis, s);
 
-  g_assert (pos > 0);
-  return pos - 1;
+  g_assert (pos >= 0);
+  return (guint) pos;
+}
+
+/* The values of @axis as "1, 2, 4", for a message that says which exist. */
+static char *
+axis_list (const Axis *axis)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < axis->labels->len; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "",
+                            (const char *) g_ptr_array_index (axis->labels, i));
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Replaces the text position @i of @axis is shown by. */
+static void
+axis_show (Axis *axis, guint i, char *text)
+{
+  g_free (axis->shown->pdata[i]);
+  axis->shown->pdata[i] = text;
+}
+
+/* The parts of a description between ", " and ": ", in order. */
+static GPtrArray *
+description_parts (const char *description)
+{
+  GPtrArray *parts = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) clauses = g_strsplit (description, ", ", -1);
+
+  for (gsize i = 0; clauses[i] != NULL; i++)
+    {
+      g_auto (GStrv) pieces = g_strsplit (clauses[i], ": ", -1);
+
+      for (gsize k = 0; pieces[k] != NULL; k++)
+        if (*g_strstrip (pieces[k]) != '\0')
+          g_ptr_array_add (parts, g_strdup (pieces[k]));
+    }
+  return parts;
+}
+
+static gboolean
+parts_have (const GPtrArray *parts, const char *part)
+{
+  for (guint i = 0; i < parts->len; i++)
+    if (strcmp (g_ptr_array_index (parts, i), part) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the texts of @texts at the positions of @which are all distinct
+ * and none is empty. */
+static gboolean
+texts_distinct (const GPtrArray *texts, const GArray *which)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint k = 0; k < which->len; k++)
+    {
+      const char *text = g_ptr_array_index (texts,
+                                            g_array_index (which, guint, k));
+
+      if (*text == '\0' || !g_hash_table_add (seen, (gpointer) text))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A topology axis (a sweep over `topology`) in words: each value that
+ * names a topology file is shown by that file's description, less the
+ * parts (between ", " or ": ") that all of their descriptions share, so
+ * the key says what differs: apollo-a100-1ib to -4ib read "1 x HDR
+ * 200Gb/s per node" to "4 x ...". Where that leaves a text empty (one
+ * topology alone) or two alike, the whole descriptions stand, and where
+ * those are alike, the names. @near is the CSV, whose directory is
+ * searched as an experiment's is. */
+static void
+axis_describe_topologies (Axis *axis, const char *near)
+{
+  guint n = axis->labels->len;
+  g_autoptr (GArray) described = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) whole = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) brief = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      char *d = config_topology_description (
+        g_ptr_array_index (axis->labels, i), near);
+
+      g_ptr_array_add (whole, d);
+      g_ptr_array_add (parts, d ? description_parts (d) : g_ptr_array_new ());
+      g_ptr_array_add (brief, NULL);
+      if (d != NULL)
+        g_array_append_val (described, i);
+    }
+  for (guint k = 0; k < described->len; k++)
+    {
+      guint i = g_array_index (described, guint, k);
+      g_autoptr (GString) text = g_string_new (NULL);
+      const GPtrArray *mine = g_ptr_array_index (parts, i);
+
+      for (guint p = 0; p < mine->len; p++)
+        {
+          const char *part = g_ptr_array_index (mine, p);
+          gboolean shared = TRUE;
+
+          for (guint j = 0; j < described->len && shared; j++)
+            shared = parts_have (g_ptr_array_index (
+              parts, g_array_index (described, guint, j)), part);
+          if (!shared)
+            g_string_append_printf (text, "%s%s", text->len ? ", " : "",
+                                    part);
+        }
+      brief->pdata[i] = g_string_free (g_steal_pointer (&text), FALSE);
+    }
+  const GPtrArray *chosen = texts_distinct (brief, described) ? brief
+                            : texts_distinct (whole, described) ? whole : NULL;
+  for (guint k = 0; chosen != NULL && k < described->len; k++)
+    {
+      guint i = g_array_index (described, guint, k);
+
+      axis_show (axis, i, g_strdup (g_ptr_array_index (chosen, i)));
+    }
 }
 
 /* ----------------------------------------------------------------- figure */
@@ -236,10 +378,15 @@ typedef struct {
   const PlotTable *table;
   const PlotSpec *spec;
   int x, by, y;        /* columns; by -1 without --by; y -1 for a stack */
+  int status;          /* the status column, or -1 */
   GArray *values;      /* owned: int, the numeric columns drawn */
   Axis xs, series;     /* series: --by values, or a heatmap's y categories */
   int *cells;          /* owned: [series][x] -> row, or -1 */
-  double lo, hi;       /* the range of the values drawn */
+  int *failed;         /* owned: [series][x] -> where no row is ok, the first
+                        * row whose status is not; or -1 (heatmap only) */
+  double *drawn;       /* owned: [block][x] -> the number drawn, or NaN; a
+                        * block is a series, or a part of a stack */
+  double lo, hi;       /* the range of the numbers drawn */
 } Figure;
 
 static void
@@ -249,6 +396,8 @@ figure_clear (Figure *f)
   axis_clear (&f->xs);
   axis_clear (&f->series);
   g_clear_pointer (&f->cells, g_free);
+  g_clear_pointer (&f->failed, g_free);
+  g_clear_pointer (&f->drawn, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Figure, figure_clear)
@@ -259,6 +408,33 @@ figure_cell (const Figure *f, guint s, guint x)
   return f->cells[s * f->xs.labels->len + x];
 }
 
+static double
+figure_drawn (const Figure *f, guint b, guint x)
+{
+  return f->drawn[b * f->xs.labels->len + x];
+}
+
+/* Whether row @r is a point to draw: a sweep's infeasible and
+ * out-of-memory rows are not (their cells are empty, or hold a plan that
+ * does not run). */
+static gboolean
+row_ok (const Figure *f, guint r)
+{
+  return f->status < 0
+         || strcmp (plot_table_cell (f->table, r, f->status), "ok") == 0;
+}
+
+static double
+cell_value (const Figure *f, int row, int col)
+{
+  double v;
+  gboolean number = plot_cell_number (plot_table_cell (f->table, (guint) row,
+                                                      col), &v);
+
+  g_assert (number);  /* figure_rows() kept only rows with numbers there */
+  return v;
+}
+
 /* The time breakdown of report.h, the default of a stack, in its order. */
 static const char *const breakdown_columns[] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.bubble",
@@ -267,8 +443,8 @@ static const char *const breakdown_columns[] = {
 };
 
 /* The columns of a stack: --y's list, or the breakdown columns the table
- * has, less those that are zero in every row (offload without offload):
- * a legend entry for nothing only makes a reader look for it. */
+ * has, less those that are zero in every row drawn (offload without
+ * offload): a legend entry for nothing only makes a reader look for it. */
 static gboolean
 stack_columns (Figure *f, GError **error)
 {
@@ -298,7 +474,9 @@ stack_columns (Figure *f, GError **error)
         {
           double v;
 
-          used = !plot_cell_number (plot_table_cell (t, r, col), &v) || v != 0;
+          used = row_ok (f, r)
+                 && (!plot_cell_number (plot_table_cell (t, r, col), &v)
+                     || v != 0);
         }
       if (used)
         g_array_append_val (f->values, col);
@@ -315,6 +493,61 @@ stack_columns (Figure *f, GError **error)
   return TRUE;
 }
 
+/* The options that only some kinds take, each with the kinds it is for. */
+static gboolean
+check_kind_options (const PlotSpec *spec, GError **error)
+{
+  const struct {
+    gboolean given;
+    const char *option;
+    guint kinds;       /* 1 << PlotKind */
+    const char *valid; /* the kinds, in words */
+  } options[] = {
+    { spec->logx, "--logx", 1u << PLOT_LINE, "line" },
+    { spec->ideal, "--ideal", 1u << PLOT_LINE, "line" },
+    { spec->logy, "--logy", 1u << PLOT_LINE | 1u << PLOT_BARS, "line or bars" },
+    { spec->ratio_to != NULL, "--ratio-to", 1u << PLOT_LINE | 1u << PLOT_BARS,
+      "line or bars" },
+    { spec->normalize, "--normalize", 1u << PLOT_STACK, "stack" },
+    { spec->best != NULL, "--best",
+      1u << PLOT_LINE | 1u << PLOT_BARS | 1u << PLOT_HEATMAP,
+      "line, bars or heatmap" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (options); i++)
+    if (options[i].given && !(options[i].kinds & 1u << spec->kind))
+      {
+        g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                     "%s is for --kind %s, not %s", options[i].option,
+                     options[i].valid, kind_names[spec->kind]);
+        return FALSE;
+      }
+  if (spec->ratio_to != NULL && spec->by == NULL)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--ratio-to %s needs --by COLUMN: it names the series "
+                   "the others are divided by", spec->ratio_to);
+      return FALSE;
+    }
+  if (spec->ratio_to != NULL && spec->ideal)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--ideal does not go with --ratio-to: a ratio does not "
+                   "scale with x");
+      return FALSE;
+    }
+  if (spec->best != NULL && strcmp (spec->best, "max") != 0
+      && strcmp (spec->best, "min") != 0)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--best '%s': expected max (the highest value: "
+                   "throughput, MFU) or min (the lowest: time, memory)",
+                   spec->best);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The columns the kind needs, and the options it does not take. */
 static gboolean
 figure_columns (Figure *f, GError **error)
@@ -324,6 +557,7 @@ figure_columns (Figure *f, GError **error)
   const char *kind = kind_names[spec->kind];
 
   f->by = f->y = -1;
+  f->status = plot_table_status (t);
   if (spec->x == NULL)
     {
       g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "--x COLUMN is required");
@@ -357,13 +591,8 @@ figure_columns (Figure *f, GError **error)
                    "--where COLUMN=VALUE", kind);
       return FALSE;
     }
-  if ((spec->logx || spec->ideal) && spec->kind != PLOT_LINE)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
-                   "%s is for --kind line, not %s",
-                   spec->logx ? "--logx" : "--ideal", kind);
-      return FALSE;
-    }
+  if (!check_kind_options (spec, error))
+    return FALSE;
 
   f->values = g_array_new (FALSE, FALSE, sizeof (int));
   if (!plot_table_resolve (t, spec->x, "--x", &f->x, error))
@@ -400,10 +629,54 @@ figure_columns (Figure *f, GError **error)
     }
 }
 
-/* The rows to draw: every row with its cells in the figure's columns
- * filled in, the numeric ones numbers. */
+/* The line of @notes on the rows whose status is not ok: how many, per
+ * status in the order first seen, so that the note is stable. */
+static void
+note_statuses (const Figure *f, GString *notes)
+{
+  const PlotTable *t = f->table;
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  guint skipped = 0;
+
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      const char *s;
+      guint k;
+
+      if (row_ok (f, r))
+        continue;
+      s = plot_table_cell (t, r, f->status);
+      for (k = 0; k < names->len; k++)
+        if (strcmp (g_ptr_array_index (names, k), s) == 0)
+          break;
+      if (k == names->len)
+        {
+          g_ptr_array_add (names, (gpointer) s);
+          g_array_set_size (counts, k + 1);
+        }
+      g_array_index (counts, guint, k)++;
+      skipped++;
+    }
+  if (skipped == 0)
+    return;
+  g_string_append_printf (notes, "skipped %u row%s whose status is not ok (",
+                          skipped, skipped == 1 ? "" : "s");
+  for (guint k = 0; k < names->len; k++)
+    g_string_append_printf (notes, "%s%u %s", k ? ", " : "",
+                            g_array_index (counts, guint, k),
+                            *(const char *) names->pdata[k]
+                            ? (const char *) names->pdata[k] : "empty");
+  g_string_append (notes, ")\n");
+}
+
+/* The rows to draw: every ok row with its cells in the figure's columns
+ * filled in, the numeric ones numbers. @placed gets them too, and for a
+ * heatmap the rows whose status is not ok but that name their cell: the
+ * axes are built from @placed, so that a row or column of the design
+ * space that never fits still shows. */
 static GArray *
-figure_rows (Figure *f, GString *notes, GError **error)
+figure_rows (Figure *f, GArray *placed, GString *notes, GError **error)
 {
   const PlotTable *t = f->table;
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -416,12 +689,19 @@ figure_rows (Figure *f, GString *notes, GError **error)
     g_array_append_val (used, f->by);
   if (f->y >= 0)
     g_array_append_val (used, f->y);
-  f->lo = INFINITY;
-  f->hi = -INFINITY;
+  note_statuses (f, notes);
   for (guint r = 0; r < t->rows->len; r++)
     {
       gboolean keep = TRUE;
 
+      if (!row_ok (f, r))
+        {
+          if (f->spec->kind == PLOT_HEATMAP
+              && *plot_table_cell (t, r, f->x) != '\0'
+              && *plot_table_cell (t, r, f->y) != '\0')
+            g_array_append_val (placed, r);
+          continue;
+        }
       for (guint i = 0; i < used->len && keep; i++)
         {
           int col = g_array_index (used, int, i);
@@ -446,11 +726,12 @@ figure_rows (Figure *f, GString *notes, GError **error)
                            plot_table_cell (t, r, col));
               return NULL;
             }
-          f->lo = MIN (f->lo, v);
-          f->hi = MAX (f->hi, v);
         }
       if (keep)
-        g_array_append_val (rows, r);
+        {
+          g_array_append_val (rows, r);
+          g_array_append_val (placed, r);
+        }
     }
   for (guint c = 0; c < t->header->len; c++)
     if (empty[c] > 0)
@@ -484,11 +765,208 @@ note_duplicates (const Figure *f, guint n, const gboolean *differ,
         g_string_append (notes, g_ptr_array_index (t->header, c));
         any = TRUE;
       }
-  g_string_append_printf (notes, "%s: pick one with --where COLUMN=VALUE%s\n",
-                          any ? ")" : "",
+  g_string_append_printf (notes, "%s: pick one with --where COLUMN=VALUE%s"
+                          "%s\n", any ? ")" : "",
                           f->spec->kind == PLOT_LINE
                           || f->spec->kind == PLOT_BARS
-                          ? " or split them with --by" : "");
+                          ? " or split them with --by" : "",
+                          f->spec->kind != PLOT_STACK
+                          ? ", or take the best with --best max|min" : "");
+}
+
+/* The texts the values of the axes are shown by: a topology's
+ * description, then the texts of --label. */
+static gboolean
+figure_labels (Figure *f, GError **error)
+{
+  const PlotTable *t = f->table;
+  const struct {
+    int col;
+    Axis *axis;
+  } axes[] = { { f->x, &f->xs }, { f->y >= 0 ? f->y : f->by, &f->series } };
+
+  for (gsize a = 0; a < G_N_ELEMENTS (axes); a++)
+    if (axes[a].col >= 0
+        && strcmp (g_ptr_array_index (t->header, axes[a].col), "topology") == 0)
+      axis_describe_topologies (axes[a].axis, t->name);
+
+  for (gsize i = 0; f->spec->labels != NULL && f->spec->labels[i]; i++)
+    {
+      const char *label = f->spec->labels[i];
+      const char *eq = strchr (label, '=');
+      const char *colon = eq ? strchr (eq + 1, ':') : NULL;
+      gboolean found = FALSE;
+      int col;
+
+      if (eq == NULL || eq == label || colon == NULL || colon[1] == '\0')
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                       "--label '%s': expected COLUMN=VALUE:TEXT, e.g. "
+                       "topology=apollo-a100-4ib:'HDR InfiniBand'", label);
+          return FALSE;
+        }
+      g_autofree char *name = g_strndup (label, eq - label);
+      g_autofree char *value = g_strndup (eq + 1, colon - eq - 1);
+      if (!plot_table_resolve (t, name, "--label", &col, error))
+        return FALSE;
+      for (gsize a = 0; a < G_N_ELEMENTS (axes); a++)
+        {
+          int pos;
+
+          if (axes[a].col != col)
+            continue;
+          found = TRUE;
+          pos = axis_find (axes[a].axis, value);
+          if (pos < 0)
+            {
+              g_autofree char *list = axis_list (axes[a].axis);
+              g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                           "--label '%s': no row drawn has %s = %s (it has: "
+                           "%s)", label,
+                           (const char *) g_ptr_array_index (t->header, col),
+                           value, list);
+              return FALSE;
+            }
+          axis_show (axes[a].axis, (guint) pos, g_strdup (colon + 1));
+        }
+      if (!found)
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                       "--label '%s': %s is not along x (%s)%s%s%s; label a "
+                       "value of %s", label,
+                       (const char *) g_ptr_array_index (t->header, col),
+                       (const char *) g_ptr_array_index (t->header, f->x),
+                       axes[1].col >= 0 ? " nor a series (" : "",
+                       axes[1].col >= 0 ? (const char *) g_ptr_array_index (
+                         t->header, axes[1].col) : "",
+                       axes[1].col >= 0 ? ")" : "",
+                       axes[1].col >= 0 ? "one of those" : "x");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Divides each series by the --ratio-to series at the same x: the
+ * reference is 1 wherever it has a point, and a point where it has none
+ * (or a zero) is left out, with a note. */
+static gboolean
+figure_ratio (Figure *f, GString *notes, GError **error)
+{
+  const char *to = f->spec->ratio_to;
+  guint nx = f->xs.labels->len, ns = f->series.labels->len, lost = 0;
+  int ref = axis_find (&f->series, to);
+
+  if (ref < 0)
+    {
+      g_autofree char *list = axis_list (&f->series);
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--ratio-to %s: no series has %s = %s (the series: %s)",
+                   to, (const char *) g_ptr_array_index (f->table->header,
+                                                         f->by), to, list);
+      return FALSE;
+    }
+  g_autofree double *base = g_memdup2 (f->drawn + (gsize) ref * nx,
+                                       nx * sizeof (double));
+  for (guint s = 0; s < ns; s++)
+    for (guint i = 0; i < nx; i++)
+      {
+        double *v = &f->drawn[s * nx + i];
+
+        if (isnan (*v))
+          continue;
+        if (isnan (base[i]) || base[i] == 0)
+          {
+            *v = NAN;
+            lost++;
+          }
+        else
+          *v /= base[i];
+      }
+  if (lost > 0)
+    g_string_append_printf (notes, "--ratio-to %s: left out %u point%s at "
+                            "an x where %s has no value (or zero)\n", to,
+                            lost, lost == 1 ? "" : "s", to);
+  return TRUE;
+}
+
+/* Each stack's parts over their sum; a stack that sums to zero has no
+ * fractions, and is left out with a note. */
+static void
+figure_normalize (Figure *f, GString *notes)
+{
+  guint nx = f->xs.labels->len, np = f->values->len, zero = 0;
+
+  for (guint i = 0; i < nx; i++)
+    {
+      double sum = 0;
+
+      for (guint p = 0; p < np; p++)
+        if (!isnan (figure_drawn (f, p, i)))
+          sum += figure_drawn (f, p, i);
+      for (guint p = 0; p < np; p++)
+        f->drawn[p * nx + i] = sum > 0 ? figure_drawn (f, p, i) / sum : NAN;
+      zero += sum == 0 && figure_cell (f, 0, i) >= 0;
+    }
+  if (zero > 0)
+    g_string_append_printf (notes, "--normalize: left out %u bar%s whose "
+                            "parts sum to zero\n", zero, zero == 1 ? "" : "s");
+}
+
+/* The numbers drawn: each cell's value, over the --ratio-to series' at
+ * the same x, or as a fraction of its stack (--normalize). */
+static gboolean
+figure_values (Figure *f, GString *notes, GError **error)
+{
+  const PlotSpec *spec = f->spec;
+  const PlotTable *t = f->table;
+  gboolean stacked = spec->kind == PLOT_STACK;
+  guint nx = f->xs.labels->len;
+  guint nb = stacked ? f->values->len : f->series.labels->len;
+
+  f->drawn = g_new (double, (gsize) nb * nx);
+  for (guint b = 0; b < nb; b++)
+    for (guint i = 0; i < nx; i++)
+      {
+        int r = figure_cell (f, stacked ? 0 : b, i);
+        int col = g_array_index (f->values, int, stacked ? b : 0);
+        double v = r < 0 ? NAN : cell_value (f, r, col);
+
+        if (!isnan (v) && ((spec->logy && v <= 0)
+                           || (spec->normalize && v < 0)))
+          {
+            g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                         "%s:%u: %s is %s: %s", t->name,
+                         plot_table_line (t, (guint) r),
+                         (const char *) g_ptr_array_index (t->header, col),
+                         plot_table_cell (t, (guint) r, col), spec->logy
+                         ? "--logy draws values above zero only (leave the "
+                           "row out with --where, or drop --logy)"
+                         : "--normalize needs parts of zero or more");
+            return FALSE;
+          }
+        f->drawn[b * nx + i] = v;
+      }
+  if (spec->ratio_to != NULL && !figure_ratio (f, notes, error))
+    return FALSE;
+  if (spec->normalize)
+    figure_normalize (f, notes);
+
+  f->lo = INFINITY;
+  f->hi = -INFINITY;
+  for (gsize k = 0; k < (gsize) nb * nx; k++)
+    if (!isnan (f->drawn[k]))
+      {
+        f->lo = MIN (f->lo, f->drawn[k]);
+        f->hi = MAX (f->hi, f->drawn[k]);
+      }
+  if (f->lo > f->hi)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: no points left to "
+                   "plot (see the notes above)", t->name);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -498,44 +976,78 @@ figure_build (Figure *f, GString *notes, GError **error)
 
   if (!figure_columns (f, error))
     return FALSE;
-  g_autoptr (GArray) rows = figure_rows (f, notes, error);
+  g_autoptr (GArray) placed = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) rows = figure_rows (f, placed, notes, error);
   if (rows == NULL)
     return FALSE;
-  axis_build (&f->xs, t, rows, f->x);
+  axis_build (&f->xs, t, placed, f->x);
   int scol = f->y >= 0 ? f->y : f->by;  /* what tells the series apart */
-  axis_build (&f->series, t, rows, scol);
+  axis_build (&f->series, t, placed, scol);
 
   guint nx = f->xs.labels->len, ns = f->series.labels->len;
-  int status = plot_table_find (t, "status");
-  guint keys = status >= 0 ? (guint) status : t->header->len;
+  guint keys = f->status >= 0 ? (guint) f->status : t->header->len;
   g_autofree gboolean *differ = g_new0 (gboolean, t->header->len);
-  guint dropped = 0;
+  guint dropped = 0, marked = 0;
+  const char *best = f->spec->best;
+  int value = g_array_index (f->values, int, 0);
 
   f->cells = g_new (int, (gsize) nx * ns);
+  f->failed = g_new (int, (gsize) nx * ns);
   for (gsize i = 0; i < (gsize) nx * ns; i++)
-    f->cells[i] = -1;
-  for (guint i = 0; i < rows->len; i++)
+    f->cells[i] = f->failed[i] = -1;
+  for (guint i = 0; i < placed->len; i++)
     {
-      guint r = g_array_index (rows, guint, i);
+      guint r = g_array_index (placed, guint, i);
       guint s = scol >= 0
                 ? axis_position (&f->series, plot_table_cell (t, r, scol)) : 0;
       guint x = axis_position (&f->xs, plot_table_cell (t, r, f->x));
-      int *slot = &f->cells[s * nx + x];
+      gsize at = (gsize) s * nx + x;
 
-      if (*slot < 0)
+      if (!row_ok (f, r))
+        continue;
+      if (f->cells[at] < 0)
         {
-          *slot = (int) r;
+          f->cells[at] = (int) r;
+          continue;
+        }
+      if (best != NULL)
+        {
+          double v = cell_value (f, (int) r, value);
+          double held = cell_value (f, f->cells[at], value);
+
+          /* Ties keep the first row: the same CSV, the same figure. */
+          if (strcmp (best, "max") == 0 ? v > held : v < held)
+            f->cells[at] = (int) r;
           continue;
         }
       dropped++;
       for (guint c = 0; c < keys; c++)
         if (strcmp (plot_table_cell (t, r, (int) c),
-                    plot_table_cell (t, (guint) *slot, (int) c)) != 0)
+                    plot_table_cell (t, (guint) f->cells[at], (int) c)) != 0)
           differ[c] = TRUE;
+    }
+  /* A heatmap's failed rows mark the cells no ok row fills. */
+  for (guint i = 0; i < placed->len; i++)
+    {
+      guint r = g_array_index (placed, guint, i);
+
+      if (row_ok (f, r))
+        continue;
+      gsize at = (gsize) axis_position (&f->series,
+                                        plot_table_cell (t, r, scol)) * nx
+                 + axis_position (&f->xs, plot_table_cell (t, r, f->x));
+      if (f->cells[at] < 0 && f->failed[at] < 0)
+        {
+          f->failed[at] = (int) r;
+          marked++;
+        }
     }
   if (dropped > 0)
     note_duplicates (f, dropped, differ, notes);
-  return TRUE;
+  if (marked > 0)
+    g_string_append_printf (notes, "marked %u cell%s where no row is ok\n",
+                            marked, marked == 1 ? "" : "s");
+  return figure_labels (f, error) && figure_values (f, notes, error);
 }
 
 /* ------------------------------------------------------------ gnuplot text
@@ -632,17 +1144,6 @@ append_num (GString *out, double v)
   g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.10g", v));
 }
 
-static double
-cell_value (const Figure *f, int row, int col)
-{
-  double v;
-  gboolean number = plot_cell_number (plot_table_cell (f->table, (guint) row,
-                                                      col), &v);
-
-  g_assert (number);  /* figure_rows() kept only rows with numbers there */
-  return v;
-}
-
 /* Okabe and Ito's palette: told apart with every common colour vision
  * deficiency, and by point shape in greyscale. Yellow (#F0E442) is left
  * out, too light on white. */
@@ -656,22 +1157,41 @@ static const char *const series_colours[] = {
 static const int series_points[] = { 7, 5, 9, 13, 11, 15, 3 };
 G_STATIC_ASSERT (G_N_ELEMENTS (series_points) == G_N_ELEMENTS (series_colours));
 
-/* Terminals by extension, sized for a paper: a 5 x 3.2 in figure with a
- * 10 pt font fits a column; the PNG is about the same figure at 200 dpi.
- * The terminals draw points at different sizes, hence @pointsize. */
+/* The dash types of the lines (solid, dashed, dash-dot, dash-dot-dot, long,
+ * short, long-short) and the fills of the bars (solid, then hatched one
+ * way, the other, crossed, and denser): with the points, what tells the
+ * series apart in a greyscale print. Dotted (dt 3) is left for the ideal
+ * scaling lines. */
+static const char *const series_dashes[] = {
+  "1", "2", "4", "5", "(12,6)", "(3,3)", "(12,4,4,4)",
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (series_dashes) == G_N_ELEMENTS (series_colours));
+static const char *const series_fills[] = {
+  "solid 0.9", "pattern 5", "pattern 4", "pattern 1", "pattern 7",
+  "pattern 6", "pattern 2",
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (series_fills) == G_N_ELEMENTS (series_colours));
+
+/* Terminals by extension. A PDF's size is in inches and its font in
+ * points; the PNG is the same figure at 200 dpi, and the SVG at 100 (its
+ * units are pixels), so one --size and --font give all three alike. The
+ * terminals draw points at different sizes, hence @pointsize. */
 typedef struct {
   const char *ext;
-  const char *terminal;
+  const char *name;       /* the gnuplot terminal */
+  const char *unit;       /* of its size: "in", or "" for pixels */
+  double per_inch;        /* its size units per inch */
+  double font_scale;      /* its font size per point */
+  const char *options;    /* what follows the size */
   const char *pointsize;
 } Terminal;
 
 static const Terminal terminals[] = {
-  { ".pdf", "pdfcairo noenhanced font \"Helvetica,10\" size 5in,3.2in "
-            "linewidth 1.5", "0.55" },
-  { ".png", "pngcairo noenhanced font \"Helvetica,20\" size 1000,640 "
-            "linewidth 3 background \"#ffffff\"", "1.2" },
-  { ".svg", "svg noenhanced font \"Helvetica,10\" size 500,320 dynamic "
-            "linewidth 1.5 background \"#ffffff\"", "0.8" },
+  { ".pdf", "pdfcairo", "in", 1, 1, "linewidth 1.5", "0.55" },
+  { ".png", "pngcairo", "", 200, 2, "linewidth 3 background \"#ffffff\"",
+    "1.2" },
+  { ".svg", "svg", "", 100, 1,
+    "dynamic linewidth 1.5 background \"#ffffff\"", "0.8" },
 };
 
 static const Terminal *
@@ -689,6 +1209,82 @@ terminal_for (const char *figure)
   return NULL;
 }
 
+/* What the figure is drawn on: a terminal, and the figure's size and
+ * font. The default, 5 x 3.2 in with a 10 pt font, fits a page; a paper's
+ * column takes --size 3.3x2.2 --font 8. */
+typedef struct {
+  const Terminal *term;
+  double width, height;  /* inches */
+  double font;           /* points */
+} Page;
+
+/* The bounds of --size and --font: a figure a paper can hold, and a font
+ * it can be read in. */
+#define PAGE_MIN_IN 0.5
+#define PAGE_MAX_IN 50
+#define FONT_MIN_PT 4
+#define FONT_MAX_PT 72
+
+static gboolean
+page_parse (Page *page, const PlotSpec *spec, GError **error)
+{
+  page->term = terminal_for (spec->figure);
+  page->width = 5;
+  page->height = 3.2;
+  page->font = 10;
+  if (page->term == NULL)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "-o %s: unknown figure type; name it .pdf, .svg or .png",
+                   spec->figure);
+      return FALSE;
+    }
+  if (spec->size != NULL)
+    {
+      g_auto (GStrv) wh = g_strsplit_set (spec->size, "xX", -1);
+
+      if (g_strv_length (wh) != 2 || !units_number (wh[0], &page->width)
+          || !units_number (wh[1], &page->height)
+          || page->width < PAGE_MIN_IN || page->width > PAGE_MAX_IN
+          || page->height < PAGE_MIN_IN || page->height > PAGE_MAX_IN)
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                       "--size '%s': expected WIDTHxHEIGHT in inches, each "
+                       "from %g to %g, e.g. 3.3x2.2 for a paper's column",
+                       spec->size, (double) PAGE_MIN_IN, (double) PAGE_MAX_IN);
+          return FALSE;
+        }
+    }
+  if (spec->font != NULL
+      && (!units_number (spec->font, &page->font) || page->font < FONT_MIN_PT
+          || page->font > FONT_MAX_PT))
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--font '%s': expected a size in points from %d to %d, "
+                   "e.g. 8", spec->font, FONT_MIN_PT, FONT_MAX_PT);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The page's `set terminal` line. Pixels are whole. */
+static void
+append_terminal (GString *gp, const Page *page)
+{
+  const Terminal *t = page->term;
+  gboolean pixels = *t->unit == '\0';
+  double w = page->width * t->per_inch, h = page->height * t->per_inch;
+
+  g_string_append_printf (gp, "set terminal %s noenhanced font \"Helvetica,",
+                          t->name);
+  append_num (gp, page->font * t->font_scale);
+  g_string_append (gp, "\" size ");
+  append_num (gp, pixels ? round (w) : w);
+  g_string_append_printf (gp, "%s,", t->unit);
+  append_num (gp, pixels ? round (h) : h);
+  g_string_append_printf (gp, "%s %s\n", t->unit, t->options);
+}
+
 char *
 plot_sibling_path (const char *figure, const char *ext)
 {
@@ -702,7 +1298,7 @@ plot_sibling_path (const char *figure, const char *ext)
 
 /* The settings every kind shares: terminal, output, styles, labels. */
 static void
-append_preamble (GString *gp, const Figure *f, const Terminal *term,
+append_preamble (GString *gp, const Figure *f, const Page *page,
                  const char *xlabel, const char *ylabel)
 {
   const PlotSpec *spec = f->spec;
@@ -720,19 +1316,21 @@ append_preamble (GString *gp, const Figure *f, const Terminal *term,
   g_string_append_printf (gp,
     "# %s: a %s plot of %s, written by trainsim plot; the data is in %s.\n"
     "# Restyle it freely, then run it from this directory: gnuplot %s\n\n"
-    "set encoding utf8\nset terminal %s\n"
-    "# trainsim sets outfile to a temporary name it renames once gnuplot "
-    "succeeds.\nif (!exists(\"outfile\")) outfile = ",
-    self_line, kind_names[spec->kind], csv_line, dat_line, self_line, term->terminal);
+    "set encoding utf8\n",
+    self_line, kind_names[spec->kind], csv_line, dat_line, self_line);
+  append_terminal (gp, page);
+  g_string_append (gp, "# trainsim sets outfile to a temporary name it "
+                   "renames once gnuplot succeeds.\n"
+                   "if (!exists(\"outfile\")) outfile = ");
   append_gp_file (gp, fig);
   g_string_append (gp, "\nset output outfile\ndatafile = ");
   append_gp_file (gp, dat);
   g_string_append (gp, "\n\n");
   for (gsize i = 0; i < G_N_ELEMENTS (series_colours); i++)
     g_string_append_printf (gp, "set style line %zu lc rgb \"%s\" lw 1.5 "
-                            "pt %d\n", i + 1, series_colours[i],
-                            series_points[i]);
-  g_string_append_printf (gp, "set pointsize %s\n", term->pointsize);
+                            "pt %d dt %s\n", i + 1, series_colours[i],
+                            series_points[i], series_dashes[i]);
+  g_string_append_printf (gp, "set pointsize %s\n", page->term->pointsize);
   g_string_append (gp, "set border 3 lw 1\nset tics nomirror out\n"
                    "set grid back lt 1 lc rgb \"#dddddd\" lw 1\n");
   if (spec->title != NULL)
@@ -771,15 +1369,34 @@ append_key (GString *gp, gboolean needed, const char *title,
   g_string_append_c (gp, '\n');
 }
 
+/* Where the key of the series goes: right of the plot, or above it in a
+ * row on a figure narrower than 4 in (a paper's column), or when a
+ * series' name is long (a topology's description), where a key at the
+ * side would take a third of the width or more. A vertical key of a
+ * stack is inverted, its first part at the bottom as in the bars. */
+static const char *
+key_place (const Page *page, const Axis *series, gboolean stacked)
+{
+  glong longest = 0;
+
+  for (guint i = 0; !stacked && i < series->shown->len; i++)
+    longest = MAX (longest, g_utf8_strlen (g_ptr_array_index (series->shown,
+                                                              i), -1));
+  if (page->width < 4 || longest > 24)
+    return "outside top center horizontal";
+  return stacked ? "outside right top vertical invert"
+                 : "outside right top vertical";
+}
+
 /* Many or long category labels along x are slanted, not overlapped. */
 static void
 append_slant (GString *gp, const Axis *cats)
 {
   gsize longest = 0;
 
-  for (guint i = 0; i < cats->labels->len; i++)
-    longest = MAX (longest, strlen (g_ptr_array_index (cats->labels, i)));
-  if (cats->labels->len > 8 || longest > 10)
+  for (guint i = 0; i < cats->shown->len; i++)
+    longest = MAX (longest, strlen (g_ptr_array_index (cats->shown, i)));
+  if (cats->shown->len > 8 || longest > 10)
     g_string_append (gp, "set xtics rotate by 30 right\n");
 }
 
@@ -788,39 +1405,80 @@ static void
 append_category_tics (GString *gp, const char *axis, const Axis *cats)
 {
   g_string_append_printf (gp, "set %stics (", axis);
-  for (guint i = 0; i < cats->labels->len; i++)
+  for (guint i = 0; i < cats->shown->len; i++)
     {
       g_string_append (gp, i ? ", " : "");
-      append_gp_string (gp, g_ptr_array_index (cats->labels, i));
+      append_gp_string (gp, g_ptr_array_index (cats->shown, i));
       g_string_append_printf (gp, " %u", i);
     }
   g_string_append (gp, ")\n");
 }
 
-/* The comment at the head of the data file. */
+/* Whether a value of @axis is shown by a text other than its own. */
+static gboolean
+axis_relabelled (const Axis *axis)
+{
+  for (guint i = 0; i < axis->labels->len; i++)
+    if (strcmp (g_ptr_array_index (axis->labels, i),
+                g_ptr_array_index (axis->shown, i)) != 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The comment at the head of the data file, and what the options did to
+ * the numbers in it. */
 static void
 append_dat_header (GString *dat, const Figure *f, const char *columns)
 {
+  const PlotSpec *spec = f->spec;
   g_autofree char *csv = g_path_get_basename (f->table->name);
   g_autofree char *csv_line = one_line (csv), *columns_line = one_line (columns);
 
   g_string_append_printf (dat, "# trainsim plot: data of a %s plot of %s, "
                           "one block per series (gnuplot: index N)\n"
                           "# columns: %s\n",
-                          kind_names[f->spec->kind], csv_line, columns_line);
+                          kind_names[spec->kind], csv_line, columns_line);
+  if (spec->best != NULL)
+    {
+      g_autofree char *value = one_line (g_ptr_array_index (
+        f->table->header, g_array_index (f->values, int, 0)));
+      g_string_append_printf (dat, "# each point: of the rows on it, the one "
+                              "with the %s %s (--best %s)\n",
+                              strcmp (spec->best, "max") == 0 ? "highest"
+                              : "lowest", value, spec->best);
+    }
+  if (spec->ratio_to != NULL)
+    {
+      g_autofree char *by = one_line (g_ptr_array_index (f->table->header,
+                                                         f->by));
+      g_autofree char *to = one_line (spec->ratio_to);
+      g_string_append_printf (dat, "# y: over the y of the series %s = %s at "
+                              "the same x (--ratio-to)\n", by, to);
+    }
+  if (spec->normalize)
+    g_string_append (dat, "# values: fractions of their bar's total "
+                     "(--normalize)\n");
 }
 
-/* A block's title line: "# series 2: topology.inter_node.nics_per_node = 2". */
+/* A block's title line: "# series 2: topology.inter_node.nics_per_node = 2",
+ * and the text the value is shown by where it is another. */
 static void
-append_block (GString *dat, guint s, const char *column, const char *value)
+append_block (GString *dat, guint s, const char *column, const char *value,
+              const char *shown)
 {
   g_autofree char *column_line = one_line (column);
   g_autofree char *value_line = value ? one_line (value) : NULL;
 
   if (s > 0)
     g_string_append (dat, "\n\n");
-  g_string_append_printf (dat, "# series %u: %s%s%s\n", s, column_line,
+  g_string_append_printf (dat, "# series %u: %s%s%s", s, column_line,
                           value ? " = " : "", value ? value_line : "");
+  if (value != NULL && shown != NULL && strcmp (value, shown) != 0)
+    {
+      g_autofree char *shown_line = one_line (shown);
+      g_string_append_printf (dat, ", shown as %s", shown_line);
+    }
+  g_string_append_c (dat, '\n');
 }
 
 static const char *
@@ -830,10 +1488,58 @@ series_column (const Figure *f)
                     : "all rows";
 }
 
+/* The block title of series @s of a line or bars. */
+static void
+append_series_block (GString *dat, const Figure *f, guint s)
+{
+  append_block (dat, s, series_column (f),
+                f->by >= 0 ? g_ptr_array_index (f->series.labels, s) : NULL,
+                g_ptr_array_index (f->series.shown, s));
+}
+
+/* The y label of a line or bars: @label, or with --ratio-to what the
+ * values are relative to. Owned. */
+static char *
+value_ylabel (const Figure *f, const char *label)
+{
+  if (f->spec->ylabel != NULL)
+    return g_strdup (f->spec->ylabel);
+  if (f->spec->ratio_to == NULL)
+    return g_strdup (label);
+  guint ref = (guint) axis_find (&f->series, f->spec->ratio_to);
+  const char *value = g_ptr_array_index (f->series.labels, ref);
+  const char *shown = g_ptr_array_index (f->series.shown, ref);
+  /* A value shown as itself ("1") is named with its column. */
+  if (strcmp (value, shown) == 0)
+    return g_strdup_printf ("%s, relative to %s = %s", label,
+                            column_label (f->table, f->by), value);
+  return g_strdup_printf ("%s, relative to %s", label, shown);
+}
+
+/* Whether the y axis starts at zero: when every value is zero or more,
+ * since a bar or a throughput read against a cut axis looks larger than
+ * it is; not on a log axis, nor for lines of ratios, which are read
+ * against 1. */
+static gboolean
+y_from_zero (const Figure *f)
+{
+  return !f->spec->logy && f->lo >= 0
+         && !(f->spec->ratio_to != NULL && f->spec->kind == PLOT_LINE);
+}
+
+static void
+append_yrange (GString *gp, const Figure *f)
+{
+  if (f->spec->logy)
+    g_string_append (gp, "set logscale y\n");
+  else if (y_from_zero (f))
+    g_string_append (gp, "set yrange [0:*]\n");
+}
+
 /* ------------------------------------------------------------------ kinds */
 
 static gboolean
-write_line (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
             GError **error)
 {
   const PlotSpec *spec = f->spec;
@@ -867,16 +1573,15 @@ write_line (const Figure *f, const Terminal *term, GString *gp, GString *dat,
     {
       double x0 = NAN, y0 = NAN;
 
-      append_block (dat, s, series_column (f),
-                    f->by >= 0 ? g_ptr_array_index (f->series.labels, s)
-                    : NULL);
+      append_series_block (dat, f, s);
       for (guint i = 0; i < nx; i++)
         {
           int r = figure_cell (f, s, i);
+          double yv = figure_drawn (f, s, i);
 
-          if (r < 0)
+          if (isnan (yv))
             continue;
-          double xv = cell_value (f, r, f->x), yv = cell_value (f, r, y);
+          double xv = cell_value (f, r, f->x);
           if (isnan (x0))
             {
               x0 = xv;
@@ -892,33 +1597,46 @@ write_line (const Figure *f, const Terminal *term, GString *gp, GString *dat,
             }
           g_string_append_c (dat, '\n');
         }
+      /* A series --ratio-to left without points still takes its block:
+       * gnuplot does not count a block with no data line in `index`. */
+      if (isnan (x0))
+        g_string_append (dat, "NaN NaN\n");
     }
 
-  append_preamble (gp, f, term,
+  g_autofree char *ylabel = value_ylabel (f, column_label (t, y));
+  append_preamble (gp, f, page,
                    spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   spec->ylabel ? spec->ylabel : column_label (t, y));
+                   ylabel);
   append_key (gp, f->by >= 0 || spec->ideal,
               f->by >= 0 ? column_label (t, f->by) : NULL,
-              "outside right top vertical");
+              key_place (page, &f->series, FALSE));
   if (spec->logx)
     g_string_append (gp, "set logscale x 2\n");
   /* A few x values (GPU counts, NICs per node) are the tics themselves;
-   * gnuplot's own would put 1.5 NICs on the axis. */
-  if (nx <= 10)
+   * gnuplot's own would put 1.5 NICs on the axis. A value --label names
+   * is shown by its text. */
+  gboolean relabelled = axis_relabelled (&f->xs);
+  if (nx <= 10 || relabelled)
     {
       g_string_append (gp, "set xtics (");
       for (guint i = 0; i < nx; i++)
         {
           g_string_append (gp, i ? ", " : "");
+          if (relabelled)
+            {
+              append_gp_string (gp, g_ptr_array_index (f->xs.shown, i));
+              g_string_append_c (gp, ' ');
+            }
           append_num (gp, g_array_index (f->xs.values, double, i));
         }
       g_string_append (gp, ")\n");
     }
-  /* Room around the first and last points, so no marker sits on a border. */
-  g_string_append_printf (gp, "set offsets graph 0.05, graph 0.05, graph 0.05, "
-                          "%s\n", f->lo >= 0 ? "0" : "graph 0.05");
-  if (f->lo >= 0)
-    g_string_append (gp, "set yrange [0:*]\n");
+  /* Room around the first and last points, so no marker sits on a border;
+   * a log y axis already ends at the decades around them. */
+  g_string_append_printf (gp, "set offsets graph 0.05, graph 0.05, %s, %s\n",
+                          spec->logy ? "0" : "graph 0.05",
+                          spec->logy || y_from_zero (f) ? "0" : "graph 0.05");
+  append_yrange (gp, f);
   g_string_append (gp, "plot ");
   for (guint s = 0; s < ns; s++)
     {
@@ -928,18 +1646,18 @@ write_line (const Figure *f, const Terminal *term, GString *gp, GString *dat,
       if (f->by >= 0)
         {
           g_string_append (gp, " title ");
-          append_gp_string (gp, g_ptr_array_index (f->series.labels, s));
+          append_gp_string (gp, g_ptr_array_index (f->series.shown, s));
         }
     }
   if (spec->ideal)
     {
       for (guint s = 0; s < ns; s++)
         g_string_append_printf (gp, ", \\\n     datafile index %u using 1:3 "
-                                "with lines ls %zu lw 1 dt 2", s,
+                                "with lines ls %zu lw 1 dt 3", s,
                                 s % G_N_ELEMENTS (series_colours) + 1);
-      /* One key entry for all the dashed lines. */
+      /* One key entry for all the dotted lines. */
       g_string_append (gp, ", \\\n     NaN with lines lc rgb \"#555555\" lw 1 "
-                       "dt 2 title \"ideal scaling\"");
+                       "dt 3 title \"ideal scaling\"");
     }
   g_string_append_c (gp, '\n');
   return TRUE;
@@ -959,20 +1677,17 @@ append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
       int col = g_array_index (f->values, int, stacked ? b : 0);
 
       if (stacked)
-        append_block (dat, b, g_ptr_array_index (t->header, col), NULL);
+        append_block (dat, b, g_ptr_array_index (t->header, col), NULL, NULL);
       else
-        append_block (dat, b, series_column (f), f->by >= 0
-                      ? g_ptr_array_index (f->series.labels, b) : NULL);
+        append_series_block (dat, f, b);
       for (guint i = 0; i < f->xs.labels->len; i++)
         {
-          int r = figure_cell (f, stacked ? 0 : b, i);
-
-          append_dat_string (dat, g_ptr_array_index (f->xs.labels, i));
+          append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
           g_string_append_c (dat, ' ');
-          if (r < 0)
+          if (isnan (figure_drawn (f, b, i)))
             g_string_append (dat, "NaN");
           else
-            append_num (dat, cell_value (f, r, col));
+            append_num (dat, figure_drawn (f, b, i));
           g_string_append_c (dat, '\n');
         }
     }
@@ -1001,11 +1716,8 @@ append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
 {
   guint nb = stacked ? f->values->len : f->series.labels->len;
 
-  if (f->lo >= 0)
-    g_string_append (gp, "set yrange [0:*]\n");
   append_slant (gp, &f->xs);
   g_string_append (gp, "set grid noxtics\nset xtics scale 0\n"
-                   "set style fill solid 0.9 border lc rgb \"#333333\"\n"
                    "set style data histograms\n");
   g_string_append (gp, stacked ? "set style histogram rowstacked\n"
                    "set boxwidth 0.6\n"
@@ -1013,23 +1725,28 @@ append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
   g_string_append (gp, "plot ");
   for (guint b = 0; b < nb; b++)
     {
+      gsize style = bar_style (f, b, stacked);
+
+      /* Solid borders (the style's dash type is for lines), and hatching
+       * drawn thick enough to carry its colour. */
       g_string_append_printf (gp, "%sdatafile index %u using 2%s ls %zu "
-                              "lw 0.5", b ? ", \\\n     " : "", b,
-                              b ? "" : ":xtic(1)", bar_style (f, b, stacked));
+                              "lw 0.8 dt 1 fs %s border lc rgb \"#333333\"",
+                              b ? ", \\\n     " : "", b, b ? "" : ":xtic(1)",
+                              style, series_fills[style - 1]);
       if (stacked || f->by >= 0)
         {
           g_string_append (gp, " title ");
           append_gp_string (gp, stacked
                             ? column_legend (f->table,
                                              g_array_index (f->values, int, b))
-                            : g_ptr_array_index (f->series.labels, b));
+                            : g_ptr_array_index (f->series.shown, b));
         }
     }
   g_string_append_c (gp, '\n');
 }
 
 static gboolean
-write_bars (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+write_bars (const Figure *f, const Page *page, GString *gp, GString *dat,
             GError **error G_GNUC_UNUSED)
 {
   const PlotSpec *spec = f->spec;
@@ -1041,23 +1758,28 @@ write_bars (const Figure *f, const Terminal *term, GString *gp, GString *dat,
 
   append_dat_header (dat, f, columns);
   append_histogram_data (dat, f, FALSE);
-  append_preamble (gp, f, term,
+  g_autofree char *ylabel = value_ylabel (f, column_label (t, y));
+  append_preamble (gp, f, page,
                    spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   spec->ylabel ? spec->ylabel : column_label (t, y));
+                   ylabel);
   append_key (gp, f->by >= 0, f->by >= 0 ? column_label (t, f->by) : NULL,
-              "outside right top vertical");
+              key_place (page, &f->series, FALSE));
+  append_yrange (gp, f);
   append_histogram_plot (gp, f, FALSE);
   return TRUE;
 }
 
-/* The y label of a stack: what its parts have in common. */
+/* The y label of a stack: what its parts have in common, or with
+ * --normalize, of what they are the fractions. */
 static const char *
 stack_ylabel (const Figure *f)
 {
-  const char *common[][2] = {
-    { "breakdown_s.", "time per iteration (s)" },
-    { "memory.", "memory per GPU (GiB)" },
+  const char *common[][3] = {
+    { "breakdown_s.", "time per iteration (s)",
+      "fraction of the iteration time" },
+    { "memory.", "memory per GPU (GiB)", "fraction of the memory per GPU" },
   };
+  gboolean normalize = f->spec->normalize;
 
   for (gsize k = 0; k < G_N_ELEMENTS (common); k++)
     {
@@ -1068,14 +1790,16 @@ stack_ylabel (const Figure *f)
                 f->table->header, g_array_index (f->values, int, i)),
                 common[k][0]);
       if (all)
-        return common[k][1];
+        return common[k][normalize ? 2 : 1];
     }
+  if (normalize)
+    return "fraction of the total";
   return f->values->len == 1
          ? column_label (f->table, g_array_index (f->values, int, 0)) : NULL;
 }
 
 static gboolean
-write_stack (const Figure *f, const Terminal *term, GString *gp, GString *dat,
+write_stack (const Figure *f, const Page *page, GString *gp, GString *dat,
              GError **error G_GNUC_UNUSED)
 {
   const PlotSpec *spec = f->spec;
@@ -1086,55 +1810,128 @@ write_stack (const Figure *f, const Terminal *term, GString *gp, GString *dat,
                           (const char *) g_ptr_array_index (t->header, f->x));
   append_dat_header (dat, f, columns->str);
   append_histogram_data (dat, f, TRUE);
-  append_preamble (gp, f, term,
+  append_preamble (gp, f, page,
                    spec->xlabel ? spec->xlabel : column_label (t, f->x),
                    spec->ylabel ? spec->ylabel : stack_ylabel (f));
-  /* The first part is the bottom of a bar; invert puts it at the bottom
-   * of the key too, so the key reads like the bars. */
-  append_key (gp, TRUE, NULL, "outside right top vertical invert");
+  append_key (gp, TRUE, NULL, key_place (page, &f->series, TRUE));
+  if (spec->normalize)
+    g_string_append (gp, "set yrange [0:1]\n");
+  else
+    append_yrange (gp, f);
   append_histogram_plot (gp, f, TRUE);
   return TRUE;
 }
 
+/* How a heatmap marks a cell where no row is ok, by the status of its
+ * rows: a grey of its own, a word in the cell, and the key's entry for
+ * the word. Another status is shown by its own name, in OTHER_GREY. */
+static const struct {
+  const char *status, *word, *meaning, *grey;
+} status_marks[] = {
+  { "oom", "OOM", "OOM: out of memory", "#bdbdbd" },
+  { "infeasible", "n/a", "n/a: infeasible plan", "#e0e0e0" },
+};
+#define OTHER_GREY "#9e9e9e"
+
+/* The plot elements of the cells marked with @status, block @index. */
+static void
+append_status_cells (GString *gp, guint index, const char *status)
+{
+  const char *word = *status ? status : "(empty)", *meaning = word;
+  const char *grey = OTHER_GREY;
+
+  for (gsize k = 0; k < G_N_ELEMENTS (status_marks); k++)
+    if (strcmp (status, status_marks[k].status) == 0)
+      {
+        word = status_marks[k].word;
+        meaning = status_marks[k].meaning;
+        grey = status_marks[k].grey;
+      }
+  g_string_append_printf (gp, ", \\\n     datafile index %u using 1:2:(0.5):"
+                          "(0.5) with boxxyerror fc rgb \"%s\" fs solid 1 "
+                          "noborder title ", index, grey);
+  append_gp_string (gp, meaning);
+  g_string_append_printf (gp, ", \\\n     datafile index %u using 1:2:(",
+                          index);
+  append_gp_string (gp, word);
+  g_string_append (gp, ") with labels tc rgb \"#333333\"");
+}
+
 static gboolean
-write_heatmap (const Figure *f, const Terminal *term, GString *gp,
+write_heatmap (const Figure *f, const Page *page, GString *gp,
                GString *dat, GError **error G_GNUC_UNUSED)
 {
   const PlotSpec *spec = f->spec;
   const PlotTable *t = f->table;
   int z = g_array_index (f->values, int, 0);
   guint nx = f->xs.labels->len, ny = f->series.labels->len;
+  const char *xcol = g_ptr_array_index (t->header, f->x);
+  const char *ycol = g_ptr_array_index (t->header, f->y);
   g_autofree char *columns = g_strdup_printf (
-    "x_index y_index %s %s %s",
-    (const char *) g_ptr_array_index (t->header, z),
-    (const char *) g_ptr_array_index (t->header, f->x),
-    (const char *) g_ptr_array_index (t->header, f->y));
+    "x_index y_index %s %s %s; then a block per status of the cells where "
+    "no row is ok: x_index y_index %s %s",
+    (const char *) g_ptr_array_index (t->header, z), xcol, ycol, xcol, ycol);
+  /* The statuses of the marked cells, in the order first met. */
+  g_autoptr (GPtrArray) statuses = g_ptr_array_new ();
 
-  append_dat_header (dat, f, columns);
-  for (guint s = 0; s < ny; s++)
+  for (gsize k = 0; k < (gsize) nx * ny; k++)
     {
-      append_block (dat, s, g_ptr_array_index (t->header, f->y),
-                    g_ptr_array_index (f->series.labels, s));
-      for (guint i = 0; i < nx; i++)
-        {
-          int r = figure_cell (f, s, i);
+      const char *st;
+      guint j;
 
-          if (r < 0)
-            continue;  /* an empty cell stays white */
-          g_string_append_printf (dat, "%u %u ", i, s);
-          append_num (dat, cell_value (f, r, z));
-          g_string_append_c (dat, ' ');
-          append_dat_string (dat, g_ptr_array_index (f->xs.labels, i));
-          g_string_append_c (dat, ' ');
-          append_dat_string (dat, g_ptr_array_index (f->series.labels, s));
-          g_string_append_c (dat, '\n');
-        }
+      if (f->failed[k] < 0)
+        continue;
+      st = plot_table_cell (t, (guint) f->failed[k], f->status);
+      for (j = 0; j < statuses->len; j++)
+        if (strcmp (g_ptr_array_index (statuses, j), st) == 0)
+          break;
+      if (j == statuses->len)
+        g_ptr_array_add (statuses, (gpointer) st);
     }
 
-  append_preamble (gp, f, term,
+  append_dat_header (dat, f, columns);
+  /* One block of the cells with a value: none is empty (a figure has a
+   * row to draw), so the status blocks after it keep their index. */
+  append_block (dat, 0, "the cells with a value", NULL, NULL);
+  for (guint s = 0; s < ny; s++)
+    for (guint i = 0; i < nx; i++)
+      {
+        if (figure_cell (f, s, i) < 0)
+          continue;  /* an empty cell stays white */
+        g_string_append_printf (dat, "%u %u ", i, s);
+        append_num (dat, figure_drawn (f, s, i));
+        g_string_append_c (dat, ' ');
+        append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
+        g_string_append_c (dat, ' ');
+        append_dat_string (dat, g_ptr_array_index (f->series.shown, s));
+        g_string_append_c (dat, '\n');
+      }
+  for (guint j = 0; j < statuses->len; j++)
+    {
+      append_block (dat, j + 1, "status", g_ptr_array_index (statuses, j),
+                    NULL);
+      for (guint s = 0; s < ny; s++)
+        for (guint i = 0; i < nx; i++)
+          {
+            int r = f->failed[s * nx + i];
+
+            if (r < 0 || strcmp (plot_table_cell (t, (guint) r, f->status),
+                                 g_ptr_array_index (statuses, j)) != 0)
+              continue;
+            g_string_append_printf (dat, "%u %u ", i, s);
+            append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
+            g_string_append_c (dat, ' ');
+            append_dat_string (dat, g_ptr_array_index (f->series.shown, s));
+            g_string_append_c (dat, '\n');
+          }
+    }
+
+  append_preamble (gp, f, page,
                    spec->xlabel ? spec->xlabel : column_label (t, f->x),
                    spec->ylabel ? spec->ylabel : column_label (t, f->y));
-  g_string_append_printf (gp, "unset key\nunset grid\nset tics scale 0\n"
+  /* The key says what the grey cells mean; the colour box, the rest. */
+  append_key (gp, statuses->len > 0, NULL, "below horizontal");
+  g_string_append_printf (gp, "unset grid\nset tics scale 0\n"
                           "set xrange [-0.5:%u.5]\nset yrange [-0.5:%u.5]\n",
                           nx - 1, ny - 1);
   append_category_tics (gp, "x", &f->xs);
@@ -1151,17 +1948,20 @@ write_heatmap (const Figure *f, const Terminal *term, GString *gp,
   double big = MAX (fabs (f->lo), fabs (f->hi));
   const char *fmt = big >= 100 ? "%.0f" : big >= 10 ? "%.1f"
                     : big >= 1 ? "%.2f" : "%.3g";
-  g_string_append (gp, "plot datafile using 1:2:(0.5):(0.5):3 with boxxyerror "
-                   "fc palette fs solid 1 noborder, \\\n     datafile using "
-                   "1:2:(sprintf(\"");
+  g_string_append (gp, "plot datafile index 0 using 1:2:(0.5):(0.5):3 with "
+                   "boxxyerror fc palette fs solid 1 noborder, \\\n     "
+                   "datafile index 0 using 1:2:(sprintf(\"");
   g_string_append_printf (gp, "%s\", $3)):($3 > ", fmt);
   append_num (gp, f->lo + 0.55 * (f->hi - f->lo));
-  g_string_append (gp, " ? 0xffffff : 0x000000) with labels tc rgb variable\n");
+  g_string_append (gp, " ? 0xffffff : 0x000000) with labels tc rgb variable");
+  for (guint j = 0; j < statuses->len; j++)
+    append_status_cells (gp, j + 1, g_ptr_array_index (statuses, j));
+  g_string_append_c (gp, '\n');
   return TRUE;
 }
 
 /* The writers, in PlotKind's order: each fills the script and the data. */
-typedef gboolean (*KindWriter) (const Figure *f, const Terminal *term,
+typedef gboolean (*KindWriter) (const Figure *f, const Page *page,
                                 GString *gp, GString *dat, GError **error);
 static const KindWriter kind_writers[] = {
   write_line, write_bars, write_heatmap, write_stack,
@@ -1176,18 +1976,13 @@ plot_write_script (const PlotTable *table, const PlotSpec *spec, GString *gp,
   g_return_val_if_fail (spec->kind >= 0 && spec->kind < PLOT_N, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  const Terminal *term = terminal_for (spec->figure);
-  if (term == NULL)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
-                   "-o %s: unknown figure type; name it .pdf, .svg or .png",
-                   spec->figure);
-      return FALSE;
-    }
+  Page page;
+  if (!page_parse (&page, spec, error))
+    return FALSE;
   g_auto (Figure) f = { table, spec };
   if (!figure_build (&f, notes, error))
     return FALSE;
-  return kind_writers[spec->kind] (&f, term, gp, dat, error);
+  return kind_writers[spec->kind] (&f, &page, gp, dat, error);
 }
 
 /* ---------------------------------------------------------------- gnuplot */
