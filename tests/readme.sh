@@ -163,15 +163,19 @@ if [ -s "$tmp/updates" ]; then
     awk -v first="$first" -v last="$last" -v new="$tmp/s$k.new" '
       BEGIN { while ((getline l < new) > 0) r[++n] = l; i = 0 }
       NR < first || NR > last { print; next }
+      # A command ends at its line without a final backslash: its
+      # expected lines go after that one.
       {
         body = substr($0, 5)
-        if (cont) { print; cont = body ~ /\\$/; next }
-        if (body ~ /^\$ /) {
-          print; cont = body ~ /\\$/
-          i++    # the marker line
-          while (i < n && r[i + 1] != "@@trainsim-readme-marker@@") {
-            i++; print "    " r[i]
-          }
+        if (!cont && body !~ /^\$ /)
+          next
+        print
+        cont = body ~ /\\$/
+        if (cont)
+          next
+        i++    # the marker line
+        while (i < n && r[i + 1] != "@@trainsim-readme-marker@@") {
+          i++; print "    " r[i]
         }
       }' "$tmp/readme.new" >"$tmp/readme.next" && mv "$tmp/readme.next" "$tmp/readme.new"
   done
