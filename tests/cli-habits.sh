@@ -35,10 +35,10 @@ verdict "an option's value given apart is never split (-o -j2 writes ./-j2)"
 
 for c in run validate sweep merge plot search collective; do
   "$TRAINSIM" "$c" --help >"$tmp/help" 2>&1
-  sed -n 2p "$tmp/help" | grep -q "^  trainsim $c " ||
+  sed -n 2p "$tmp/help" | grep -q "^  trainsim $c \\[OPTION\\.\\.\\.\\] " ||
     fail_because "$c --help: $(sed -n 2p "$tmp/help")"
 done
-verdict "every command's --help shows its usage as 'trainsim COMMAND ...'"
+verdict "every command's --help shows its usage as 'trainsim COMMAND [OPTION...] ...'"
 
 for c in run validate sweep search plot merge; do
   case $c in
