@@ -208,7 +208,11 @@ sim_estimate (const Sim *sim, SimCost *cost)
   uint64_t gpn = (uint64_t) MAX (1, sim->net.gpus_per_node);
   uint64_t nodes = full ? ((uint64_t) plan->gpus + gpn - 1) / gpn
                         : 2 * (uint64_t) plan->pp;
-  uint64_t resources = sat_mul_u64 (nodes, (uint64_t) (2 * sim->net.nics + 8));
+  /* NIC sides and uplinks, and with offload each PCIe switch's link to
+   * the host and each GPU's own link, both ways (at most a GPU each). */
+  uint64_t per_node = (uint64_t) (2 * sim->net.nics + 2)
+                      + (sim->offload != OFFLOAD_NONE ? 4 * gpn : 0);
+  uint64_t resources = sat_mul_u64 (nodes, per_node);
   uint64_t groups = full ? (uint64_t) plan->pp * ((uint64_t) plan->dp
                                                   + (uint64_t) plan->tp) : 0;
   uint64_t per_op = sizeof (Op) + EDGE_BYTES
