@@ -110,14 +110,19 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
     "1GiB, raises it), and YAML may nest at most 64 levels.", NULL);
 
   g_option_context_set_description (context, description);
+  g_clear_pointer (&description, g_free);   /* copied; --help exits below */
   /* --help printed here rather than by GOption, which writes its usage
    * line's "[OPTION…]" through the C locale as "[OPTION?]". */
   if (help)
     {
-      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
-      g_auto (GStrv) parts = g_strsplit (text, "\xe2\x80\xa6", -1);
-      g_autofree char *ascii = g_strjoinv ("...", parts);
+      /* Freed before exit, which leaves automatic cleanups undone. */
+      char *text = g_option_context_get_help (context, TRUE, NULL);
+      char **parts = g_strsplit (text, "\xe2\x80\xa6", -1);
+      char *ascii = g_strjoinv ("...", parts);
       fputs (ascii, stdout);
+      g_free (ascii);
+      g_strfreev (parts);
+      g_free (text);
       exit (fflush (stdout) == 0 && !ferror (stdout) ? 0 : 1);
     }
   if (g_option_context_parse (context, argc, argv, &error))
