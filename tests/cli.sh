@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/cli.sh: the command line contract of DESIGN.md sections 1 and 2:
+# tests/cli.sh: the command line contract of doc/trainsim.1 (OUTPUT, EXIT
+# STATUS) and README (What it prints, Commands, Inputs):
 # exit statuses, output formats, and the errors a bad input gets (exit 2, a
 # file:line:col, a hint of what is valid, and no report file left behind).
 #
@@ -73,7 +74,7 @@ for f in compute tp_comm bubble pp_comm dp_comm optimizer offload; do
   esac
 done
 [ -z "$missing" ] || fail_because "missing fields:$missing"
-verdict "run -f json prints every contract field of DESIGN.md section 1"
+verdict "run -f json prints every contract field of trainsim(1) OUTPUT"
 
 if command -v python3 >/dev/null 2>&1; then
   if [ "$json_rc" -eq 0 ] && python3 - "$tmp/run.json" <<'EOF' 2>"$tmp/err"

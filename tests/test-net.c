@@ -1,7 +1,8 @@
 /* test-net.c: the network layer: max-min fair flows (flow.h) against
  * rates and finish times worked out by hand, and the collective model
- * (net.h) against the published nccl-tests bus bandwidths of DESIGN.md
- * section 4 and relations the tuner must keep. */
+ * (net.h) against published nccl-tests bus bandwidths on A100 (their
+ * sources in net.c and README, "collective") and relations the tuner must
+ * keep. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -314,9 +315,11 @@ allreduce_busbw (const char *topology, const char *set, int gpus)
 
 START_TEST (test_nccl_tests_bars)
 {
-  /* DESIGN.md section 4 and issue 4's bars, within 10 %: 8 x A100 on
-   * NVSwitch about 230 GB/s; between nodes about 24 GB/s with one HDR NIC
-   * per node, 86-96 with four, 192 with eight. */
+  /* Issue 4's bars, within 10 %, from published nccl-tests runs: 8 x A100
+   * on NVSwitch about 230 GB/s (Bekman's ML Engineering book; NVIDIA/nccl
+   * #1048); between nodes about 24 GB/s with one HDR NIC per node and 86
+   * with four (NVIDIA/nccl #1048; 91 in NVIDIA/nccl-tests #100; 96 is four
+   * at 24), 192 with eight (DGX A100, NVIDIA/nccl #812). */
   double one_node = allreduce_busbw ("selene", NULL, 8);
   double nic1 = allreduce_busbw ("apollo-a100-1ib", NULL, 16);
   double nic4 = allreduce_busbw ("apollo-a100-4ib", NULL, 16);

@@ -225,7 +225,7 @@ render (const SimResult *r, ReportFormat format)
   return g_string_free (s, FALSE);
 }
 
-/* The contract's JSON keys, in order (DESIGN.md section 1). */
+/* The contract's JSON keys, in order (trainsim(1), OUTPUT). */
 static const char *const json_keys[] = {
   "\"iteration_time_s\": ", "\"samples_per_s\": ", "\"tokens_per_s\": ",
   "\"model_tflops_per_gpu\": ", "\"hardware_tflops_per_gpu\": ",

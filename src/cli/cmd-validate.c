@@ -316,7 +316,7 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
                oom_but_ran + fit_but_oom };
   int status = 0;
   GString *summary = g_string_new (NULL);
-  /* The contract line first (DESIGN.md: tests and hooks grep it). */
+  /* The contract line first (trainsim(1), validate: tests and hooks grep it). */
   g_string_append_printf (summary, "MAPE %.1f%% max %.1f%% over %d cases, mean "
                           "signed error %+.1f%%, role %s", s.mape, s.max,
                           score.n, s.mean_signed,

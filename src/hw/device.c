@@ -6,13 +6,20 @@
  *
  * MATMUL_EFFICIENCY: the fraction of peak that Megatron's large GEMMs
  *   sustain in training. The best A100 BF16 GEMM benchmark reaches 86 %
- *   (268 of 312 TFLOPS; DESIGN.md section 4), but the transformer shapes
- *   run in a training step, with their epilogues, sustain less: 0.76 is
- *   fitted jointly, once, to experiments/validation/narayanan2021-table1.yaml
- *   and vtrain-multinode.yaml (hence role: calibration there), together
- *   with GEMM_K_HALF below.
- * HBM_EFFICIENCY: memory-bound kernels reach 85-90 % of HBM bandwidth
- *   (DESIGN.md section 4): the low end, as Megatron's fused kernels also
+ *   (267.9 of 312 TFLOPS by mamf-finder.py, CUDA 12.1: S. Bekman, Machine
+ *   Learning Engineering Open Book, compute/accelerator/README.md, table
+ *   "Maximum Achievable Matmul FLOPS", 2024; 271.2, 86.9 %, in its 2025
+ *   rerun), but the transformer shapes run in a training step, with their
+ *   epilogues, sustain less: 0.76 is fitted jointly, once, to
+ *   experiments/validation/narayanan2021-table1.yaml and
+ *   vtrain-multinode.yaml (hence role: calibration there), together with
+ *   GEMM_K_HALF below.
+ * HBM_EFFICIENCY: memory-bound kernels reach 85-90 % of HBM bandwidth:
+ *   in NVIDIA's developer forums ("Trouble to Reach Peak Bandwidth of
+ *   A100", thread 339083) a read kernel on an A100 80GB reaches 1.80 of
+ *   2.04 TB/s (88 %, Nsight Compute agreeing), and the best kernel of the
+ *   GTC talk it cites about 90 %. A forum measurement, not yet traced to a
+ *   paper's table. 0.85 is the low end, as Megatron's fused kernels also
  *   do arithmetic.
  * Fused attention: by implementation, the tables below (attention_rate).
  * GEMM_TILE_M/N: a 256 x 128 output tile, cuBLAS/CUTLASS's usual tile for

@@ -9,12 +9,16 @@
  * latency: a default per step (Simple protocol) when the topology gives
  * none. Sources:
  *  nvswitch/nvlink: 8 x A100 all-reduce bus bandwidth measured at 230-233
- *    GB/s by nccl-tests against 300 GB/s NVLink3 per direction (DESIGN.md
- *    section 4): 230 / 300 = 0.77; NCCL's tuning.cc NVLink hop latency is
- *    0.5 us (LL) to 3.4 us (Simple): 2 us is between.
+ *    GB/s by nccl-tests (229-234 at 1-4 GiB: Bekman, Machine Learning
+ *    Engineering Open Book, network/README.md, 2023; 232.5: NVIDIA/nccl
+ *    issue #1048, 2023) against 300 GB/s NVLink3 per direction (A100
+ *    whitepaper, 2020): 230 / 300 = 0.77; NCCL's tuning.cc NVLink hop
+ *    latency is 0.5 us (LL) to 3.4 us (Simple): 2 us is between.
  *  pcie: Gen4 x16, 25 GB/s nominal, ~21 GB/s measured by bandwidthTest.
  *  infiniband-hdr/ndr: multi-node all-reduce bus bandwidth about 24 GB/s
- *    per 200 Gb/s NIC (DESIGN.md section 4): 24 / 25 = 0.96; a network
+ *    per 200 Gb/s NIC (nccl-tests on 2 x 8 A100 with one HDR NIC per node,
+ *    NVIDIA/nccl issue #1048, 2023; the figure NCCL's developers give in
+ *    NVIDIA/nccl issue #412, 2023): 24 / 25 = 0.96; a network
  *    step costs 2.7-9.6 us by protocol (NCCL tuning.cc): 5 us.
  *  slingshot-11: the same 200 Gb/s line rate and the same efficiency on
  *    an unloaded link; it differs from HDR in latency (its topology files

@@ -8,7 +8,8 @@
  *                 between nodes through the NICs, with the ring's channels
  *                 spread over every NIC of the node. The two levels run
  *                 pipelined, so the slower one sets the time: that is why
- *                 8 x HDR reach 192 GB/s of bus bandwidth (DESIGN.md s. 4).
+ *                 8 x HDR reach 192 GB/s of bus bandwidth (DGX A100, as
+ *                 NVIDIA measured it: NVIDIA/nccl issue #812, 2023).
  *   tree          NCCL's double binary tree between nodes, a chain inside:
  *                 log-depth latency, the choice at scale for small buffers.
  *   hierarchical  reduce-scatter inside the node, all-reduce of 1/local of

@@ -87,7 +87,8 @@ typedef struct {
 #define FIELD(group, name, kind, member, training) \
   { group, name, kind, G_STRUCT_OFFSET (SimResult, member), training }
 
-/* DESIGN.md section 1, in the contract's order. Members of one group must
+/* The JSON contract of trainsim(1), OUTPUT, in its order (tests/test-output.c
+ * and tests/cli.sh check it). Members of one group must
  * be adjacent: the JSON writer opens an object when the group changes. */
 static const Field fields[] = {
   FIELD (NULL, "iteration_time_s", FIELD_DOUBLE, iteration_time_s, FALSE),

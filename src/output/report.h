@@ -1,7 +1,8 @@
 /* report.h: one simulated step as a table, a JSON object or a CSV row.
  *
- * The JSON field names and their order are the contract of DESIGN.md
- * section 1; the CSV columns are the same names, nested objects flattened
+ * The JSON field names and their order are a contract, documented in
+ * trainsim(1), OUTPUT (doc/trainsim.1) and README, "What it prints"; the
+ * CSV columns are the same names, nested objects flattened
  * with '.' (breakdown_s.compute, memory.weights_gib). Numbers are written
  * with g_ascii_* so the bytes do not depend on the locale, and identical
  * results give identical bytes. */

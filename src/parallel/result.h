@@ -1,7 +1,8 @@
 /* result.h: what one simulated training step reports.
  *
  * Filled by the executor (sim.c) and read by the output writers; the JSON
- * field names of DESIGN.md section 1 are the names of these fields. */
+ * field names of trainsim(1), OUTPUT (doc/trainsim.1) are the names of
+ * these fields. */
 #pragma once
 
 #include <glib.h>
