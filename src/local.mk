@@ -27,6 +27,7 @@ libtrainsim_la_SOURCES = \
 	src/output/report.h src/output/report.c \
 	src/output/trace.h src/output/trace.c \
 	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
+	src/sweep/plansearch.h src/sweep/plansearch.c \
 	src/output/plot.h src/output/plot-private.h src/output/plot-table.c \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
