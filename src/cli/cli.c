@@ -22,6 +22,8 @@ static const Subcommand subcommands[] = {
   { "merge", cli_merge, "join the outputs of sharded sweeps" },
   { "plot", cli_plot, "turn a sweep's CSV into a gnuplot figure" },
   { "search", cli_search, "find the fastest plans that fit in memory" },
+  { "plan", cli_plan,
+    "plan a whole training run: days, cost, failures and checkpoints" },
   { "collective", cli_collective,
     "time a collective over message sizes, as nccl-tests prints it" },
 };
@@ -179,7 +181,7 @@ run_command (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (cmd, subcommands[i].name) == 0)
       return subcommands[i].fn (argc - 1, argv + 1);
-  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, collective)\n"
+  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, plan, collective)\n"
                    "Try 'trainsim --help'.\n", cmd);
   return 2;
 }

@@ -14,6 +14,7 @@ int cli_sweep (int argc, char **argv);
 int cli_merge (int argc, char **argv);
 int cli_plot (int argc, char **argv);
 int cli_search (int argc, char **argv);
+int cli_plan (int argc, char **argv);
 int cli_collective (int argc, char **argv);
 
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
