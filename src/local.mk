@@ -29,6 +29,7 @@ libtrainsim_la_SOURCES = \
 	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
 	src/sweep/plansearch.h src/sweep/plansearch.c \
 	src/sweep/goodput.h src/sweep/goodput.c \
+	src/sweep/energy.h src/sweep/energy.c \
 	src/output/plot.h src/output/plot-private.h src/output/plot-table.c \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \

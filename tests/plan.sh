@@ -74,6 +74,20 @@ awk -v a="$(field days_expected "$tmp/out")" -v b="$expected" 'BEGIN { exit !(a 
   || fail_because "a 2 h interval is not slower than Young/Daly's"
 verdict "reliability.checkpoint_interval replaces Young/Daly's, and costs more"
 
+# Energy: the GPUs at the step's mean power and the nodes at 3.3 kW, for
+# the days, times the PUE of 1.1; CO2 only with a grid intensity.
+w=$(field gpu_step_w "$tmp/written.json")
+awk -v w="$w" 'BEGIN { exit !(w > 60 && w < 400) }' || fail_because "$w W a GPU, not between idle and TDP"
+mwh=$(awk -v w="$w" -v d="$days" 'BEGIN { printf "%.17g", (1024 * w + 128 * 3300) * d * 86400 * 1.1 / 3.6e9 }')
+within "$(field energy_mwh "$tmp/written.json")" "$mwh" 1e-9 || fail_because "$(field energy_mwh "$tmp/written.json") MWh, by hand $mwh"
+awk -v a="$(field energy_mwh_with_failures "$tmp/written.json")" -v b="$mwh" 'BEGIN { exit !(a > b) }' \
+  || fail_because "failures cost no energy"
+[ "$(field co2_t "$tmp/written.json")" = null ] || fail_because "CO2 without a grid intensity"
+ts plan "$gpt" --as-written -f json --set energy.grid_g_co2_per_kwh=400
+within "$(field co2_t "$tmp/out")" "$(awk -v m="$mwh" 'BEGIN { printf "%.17g", m * 0.4 }')" 1e-9 \
+  || fail_because "$(field co2_t "$tmp/out") t CO2 at 400 g/kWh"
+verdict "energy: ${w} W a GPU, $(field energy_mwh "$tmp/written.json") MWh; CO2 with a grid intensity"
+
 # --- the fastest plan -----------------------------------------------------------
 ts plan "$gpt" -j 2 -f json
 cp "$tmp/out" "$tmp/fastest.json"
@@ -127,6 +141,7 @@ reliability:
 YAML
 refused "a zero rate" "zero-rate.yaml:8:26: reliability.gpu_failures_per_hour must be a positive number" "$tmp/zero-rate.yaml"
 refused "a negative rate" "node_failures_per_hour must be a positive number" "$gpt" --set reliability.node_failures_per_hour=-1
+refused "a zero PUE" "energy.pue must be a positive number" "$gpt" --set energy.pue=0
 refused "storage without bandwidth" "storage is missing required key: bandwidth" "$gpt" \
   --set 'topology={name: dgx-a100-40gb, storage: {read_bandwidth: 1TB/s}}'
 refused "a topology without storage" "has no storage: section.*such as storage: {bandwidth" "$gpt" --set topology=dgx-a100-40gb

@@ -10,6 +10,7 @@
 #include "output/report.h"
 #include "parallel/plan.h"
 #include "parallel/sim.h"
+#include "sweep/energy.h"
 #include "sweep/goodput.h"
 #include "sweep/plansearch.h"
 #include <errno.h>
@@ -32,6 +33,8 @@ typedef struct {
   double failures, days_with_failures, days_with_failures_p10,
          days_with_failures_p90, days_expected, days_first_order;
   double gpu_hours_with_failures, cost_usd_with_failures;
+  double gpu_step_w, pue, energy_mwh, energy_mwh_with_failures;
+  double co2_t, co2_t_with_failures;   /* NAN without a grid intensity */
 } Outcome;
 
 static void
@@ -85,6 +88,12 @@ static const OutField out_fields[] = {
   OUT ("days_first_order", OUT_DOUBLE, days_first_order),
   OUT ("gpu_hours_with_failures", OUT_DOUBLE, gpu_hours_with_failures),
   OUT ("cost_usd_with_failures", OUT_DOUBLE, cost_usd_with_failures),
+  OUT ("gpu_step_w", OUT_DOUBLE, gpu_step_w),
+  OUT ("pue", OUT_DOUBLE, pue),
+  OUT ("energy_mwh", OUT_DOUBLE, energy_mwh),
+  OUT ("energy_mwh_with_failures", OUT_DOUBLE, energy_mwh_with_failures),
+  OUT ("co2_t", OUT_DOUBLE, co2_t),
+  OUT ("co2_t_with_failures", OUT_DOUBLE, co2_t_with_failures),
   OUT ("trials", OUT_INT, trials),
   OUT ("seed", OUT_INT, seed),
 };
@@ -213,6 +222,13 @@ append_table (GString *out, const Outcome *o)
                           "%.3g days\n", "", o->failures, o->days_expected);
   g_string_append_printf (out, TABLE_ROW "%s GPU-hours, %s\n", "", gpuh_f,
                           usd_f);
+  g_string_append_printf (out, TABLE_ROW "%.3g MWh, %.3g with failures (%.0f W "
+                          "a GPU over a step, PUE %.2f)\n", "energy",
+                          o->energy_mwh, o->energy_mwh_with_failures,
+                          o->gpu_step_w, o->pue);
+  if (isfinite (o->co2_t))
+    g_string_append_printf (out, TABLE_ROW "%.3g t CO2, %.3g with failures\n",
+                            "", o->co2_t, o->co2_t_with_failures);
 }
 
 /* The run's plan: the fastest that fits (*PLANS_FIT of them), or the
@@ -365,6 +381,29 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   o->gpu_hours_with_failures = stats.mean_s / 3600 * o->gpus;
   o->cost_usd_with_failures = o->gpu_hours_with_failures
                               * e->cost.gpu_hour_usd;
+
+  /* The steps, checkpoints and rework draw the step's power; during the
+   * recoveries the GPUs idle (the nodes stay on). */
+  const EnergySpec *en = &e->energy;
+  const double mwh = 3.6e9;   /* joules */
+  double recovering = stats.failures * m.recovery_s;
+  o->gpu_step_w = energy_gpu_step_w (&r->breakdown_s, r->iteration_time_s, en);
+  o->pue = en->pue;
+  o->energy_mwh = energy_joules (en, o->gpus, o->nodes, o->gpu_step_w, work)
+                  / mwh;
+  o->energy_mwh_with_failures =
+    (energy_joules (en, o->gpus, o->nodes, o->gpu_step_w,
+                    stats.mean_s - recovering)
+     + energy_joules (en, o->gpus, o->nodes, en->gpu_idle_w, recovering))
+    / mwh;
+  /* g CO2 per kWh is kg per MWh: tonnes are 1000 of them. */
+  o->co2_t = o->co2_t_with_failures = NAN;
+  if (en->grid_g_co2_per_kwh != SPEC_UNSET)
+    {
+      o->co2_t = o->energy_mwh * en->grid_g_co2_per_kwh / 1000;
+      o->co2_t_with_failures = o->energy_mwh_with_failures
+                               * en->grid_g_co2_per_kwh / 1000;
+    }
   return TRUE;
 }
 

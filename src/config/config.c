@@ -245,6 +245,16 @@ static const Field reliability_fields[] = {
   END
 };
 
+static const Field energy_fields[] = {
+  F ("gpu_compute_w", F_NUMBER, EnergySpec, gpu_compute_w),
+  F ("gpu_communication_w", F_NUMBER, EnergySpec, gpu_communication_w),
+  F ("gpu_idle_w", F_NUMBER, EnergySpec, gpu_idle_w),
+  F ("node_w", F_NUMBER, EnergySpec, node_w),
+  F ("pue", F_NUMBER, EnergySpec, pue),
+  F ("grid_g_co2_per_kwh", F_NUMBER, EnergySpec, grid_g_co2_per_kwh),
+  END
+};
+
 static const Field collectives_fields[] = {
   F ("algorithm", F_ENUM, CollectivesSpec, algorithm, .arg = SPEC_ENUM_ALGORITHM),
   END
@@ -266,6 +276,7 @@ static const Field experiment_fields[] = {
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
   F ("reliability", F_MAP, ExperimentSpec, reliability, .sub = reliability_fields),
+  F ("energy", F_MAP, ExperimentSpec, energy, .sub = energy_fields),
   F ("framework", F_FRAMEWORK, ExperimentSpec, framework, MARK (framework)),
   { .key = "sweep", .type = F_SWEEP, MARK (sweep) },
   END
@@ -393,6 +404,23 @@ experiment_defaults (ExperimentSpec *e)
    * the spread between p10 and p90. */
   e->reliability.trials = 1000;
   e->reliability.seed = 1;
+  /* An A100 SXM4's maximum TDP, 400 W (NVIDIA A100 Tensor Core GPU
+   * datasheet), drawn while it computes; set 700 for an H100 SXM5 (its
+   * datasheet's maximum TDP). */
+  e->energy.gpu_compute_w = 400;
+  /* Assumptions, not measurements: half the TDP while a GPU's copy
+   * engines and a few SMs move a collective, and 60 W idle (what
+   * nvidia-smi shows of an idle A100 SXM4 with its memory clocked up). */
+  e->energy.gpu_communication_w = 200;
+  e->energy.gpu_idle_w = 60;
+  /* A DGX A100 draws 6.5 kW at most (its datasheet), 3.2 kW of it for
+   * its eight GPUs: the other 3.3 kW (CPUs, NVSwitches, NICs, fans) taken
+   * whole, an upper bound. */
+  e->energy.node_w = 3300;
+  /* Google's fleet-wide trailing-twelve-month PUE of 1.10 (Google 2023
+   * Environmental Report); older or smaller facilities run higher. */
+  e->energy.pue = 1.1;
+  e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
 }
 
 /* The framework's ways for the parallel keys the file leaves out (ROOT,

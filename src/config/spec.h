@@ -331,6 +331,17 @@ typedef struct {
  * parameters, counted by the simulator (parallel/plan.h). */
 #define SPEC_CHINCHILLA (-2.0)
 
+/* What the run draws from the grid (energy:), for `trainsim plan`, in
+ * watts; defaults in config.c, with sources. */
+typedef struct {
+  double gpu_compute_w;         /* a GPU running kernels */
+  double gpu_communication_w;   /* waiting on a collective or a send */
+  double gpu_idle_w;            /* the bubble, the host, recovery */
+  double node_w;                /* a node's CPUs, switches, NICs and fans */
+  double pue;                   /* the facility's power usage effectiveness */
+  double grid_g_co2_per_kwh;    /* SPEC_UNSET: no CO2 reported */
+} EnergySpec;
+
 /* How often the cluster fails and what a failure costs (reliability:),
  * for `trainsim plan`'s goodput; defaults in config.c, with sources. */
 typedef struct {
@@ -385,6 +396,7 @@ typedef struct {
   CostSpec cost;
   CollectivesSpec collectives;
   ReliabilitySpec reliability;
+  EnergySpec energy;
   /* What runs the plan (framework:), default today's Megatron-LM: what
    * it can run (plan.c) and how (its defaults, the step builder). */
   const FrameworkProfile *framework;
