@@ -174,7 +174,11 @@ fmt_span (double s)
 static void
 append_table (GString *out, const Outcome *o)
 {
-  g_autofree char *ckpt = g_format_size ((guint64) o->checkpoint_bytes);
+  /* Decimal units, as storage bandwidths are given; g_format_size would
+   * put a no-break space in the table. */
+  g_autofree char *ckpt = o->checkpoint_bytes >= 1e12
+    ? g_strdup_printf ("%.3g TB", o->checkpoint_bytes / 1e12)
+    : g_strdup_printf ("%.3g GB", o->checkpoint_bytes / 1e9);
   g_autofree char *tps = report_fmt_si (o->tokens_per_s);
   g_autofree char *gpuh = report_fmt_si (o->gpu_hours);
   g_autofree char *usd = report_fmt_usd (o->cost_usd);
