@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "base/errors.h"
 #include "config/config.h"
+#include "output/report.h"
 #include <locale.h>
 #include <errno.h>
 #include <stdio.h>
@@ -127,6 +128,18 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
   if (!quiet)
     fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
              (*argv)[0], error->message, (*argv)[0]);
+  return FALSE;
+}
+
+gboolean
+cli_report_format (const char *command, const char *name, int *format)
+{
+  *format = REPORT_TABLE;
+  if (name == NULL || (*format = report_format_parse (name)) >= 0)
+    return TRUE;
+  fprintf (stderr, "trainsim %s: unknown format '%s' (valid: %s)\n"
+                   "Try 'trainsim %s --help'.\n", command, name,
+           report_format_names (), command);
   return FALSE;
 }
 

@@ -420,10 +420,7 @@ cli_plan (int argc, char **argv)
   int jobs = -1;   /* -1: not given, the core count */
   GOptionEntry entries[] = {
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
-      "Override a value of the experiment (repeatable); on an axis of the "
-      "search (parallel.tp, pp, dp, micro_batch, virtual_stages, "
-      "sequence_parallel, training.recompute, zero.stage) it holds the "
-      "axis at that value", "KEY=VALUE" },
+      PLANSEARCH_SET_HELP, "KEY=VALUE" },
     { "as-written", 0, 0, G_OPTION_ARG_NONE, &as_written,
       "Plan the run on the experiment's own plan instead of the fastest",
       NULL },
@@ -451,14 +448,9 @@ cli_plan (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;
-  int format = REPORT_TABLE;
-  if (format_name != NULL && (format = report_format_parse (format_name)) < 0)
-    {
-      fprintf (stderr, "trainsim plan: unknown format '%s' (valid: %s)\n"
-                       "Try 'trainsim plan --help'.\n", format_name,
-               report_format_names ());
-      return 2;
-    }
+  int format;
+  if (!cli_report_format ("plan", format_name, &format))
+    return 2;
   if (argc != 2 || jobs == 0 || jobs < -1 || jobs > 4096)
     {
       fprintf (stderr, "trainsim plan: expected one experiment file and "

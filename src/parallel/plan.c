@@ -375,6 +375,19 @@ chunks_in_flight (const Plan *p, int s)
     }
 }
 
+/* The shape of the plan's layers, with the compute model CM it points
+ * to (the run's precision gives the bytes of an element). */
+static void
+layer_shape (const Plan *p, ComputeModel *cm, LayerShape *ls)
+{
+  const ExperimentSpec *e = p->spec;
+  compute_model_init (cm, &e->topology.gpu, &e->compute,
+                      e->training.precision);
+  transformer_layer_shape (ls, &e->model, p->tp, p->micro_batch,
+                           e->parallel.sequence_parallel,
+                           e->training.attention, cm);
+}
+
 /* The parameters one TP rank of stage S holds: its layers, the
  * embedding on the first stage, the head on the last (with pp > 1 its
  * own copy of the tied word embedding). */
@@ -403,11 +416,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   const ExperimentSpec *e = p->spec;
   ComputeModel cm;
   LayerShape ls;
-  compute_model_init (&cm, &e->topology.gpu, &e->compute,
-                      e->training.precision);
-  transformer_layer_shape (&ls, &e->model, p->tp, p->micro_batch,
-                           e->parallel.sequence_parallel,
-                           e->training.attention, &cm);
+  layer_shape (p, &cm, &ls);
   double w = cm.bytes_per_element;
   int zs = e->zero.stage;
   Offload off = e->zero.offload;
@@ -511,14 +520,9 @@ plan_model_params (const ModelSpec *m)
 double
 plan_checkpoint_bytes (const Plan *p)
 {
-  const ExperimentSpec *e = p->spec;
   ComputeModel cm;
   LayerShape ls;
-  compute_model_init (&cm, &e->topology.gpu, &e->compute,
-                      e->training.precision);
-  transformer_layer_shape (&ls, &e->model, p->tp, p->micro_batch,
-                           e->parallel.sequence_parallel,
-                           e->training.attention, &cm);
+  layer_shape (p, &cm, &ls);
   double params = 0;
   for (int s = 0; s < p->pp; s++)
     params += stage_params (p, &ls, s) * p->tp;

@@ -33,6 +33,12 @@ typedef struct {
  * drawing the progress line in "plans" on a terminal, and returns them
  * ranked, those that fit first (*N_OK of them). The candidates share
  * BASE's strings: BASE must outlive the array. */
+/* --set's help in the commands that search. */
+#define PLANSEARCH_SET_HELP \
+  "Override a value of the experiment (repeatable); on an axis of the " \
+  "search (parallel.tp, pp, dp, micro_batch, virtual_stages, " \
+  "sequence_parallel, training.recompute, zero.stage) it holds the " \
+  "axis at that value"
 GArray *plansearch_run (const ExperimentSpec *base, const char *const *sets,
                         int jobs, guint *n_ok);
 
