@@ -121,6 +121,34 @@ within "$(field tokens "$tmp/out")" "$(awk -v p="$(field parameters "$tmp/out")"
   || fail_because "tokens $(field tokens "$tmp/out") at 10 a parameter"
 verdict "tokens: chinchilla trains on 20 tokens a parameter, or tokens_per_parameter"
 
+# --- budget mode ------------------------------------------------------------------
+# GPT-3's family (125M, 13B, 175B) on Selene's 1,024 GPUs, each on 20
+# tokens a parameter: $1M buys the 13B run, not the 175B one.
+ts plan "$gpt" --budget-usd 1e6 -j 2 -f csv
+cp "$tmp/out" "$tmp/budget.csv"
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/budget.csv")" -eq 4 ] || fail_because "exit $rc, $(wc -l <"$tmp/budget.csv") lines"
+# The columns by name: model, parameters, tokens, cost_usd_with_failures.
+cols=$(head -n 1 "$tmp/budget.csv" | tr ',' '\n' | grep -n -x -e model -e parameters -e tokens -e cost_usd_with_failures | cut -d: -f1 | tr '\n' ' ')
+# Labels hold commas inside quotes: drop quoted cells before splitting.
+sed 1d "$tmp/budget.csv" | sed 's/"[^"]*"//g' | awk -F, -v c="$cols" '
+  BEGIN { split(c, k, " ") }
+  { n = $k[2]; d = $k[3]; cost = $k[4]
+    if (d / n < 19.999 || d / n > 20.001) { print "tokens " d " for " n; bad = 1 }
+    if (cost <= 1e6) { best = NR; bn = n; rate = 6 * n * d / cost } else if (!above) above = n }
+  END {
+    # Chinchilla: C = 6 N D = 120 N^2 for the compute the budget buys at the
+    # chosen size'"'"'s FLOPs per dollar; the chosen size is the family step
+    # at or below N*, the next one above it.
+    nstar = sqrt(rate * 1e6 / 120)
+    if (best != 2 || !(bn <= nstar && nstar < above)) { print "best row " best ", N " bn ", N* " nstar ", next " above; bad = 1 }
+    exit bad }' >"$tmp/why" || fail_because "$(cat "$tmp/why")"
+verdict "budget mode: \$1M buys GPT-3 13B on Chinchilla's tokens, within one family step of N*"
+
+ts plan "$gpt" --budget-usd 1e6 -j 2
+grep -q '^\* gpt3-13b ' "$tmp/out" && grep -q "Chinchilla's optimum for the budget" "$tmp/out" \
+  || fail_because "table: $(cat "$tmp/out")"
+verdict "budget mode's table marks the size and gives Chinchilla's optimum"
+
 # --- bad input ----------------------------------------------------------------------
 # refused WHAT PATTERN ARG...: exit 2, and stderr matches PATTERN.
 refused () {
@@ -149,6 +177,10 @@ refused "no tokens" "training.tokens is not set" "$gpt" --set 'training={recompu
 refused "bad tokens" "training.tokens must be a positive number of tokens, such as 300e9, or chinchilla" "$gpt" --set training.tokens=lots
 refused "an unknown format" "unknown format 'yaml'" "$gpt" -f yaml
 refused "two files" "expected one experiment file" "$gpt" "$gpt"
+refused "a budget too small" "budget-usd 1 is too small for any model of family gpt3: the smallest, gpt3-125m, needs" "$gpt" --budget-usd 1 -j 2
+refused "an unknown family" "family nope: no models named nope-\\* (families: .*gpt3" "$gpt" --budget-usd 1e6 --family nope
+refused "two budgets" "give one budget" "$gpt" --budget-usd 1e6 --days 3
+refused "a family without a budget" "family needs a budget" "$gpt" --family gpt
 verdict "bad input exits 2, saying where and what is valid"
 
 finish

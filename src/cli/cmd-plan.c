@@ -240,8 +240,8 @@ append_table (GString *out, const Outcome *o)
  * the exit status when there is none. */
 static gboolean
 choose (const ExperimentSpec *base, const char *const *sets, int jobs,
-        gboolean as_written, PlanCandidate *chosen, int *plans_fit,
-        int *status)
+        gboolean as_written, gboolean quiet, PlanCandidate *chosen,
+        int *plans_fit, int *status)
 {
   g_autoptr (GError) error = NULL;
   if (as_written)
@@ -268,9 +268,11 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
   if (n_ok == 0)
     {
       g_autofree char *fw = framework_label (base->framework);
+      *status = 1;
+      if (quiet)
+        return FALSE;
       fprintf (stderr, "trainsim plan: none of %u plans that %s runs fits in "
                        "memory\n", cands->len, fw);
-      *status = 1;
       return FALSE;
     }
   *chosen = g_array_index (cands, PlanCandidate, 0);
@@ -411,19 +413,209 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   return TRUE;
 }
 
+/* Plans the run of the experiment PATH under SETS into *O: FALSE, with
+ * *STATUS the exit status, when it cannot (said on stderr unless QUIET
+ * and no plan fits). */
+static gboolean
+plan_run (const char *path, const char *const *sets, int jobs,
+          gboolean as_written, gboolean quiet, Outcome *o, int *status)
+{
+  g_autoptr (GError) error = NULL;
+  ExperimentSpec base;
+  PlanCandidate chosen;
+  int plans_fit = 0;
+  *status = 2;
+  if (!config_load_experiment (path, sets, &base, &error))
+    {
+      *status = cli_fail (error);
+      return FALSE;
+    }
+  /* Each step that fails says why and leaves *STATUS its exit status. */
+  gboolean ok = check_inputs (&base, path)
+                && choose (&base, sets, jobs, as_written, quiet, &chosen,
+                           &plans_fit, status)
+                && outcome_fill (o, &chosen, &base);
+  o->plans_fit = plans_fit;
+  experiment_spec_clear (&base);
+  return ok;
+}
+
+/* 126M, 12.9B, 3.49T: parameters and tokens. */
+static char *
+fmt_count (double n)
+{
+  return n >= 1e12 ? g_strdup_printf ("%.3gT", n / 1e12)
+         : n >= 1e9 ? g_strdup_printf ("%.3gB", n / 1e9)
+         : g_strdup_printf ("%.3gM", n / 1e6);
+}
+
+/* Budget mode: what a run may spend, in one of three measures. */
+typedef struct {
+  const char *flag;       /* "--budget-usd" */
+  double limit;
+  gsize spent;            /* the Outcome member it is held against */
+  const char *unit;
+} Budget;
+
+static double
+budget_spent (const Budget *b, const Outcome *o)
+{
+  return G_STRUCT_MEMBER (double, o, b->spent);
+}
+
+static int
+by_parameters (gconstpointer a, gconstpointer b)
+{
+  const Outcome *x = a, *y = b;
+  return (x->parameters > y->parameters) - (x->parameters < y->parameters);
+}
+
+/* Budget mode: each model of FAMILY planned on Chinchilla's tokens (the
+ * experiment's tokens_per_parameter, default 20: D = 20 N), and the
+ * largest whose run, failures included, fits the budget. With compute
+ * C = 6 N D = 120 N^2 growing as N^2, the family's sizes that fit are
+ * those at or below Chinchilla's optimum N* = sqrt (C / 120) for the
+ * compute the budget buys, so the largest of them is within one family
+ * step of N*; the table says N* at that size's FLOPs per unit of budget. */
+static int
+plan_budget (const char *path, const char *const *sets, int jobs,
+             const char *family, const Budget *b, ReportFormat format,
+             const char *output)
+{
+  g_autofree char *families = NULL;
+  g_autoptr (GPtrArray) names = config_model_family (path, family, &families);
+  if (names->len == 0)
+    {
+      fprintf (stderr, "trainsim plan: --family %s: no models named %s-* "
+                       "(families: %s)\n", family, family, families);
+      return 2;
+    }
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
+  g_autoptr (GPtrArray) unfit = g_ptr_array_new ();
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
+      for (int k = 0; sets && sets[k]; k++)
+        g_ptr_array_add (all, g_strdup (sets[k]));
+      g_ptr_array_add (all, g_strconcat ("model=", name, NULL));
+      g_ptr_array_add (all, g_strdup ("training.tokens=chinchilla"));
+      g_ptr_array_add (all, NULL);
+      Outcome o = { NULL };
+      int status;
+      if (plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE,
+                    &o, &status))
+        g_array_append_val (rows, o);
+      else
+        {
+          outcome_clear (&o);
+          if (status != 1)
+            return status;
+          g_ptr_array_add (unfit, (char *) name);
+        }
+    }
+  g_array_sort (rows, by_parameters);
+  int best = -1;
+  for (guint i = 0; i < rows->len; i++)
+    if (budget_spent (b, &g_array_index (rows, Outcome, i)) <= b->limit)
+      best = (int) i;
+  g_autoptr (GString) out = g_string_new (NULL);
+  int status = 0;
+  if (best < 0)
+    {
+      const Outcome *least = rows->len ? &g_array_index (rows, Outcome, 0) : NULL;
+      if (least)
+        fprintf (stderr, "trainsim plan: %s %.15g is too small for any model of "
+                         "family %s: the smallest, %s, needs %.4g %s\n",
+                 b->flag, b->limit, family, least->model,
+                 budget_spent (b, least), b->unit);
+      else
+        fprintf (stderr, "trainsim plan: no model of family %s fits in "
+                         "memory\n", family);
+      status = 2;
+    }
+  else if (format == REPORT_TABLE)
+    {
+      const Outcome *o = &g_array_index (rows, Outcome, best);
+      double rate = 6 * o->parameters * o->tokens / budget_spent (b, o);
+      double tpp = o->tokens / o->parameters;
+      double n_star = sqrt (rate * b->limit / (6 * tpp));
+      g_string_append_printf (out, "trainsim plan %s %.15g: family %s, %.3g "
+                              "tokens a parameter, on %s, %d GPUs\n", b->flag,
+                              b->limit, family, tpp, o->topology, o->gpus);
+      g_string_append_printf (out, "  %-12s %10s %10s %9s %9s %11s %15s\n",
+                              "model", "params", "tokens", "days",
+                              "+failures", "GPU-hours", "cost");
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const Outcome *r = &g_array_index (rows, Outcome, i);
+          g_autofree char *usd = report_fmt_usd (r->cost_usd_with_failures);
+          g_autofree char *gpuh = report_fmt_si (r->gpu_hours_with_failures);
+          g_autofree char *params = fmt_count (r->parameters);
+          g_autofree char *tokens = fmt_count (r->tokens);
+          g_string_append_printf (out, "%s %-12s %10s %10s %9.*g %9.*g "
+                                  "%11s %15s\n", (int) i == best ? "*" : " ",
+                                  r->model, params, tokens,
+                                  r->days < 1000 ? 3 : 4, r->days,
+                                  r->days_with_failures < 1000 ? 3 : 4,
+                                  r->days_with_failures, gpuh, usd);
+        }
+      for (guint i = 0; i < unfit->len; i++)
+        g_string_append_printf (out, "  %-12s no plan fits in memory\n",
+                                (const char *) g_ptr_array_index (unfit, i));
+      g_autofree char *params = fmt_count (o->parameters);
+      g_autofree char *tokens = fmt_count (o->tokens);
+      g_autofree char *params_star = fmt_count (n_star);
+      g_autofree char *tokens_star = fmt_count (tpp * n_star);
+      g_string_append_printf (out, "  within the budget: %s, %s parameters on "
+                              "%s tokens (%s)\n", o->model, params, tokens,
+                              o->label);
+      g_string_append_printf (out, "  Chinchilla's optimum for the budget, at "
+                              "its FLOPs per %s: %s parameters on %s tokens\n",
+                              b->unit, params_star, tokens_star);
+    }
+  else
+    for (guint i = 0; i < rows->len; i++)
+      {
+        g_autoptr (GString) row = g_string_new (NULL);
+        append_rows (row, &g_array_index (rows, Outcome, i), format);
+        /* CSV: the header once, then a row per size; JSON: a line each. */
+        const char *body = format == REPORT_CSV && i > 0
+                           ? strchr (row->str, '\n') + 1 : row->str;
+        g_string_append (out, body);
+      }
+  g_autoptr (GError) error = NULL;
+  if (status == 0 && !report_write (output, out, &error))
+    status = cli_fail (error);
+  for (guint i = 0; i < rows->len; i++)
+    outcome_clear (&g_array_index (rows, Outcome, i));
+  return status;
+}
+
 int
 cli_plan (int argc, char **argv)
 {
   g_auto (GStrv) sets = NULL;
-  g_autofree char *format_name = NULL, *output = NULL;
+  g_autofree char *format_name = NULL, *output = NULL, *family = NULL;
   gboolean as_written = FALSE;
   int jobs = -1;   /* -1: not given, the core count */
+  double usd = 0, gpu_hours = 0, days = 0;
   GOptionEntry entries[] = {
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       PLANSEARCH_SET_HELP, "KEY=VALUE" },
     { "as-written", 0, 0, G_OPTION_ARG_NONE, &as_written,
       "Plan the run on the experiment's own plan instead of the fastest",
       NULL },
+    { "budget-usd", 0, 0, G_OPTION_ARG_DOUBLE, &usd,
+      "Budget mode: the largest model of the family whose Chinchilla run "
+      "costs at most X dollars, failures included", "X" },
+    { "gpu-hours", 0, 0, G_OPTION_ARG_DOUBLE, &gpu_hours,
+      "Budget mode, in GPU-hours", "X" },
+    { "days", 0, 0, G_OPTION_ARG_DOUBLE, &days,
+      "Budget mode, in days", "X" },
+    { "family", 0, 0, G_OPTION_ARG_STRING, &family,
+      "The models of budget mode: those named FAMILY-* (default: the "
+      "experiment model's name up to its last '-')", "FAMILY" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       "Output format: table (default), json or csv", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
@@ -440,11 +632,14 @@ cli_plan (int argc, char **argv)
     "tokens: chinchilla) at perfect uptime, then the same with failures\n"
     "(the experiment's reliability: section) and checkpoints (the\n"
     "topology's storage: section), as a seeded Monte Carlo of the run with\n"
-    "its mean, p10 and p90, beside the closed form.");
+    "its mean, p10 and p90, beside the closed form. With --budget-usd,\n"
+    "--gpu-hours or --days, plans each model of a family on Chinchilla's\n"
+    "tokens and gives the largest that fits the budget.");
   g_option_context_set_description (context,
     "Exit status: 0 success; 1 no plan fits, or a file could not be\n"
     "written; 2 bad usage or bad input (no training.tokens, a topology\n"
-    "without storage:, a rate that is not positive).");
+    "without storage:, a rate that is not positive, a budget too small for\n"
+    "any model of the family, an unknown family).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;
@@ -458,23 +653,58 @@ cli_plan (int argc, char **argv)
                        "Try 'trainsim plan --help'.\n");
       return 2;
     }
-  g_autoptr (GError) error = NULL;
-  ExperimentSpec base;
-  if (!config_load_experiment (argv[1], (const char *const *) sets, &base,
-                               &error))
-    return cli_fail (error);
-  int status = 2, plans_fit;
-  PlanCandidate chosen;
-  Outcome o = { NULL };
-  /* Each step that fails says why and leaves STATUS its exit status. */
-  if (check_inputs (&base, argv[1])
-      && choose (&base, (const char *const *) sets,
-                 jobs > 0 ? jobs : (int) g_get_num_processors (), as_written,
-                 &chosen, &plans_fit, &status)
-      && outcome_fill (&o, &chosen, &base))
+  const Budget budgets[] = {
+    { "--budget-usd", usd, G_STRUCT_OFFSET (Outcome, cost_usd_with_failures),
+      "dollar" },
+    { "--gpu-hours", gpu_hours,
+      G_STRUCT_OFFSET (Outcome, gpu_hours_with_failures), "GPU-hour" },
+    { "--days", days, G_STRUCT_OFFSET (Outcome, days_with_failures), "day" },
+  };
+  const Budget *budget = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (budgets); i++)
     {
+      if (budgets[i].limit == 0)
+        continue;
+      if (budget != NULL || budgets[i].limit < 0 || as_written)
+        {
+          fprintf (stderr, "trainsim plan: give one budget, --budget-usd, "
+                           "--gpu-hours or --days, positive, and without "
+                           "--as-written\nTry 'trainsim plan --help'.\n");
+          return 2;
+        }
+      budget = &budgets[i];
+    }
+  jobs = jobs > 0 ? jobs : (int) g_get_num_processors ();
+  if (budget == NULL && family != NULL)
+    {
+      fprintf (stderr, "trainsim plan: --family needs a budget (--budget-usd, "
+                       "--gpu-hours or --days)\n");
+      return 2;
+    }
+  if (budget != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      ExperimentSpec base;
+      if (family == NULL)
+        {
+          if (!config_load_experiment (argv[1], (const char *const *) sets,
+                                       &base, &error))
+            return cli_fail (error);
+          const char *name = base.model.name ? base.model.name : "";
+          const char *dash = strrchr (name, '-');
+          family = g_strndup (name, dash ? (gsize) (dash - name) : 0);
+          experiment_spec_clear (&base);
+        }
+      return plan_budget (argv[1], (const char *const *) sets, jobs, family,
+                          budget, format, output);
+    }
+  int status;
+  Outcome o = { NULL };
+  if (plan_run (argv[1], (const char *const *) sets, jobs, as_written, FALSE,
+                &o, &status))
+    {
+      g_autoptr (GError) error = NULL;
       g_autoptr (GString) out = g_string_new (NULL);
-      o.plans_fit = plans_fit;
       if (format == REPORT_TABLE)
         append_table (out, &o);
       else
@@ -482,6 +712,5 @@ cli_plan (int argc, char **argv)
       status = report_write (output, out, &error) ? 0 : cli_fail (error);
     }
   outcome_clear (&o);
-  experiment_spec_clear (&base);
   return status;
 }

@@ -605,6 +605,35 @@ known_names (GPtrArray *roots, RefKind kind)
   return names;
 }
 
+GPtrArray *
+config_model_family (const char *path, const char *family, char **families)
+{
+  Loader ld = { .root_file = path };
+  YMark none = { 0 };
+  g_autoptr (GPtrArray) roots = search_roots (&ld, none);
+  g_autoptr (GPtrArray) names = known_names (roots, REF_MODEL);
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *prefix = g_strconcat (family, "-", NULL);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      const char *dash = strrchr (name, '-');
+      if (g_str_has_prefix (name, prefix))
+        g_ptr_array_add (found, g_strdup (name));
+      /* The families are the names' parts before their last '-'. */
+      if (dash != NULL && dash != name)
+        {
+          g_autofree char *f = g_strndup (name, (gsize) (dash - name));
+          if (!g_ptr_array_find_with_equal_func (seen, f, g_str_equal, NULL))
+            g_ptr_array_add (seen, g_steal_pointer (&f));
+        }
+    }
+  *families = join (seen);
+  return found;
+}
+
 static gboolean
 is_path (const char *text)
 {
