@@ -27,11 +27,14 @@ libtrainsim_la_SOURCES = \
 	src/output/report.h src/output/report.c \
 	src/output/trace.h src/output/trace.c \
 	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
+	src/sweep/plansearch.h src/sweep/plansearch.c \
+	src/sweep/goodput.h src/sweep/goodput.c \
+	src/sweep/energy.h src/sweep/energy.c \
 	src/output/plot.h src/output/plot-private.h src/output/plot-table.c \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
-	src/cli/cmd-search.c src/cli/cmd-collective.c
+	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c
 libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
 # Built with --with-mpi only: the default build has no MPI code at all.
 if WITH_MPI

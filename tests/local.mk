@@ -59,3 +59,11 @@ EXTRA_DIST += tests/cli-habits.sh tests/frameworks.sh
 # rewrites them).
 TESTS += tests/readme.sh
 EXTRA_DIST += tests/readme.sh
+# trainsim plan (issue 15): the goodput model against its closed forms,
+# and the command.
+check_PROGRAMS += tests/test-goodput
+tests_test_goodput_SOURCES = tests/test-goodput.c
+tests_test_goodput_CFLAGS = $(TEST_CFLAGS)
+tests_test_goodput_LDADD = $(TEST_LIBS)
+TESTS += tests/test-goodput tests/plan.sh
+EXTRA_DIST += tests/plan.sh

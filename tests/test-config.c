@@ -520,7 +520,7 @@ static const struct {
   { HEAD GPUS PAR "zero: {stage: 4}\n", 5, 15, "zero.stage must be an integer from 0 to 3, got '4'" },
   { HEAD GPUS PAR "compute: {mfu: 1.5}\n", 5, 16, "compute.mfu must be a fraction in (0, 1]" },
   { HEAD GPUS PAR "training: {tokens: -3}\n", 5, 20,
-    "training.tokens must be a positive number, such as 2.5 or 3e11, got '-3'" },
+    "training.tokens must be a positive number of tokens, such as 300e9, or chinchilla (tokens_per_parameter, default 20, times the parameters), got '-3'" },
   { HEAD GPUS PAR "parallel2: x\n", 5, 1,
     "unknown key 'parallel2' in the experiment (did you mean 'parallel'?)" },
   { HEAD GPUS "parallel: {tp: 2, pp: 2, micro_batch: 1, global_batch: 16, sequence_parallel: 2}\n",

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "base/errors.h"
 #include "config/config.h"
+#include "output/report.h"
 #include <locale.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@ static const Subcommand subcommands[] = {
   { "merge", cli_merge, "join the outputs of sharded sweeps" },
   { "plot", cli_plot, "turn a sweep's CSV into a gnuplot figure" },
   { "search", cli_search, "find the fastest plans that fit in memory" },
+  { "plan", cli_plan,
+    "plan a whole training run: days, cost, failures and checkpoints" },
   { "collective", cli_collective,
     "time a collective over message sizes, as nccl-tests prints it" },
 };
@@ -134,6 +137,18 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
 }
 
 gboolean
+cli_report_format (const char *command, const char *name, int *format)
+{
+  *format = REPORT_TABLE;
+  if (name == NULL || (*format = report_format_parse (name)) >= 0)
+    return TRUE;
+  fprintf (stderr, "trainsim %s: unknown format '%s' (valid: %s)\n"
+                   "Try 'trainsim %s --help'.\n", command, name,
+           report_format_names (), command);
+  return FALSE;
+}
+
+gboolean
 cli_parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
            char ***argv)
 {
@@ -184,7 +199,7 @@ run_command (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (cmd, subcommands[i].name) == 0)
       return subcommands[i].fn (argc - 1, argv + 1);
-  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, collective)\n"
+  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, plan, collective)\n"
                    "Try 'trainsim --help'.\n", cmd);
   return 2;
 }

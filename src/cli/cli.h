@@ -14,6 +14,7 @@ int cli_sweep (int argc, char **argv);
 int cli_merge (int argc, char **argv);
 int cli_plot (int argc, char **argv);
 int cli_search (int argc, char **argv);
+int cli_plan (int argc, char **argv);
 int cli_collective (int argc, char **argv);
 
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
@@ -27,6 +28,11 @@ int cli_fail (const GError *error);
  * CONTEXT's description. */
 gboolean cli_parse (GOptionContext *context, const GOptionEntry *entries,
                     int *argc, char ***argv);
+/* Reads --format's NAME (NULL: table) into *FORMAT, a ReportFormat; on
+ * an unknown name says so for COMMAND, with the valid ones, and returns
+ * FALSE. */
+gboolean cli_report_format (const char *command, const char *name,
+                            int *format);
 /* The same, printing nothing (the MPI ranks but the first). */
 gboolean cli_parse_quietly (GOptionContext *context, const GOptionEntry *entries,
                             int *argc, char ***argv);

@@ -37,6 +37,7 @@ typedef enum {
   F_INT_LIST,   /* SpecIntList of integers from arg, such as example */
   F_SKIP,       /* read by the caller (validation defaults and cases) */
   F_FRAMEWORK,  /* const FrameworkProfile *: "name" or "name@version" */
+  F_TOKENS,     /* positive double, or chinchilla -> SPEC_CHINCHILLA */
 } FieldType;
 
 typedef struct Field Field;
@@ -141,6 +142,13 @@ static const Field host_fields[] = {
   END
 };
 
+static const Field storage_fields[] = {
+  F ("bandwidth", F_UNIT, StorageSpec, bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
+  F ("read_bandwidth", F_UNIT, StorageSpec, read_bandwidth, .arg = UNIT_BANDWIDTH),
+  F ("node_bandwidth", F_UNIT, StorageSpec, node_bandwidth, .arg = UNIT_BANDWIDTH),
+  END
+};
+
 static const Field topology_fields[] = {
   FILE_KEYS,
   F ("name", F_NAME, TopologySpec, name),
@@ -149,6 +157,7 @@ static const Field topology_fields[] = {
   F ("intra_node", F_MAP, TopologySpec, intra_node, REQUIRED, .sub = intra_node_fields),
   F ("inter_node", F_MAP, TopologySpec, inter_node, .sub = inter_node_fields),
   F ("host", F_MAP, TopologySpec, host, .sub = host_fields),
+  F ("storage", F_MAP, TopologySpec, storage, .sub = storage_fields),
   END
 };
 
@@ -207,7 +216,8 @@ static const Field training_fields[] = {
   F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE),
   F ("attention", F_ENUM, TrainingSpec, attention, .arg = SPEC_ENUM_ATTENTION),
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
-  F ("tokens", F_NUMBER, TrainingSpec, tokens),
+  F ("tokens", F_TOKENS, TrainingSpec, tokens),
+  F ("tokens_per_parameter", F_NUMBER, TrainingSpec, tokens_per_parameter),
   END
 };
 
@@ -220,6 +230,28 @@ static const Field compute_fields[] = {
 
 static const Field cost_fields[] = {
   F ("gpu_hour_usd", F_NUMBER, CostSpec, gpu_hour_usd),
+  END
+};
+
+static const Field reliability_fields[] = {
+  F ("gpu_failures_per_hour", F_NUMBER, ReliabilitySpec, gpu_failures_per_hour),
+  F ("node_failures_per_hour", F_NUMBER, ReliabilitySpec, node_failures_per_hour),
+  F ("detection", F_UNIT, ReliabilitySpec, detection_s, .arg = UNIT_TIME),
+  F ("restart", F_UNIT, ReliabilitySpec, restart_s, .arg = UNIT_TIME),
+  F ("checkpoint_interval", F_UNIT, ReliabilitySpec, checkpoint_interval_s,
+     .arg = UNIT_TIME),
+  F ("trials", F_INT, ReliabilitySpec, trials),
+  F ("seed", F_INT, ReliabilitySpec, seed),
+  END
+};
+
+static const Field energy_fields[] = {
+  F ("gpu_compute_w", F_NUMBER, EnergySpec, gpu_compute_w),
+  F ("gpu_communication_w", F_NUMBER, EnergySpec, gpu_communication_w),
+  F ("gpu_idle_w", F_NUMBER, EnergySpec, gpu_idle_w),
+  F ("node_w", F_NUMBER, EnergySpec, node_w),
+  F ("pue", F_NUMBER, EnergySpec, pue),
+  F ("grid_g_co2_per_kwh", F_NUMBER, EnergySpec, grid_g_co2_per_kwh),
   END
 };
 
@@ -243,6 +275,8 @@ static const Field experiment_fields[] = {
   F ("compute", F_MAP, ExperimentSpec, compute, .sub = compute_fields),
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
+  F ("reliability", F_MAP, ExperimentSpec, reliability, .sub = reliability_fields),
+  F ("energy", F_MAP, ExperimentSpec, energy, .sub = energy_fields),
   F ("framework", F_FRAMEWORK, ExperimentSpec, framework, MARK (framework)),
   { .key = "sweep", .type = F_SWEEP, MARK (sweep) },
   END
@@ -291,6 +325,16 @@ static const Field case_fields[] = {
   END
 };
 
+/* Llama 3 405B's pre-training (Dubey et al. 2024, section 3.3.4): 419
+ * unexpected interruptions in 54 days on 16,384 GPUs, 8 a node; "GPU
+ * issues are the largest category, accounting for 58.7% of all unexpected
+ * issues". */
+#define LLAMA3_INTERRUPTIONS 419.0
+#define LLAMA3_HOURS (54.0 * 24)
+#define LLAMA3_GPUS 16384.0
+#define LLAMA3_GPUS_PER_NODE 8.0
+#define LLAMA3_GPU_SHARE 0.587
+
 /* Every default in one place; counts left 0 are either required or derived
  * (kv_heads, ffn_hidden in model_finish; dp from gpus in the plan). */
 static void
@@ -329,6 +373,54 @@ experiment_defaults (ExperimentSpec *e)
   e->compute.hbm_efficiency = SPEC_UNSET;
   e->cost.gpu_hour_usd = 1.5;
   e->framework = framework_default ();
+  e->topology.storage.bandwidth = SPEC_UNSET;
+  e->topology.storage.read_bandwidth = SPEC_UNSET;
+  e->topology.storage.node_bandwidth = SPEC_UNSET;
+  /* Chinchilla's compute-optimal ratio (Hoffmann et al. 2022, "Training
+   * Compute-Optimal Large Language Models", Table 3: about 20 tokens per
+   * parameter at every size they fitted). */
+  e->training.tokens_per_parameter = 20;
+  /* Failure rates from Llama 3 405B's 54-day pre-training run on 16,384
+   * H100 in 2,048 nodes of 8: 419 unexpected interruptions, 58.7 % of
+   * them GPU issues (Dubey et al. 2024, "The Llama 3 Herd of Models",
+   * section 3.3.4 and Table 5). That is 2.0e-5 interruptions per GPU-hour
+   * in all (a per-GPU MTBF of 50,700 hours, 5.8 years); the GPU issues
+   * give 1.16e-5 per GPU-hour, and the rest (network, host, software)
+   * 6.5e-5 per node-hour. */
+  e->reliability.gpu_failures_per_hour =
+    LLAMA3_GPU_SHARE * LLAMA3_INTERRUPTIONS / (LLAMA3_HOURS * LLAMA3_GPUS);
+  e->reliability.node_failures_per_hour =
+    (1 - LLAMA3_GPU_SHARE) * LLAMA3_INTERRUPTIONS
+    / (LLAMA3_HOURS * LLAMA3_GPUS / LLAMA3_GPUS_PER_NODE);
+  /* A hung collective is found when NCCL's watchdog times out: PyTorch's
+   * default for NCCL process groups is 10 minutes (torch.distributed's
+   * default_pg_nccl_timeout). */
+  e->reliability.detection_s = 600;
+  /* An assumption, not a measurement: 10 minutes to requeue the job,
+   * start its processes and build its NCCL communicators. */
+  e->reliability.restart_s = 600;
+  e->reliability.checkpoint_interval_s = SPEC_UNSET;
+  /* Enough runs for the mean's standard error to be a small fraction of
+   * the spread between p10 and p90. */
+  e->reliability.trials = 1000;
+  e->reliability.seed = 1;
+  /* An A100 SXM4's maximum TDP, 400 W (NVIDIA A100 Tensor Core GPU
+   * datasheet), drawn while it computes; set 700 for an H100 SXM5 (its
+   * datasheet's maximum TDP). */
+  e->energy.gpu_compute_w = 400;
+  /* Assumptions, not measurements: half the TDP while a GPU's copy
+   * engines and a few SMs move a collective, and 60 W idle (what
+   * nvidia-smi shows of an idle A100 SXM4 with its memory clocked up). */
+  e->energy.gpu_communication_w = 200;
+  e->energy.gpu_idle_w = 60;
+  /* A DGX A100 draws 6.5 kW at most (its datasheet), 3.2 kW of it for
+   * its eight GPUs: the other 3.3 kW (CPUs, NVSwitches, NICs, fans) taken
+   * whole, an upper bound. */
+  e->energy.node_w = 3300;
+  /* Google's fleet-wide trailing-twelve-month PUE of 1.10 (Google 2023
+   * Environmental Report); older or smaller facilities run higher. */
+  e->energy.pue = 1.1;
+  e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
 }
 
 /* The framework's ways for the parallel keys the file leaves out (ROOT,
@@ -511,6 +603,35 @@ known_names (GPtrArray *roots, RefKind kind)
     }
   g_ptr_array_sort (names, compare_names);
   return names;
+}
+
+GPtrArray *
+config_model_family (const char *path, const char *family, char **families)
+{
+  Loader ld = { .root_file = path };
+  YMark none = { 0 };
+  g_autoptr (GPtrArray) roots = search_roots (&ld, none);
+  g_autoptr (GPtrArray) names = known_names (roots, REF_MODEL);
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *prefix = g_strconcat (family, "-", NULL);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      const char *dash = strrchr (name, '-');
+      if (g_str_has_prefix (name, prefix))
+        g_ptr_array_add (found, g_strdup (name));
+      /* The families are the names' parts before their last '-'. */
+      if (dash != NULL && dash != name)
+        {
+          g_autofree char *f = g_strndup (name, (gsize) (dash - name));
+          if (!g_ptr_array_find_with_equal_func (seen, f, g_str_equal, NULL))
+            g_ptr_array_add (seen, g_steal_pointer (&f));
+        }
+    }
+  *families = join (seen);
+  return found;
 }
 
 static gboolean
@@ -941,6 +1062,15 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
         return *(double *) slot = x, TRUE;
       ytree_set_error (error, v->mark, "%s must be a fraction in (0, 1], such as 0.85, got %s",
                        path, g);
+      return FALSE;
+    case F_TOKENS:
+      if (v->kind == YNODE_SCALAR && strcmp (v->text, "chinchilla") == 0)
+        return *(double *) slot = SPEC_CHINCHILLA, TRUE;
+      if (parse_double (v, &x) && x > 0)
+        return *(double *) slot = x, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a positive number of tokens, such as "
+                       "300e9, or chinchilla (tokens_per_parameter, default 20, times the "
+                       "parameters), got %s", path, g);
       return FALSE;
     case F_NUMBER:
       if (parse_double (v, &x) && x > 0)

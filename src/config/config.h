@@ -16,6 +16,12 @@
  * the source tree for the binary built there. Owned by the caller. */
 char *config_data_dir (void);
 
+/* The models of FAMILY, the names "FAMILY-*" found where the experiment
+ * PATH's names are looked up, sorted by name (the caller orders them by
+ * size); *FAMILIES (owned) lists the families found, for an error. */
+GPtrArray *config_model_family (const char *path, const char *family,
+                                char **families);
+
 gboolean config_load_experiment (const char *path, const char *const *overrides,
                                  ExperimentSpec *out, GError **error);
 

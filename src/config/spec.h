@@ -258,6 +258,15 @@ typedef struct {
   CpuSpec cpu;
 } HostSpec;
 
+/* Where checkpoints go (storage:), for `trainsim plan`: a shared file
+ * system's aggregate write and read bandwidth, and what one node can move
+ * to it. bandwidth is SPEC_UNSET when the topology has no storage:. */
+typedef struct {
+  double bandwidth;        /* bytes/s, aggregate write */
+  double read_bandwidth;   /* bytes/s, aggregate read; SPEC_UNSET: bandwidth */
+  double node_bandwidth;   /* bytes/s per node; SPEC_UNSET: no limit */
+} StorageSpec;
+
 typedef struct {
   char *name;          /* owned; may be NULL for an inline topology */
   int gpus_per_node;
@@ -265,6 +274,7 @@ typedef struct {
   IntraNodeSpec intra_node;
   InterNodeSpec inter_node;
   HostSpec host;
+  StorageSpec storage;
 } TopologySpec;
 
 /* --- experiment ------------------------------------------------------- */
@@ -311,8 +321,40 @@ typedef struct {
   /* default unfused; flash_attention: true, the older key, means flash2 */
   Attention attention;
   gboolean flash_attention;
-  double tokens;           /* SPEC_UNSET when not given */
+  double tokens;           /* SPEC_UNSET when not given, SPEC_CHINCHILLA */
+  /* tokens: chinchilla trains on this many tokens per parameter (default
+   * 20, Hoffmann et al. 2022). */
+  double tokens_per_parameter;
 } TrainingSpec;
+
+/* training.tokens: chinchilla: tokens_per_parameter times the model's
+ * parameters, counted by the simulator (parallel/plan.h). */
+#define SPEC_CHINCHILLA (-2.0)
+
+/* What the run draws from the grid (energy:), for `trainsim plan`, in
+ * watts; defaults in config.c, with sources. */
+typedef struct {
+  double gpu_compute_w;         /* a GPU running kernels */
+  double gpu_communication_w;   /* waiting on a collective or a send */
+  double gpu_idle_w;            /* the bubble, the host, recovery */
+  double node_w;                /* a node's CPUs, switches, NICs and fans */
+  double pue;                   /* the facility's power usage effectiveness */
+  double grid_g_co2_per_kwh;    /* SPEC_UNSET: no CO2 reported */
+} EnergySpec;
+
+/* How often the cluster fails and what a failure costs (reliability:),
+ * for `trainsim plan`'s goodput; defaults in config.c, with sources. */
+typedef struct {
+  double gpu_failures_per_hour;    /* per GPU */
+  double node_failures_per_hour;   /* per node, besides its GPUs */
+  double detection_s;              /* from the failure to the job's end */
+  double restart_s;                /* requeue, start, NCCL init; the
+                                    * checkpoint's load comes on top */
+  double checkpoint_interval_s;    /* work between checkpoints; SPEC_UNSET:
+                                    * Young/Daly's optimum */
+  int trials;                      /* Monte Carlo runs */
+  int seed;
+} ReliabilitySpec;
 
 typedef struct {
   double mfu;                 /* SPEC_UNSET, or every FLOP at this fraction of peak */
@@ -353,6 +395,8 @@ typedef struct {
   ComputeSpec compute;
   CostSpec cost;
   CollectivesSpec collectives;
+  ReliabilitySpec reliability;
+  EnergySpec energy;
   /* What runs the plan (framework:), default today's Megatron-LM: what
    * it can run (plan.c) and how (its defaults, the step builder). */
   const FrameworkProfile *framework;

@@ -149,8 +149,8 @@ static const Field fields[] = {
  * unit of its 15th digit, and %g drops trailing zeros); 17 always reads
  * back. Returns FALSE, appending nothing, when @v is not finite: JSON has
  * no NaN. */
-static gboolean
-append_number (GString *out, double v)
+gboolean
+report_append_number (GString *out, double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -188,11 +188,11 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
   switch (f->kind)
     {
     case FIELD_DOUBLE:
-      if (!append_number (out, *(const double *) p))
+      if (!report_append_number (out, *(const double *) p))
         g_string_append (out, missing);
       break;
     case FIELD_BYTES_AS_GIB:
-      if (!append_number (out, *(const double *) p / GIB))
+      if (!report_append_number (out, *(const double *) p / GIB))
         g_string_append (out, missing);
       break;
     case FIELD_INT:
@@ -365,8 +365,8 @@ fmt_sig3 (double v)
 }
 
 /* 97.9k, 1.23M: rates that span many orders of magnitude. */
-static char *
-fmt_si (double v)
+char *
+report_fmt_si (double v)
 {
   static const char *const prefixes[] = { "", "k", "M", "G", "T", "P" };
   gsize i = 0;
@@ -405,8 +405,8 @@ fmt_duration (double seconds)
 }
 
 /* $1,234,567: whole dollars with thousands separators. */
-static char *
-fmt_usd (double usd)
+char *
+report_fmt_usd (double usd)
 {
   g_autofree char *digits = fmt_num ("%.0f", usd);
   const char *p = digits;
@@ -526,8 +526,8 @@ append_table (GString *out, const SimResult *r, const char *title)
   table_row (out, "plan", items);
 
   t = fmt_duration (r->iteration_time_s);
-  sps = fmt_si (r->samples_per_s);
-  tps = fmt_si (r->tokens_per_s);
+  sps = report_fmt_si (r->samples_per_s);
+  tps = report_fmt_si (r->tokens_per_s);
   take (items, g_strdup_printf ("%s (%s samples/s, %s tokens/s)", t, sps, tps));
   table_row (out, "iteration", items);
 
@@ -581,7 +581,7 @@ append_table (GString *out, const SimResult *r, const char *title)
       g_autofree char *days = fmt_num ("%.1f", r->days_to_train);
 
       take (items, g_strconcat (days, " days", NULL));
-      take (items, fmt_usd (r->cost_usd));
+      take (items, report_fmt_usd (r->cost_usd));
       table_row (out, "training", items);
     }
 

@@ -50,6 +50,16 @@ void report_append_csv_row (GString *out, const SimResult *r,
 void report_append_json_members (GString *out, const SimResult *r,
                                  const char *const *skip);
 
+/* Appends @v in the C locale with the fewest significant digits that
+ * read back as the same double; FALSE, appending nothing, when @v is not
+ * finite (JSON has no NaN). */
+gboolean report_append_number (GString *out, double v);
+
+/* For tables: "97.9k", "1.23M" (about three significant digits and an
+ * SI prefix), and "$1,234,567". Owned by the caller. */
+char *report_fmt_si (double v);
+char *report_fmt_usd (double usd);
+
 /* Appends @s as a JSON string literal, escaped; invalid UTF-8 is repaired
  * first (one bad byte makes a reader reject the whole document). */
 void report_append_json_string (GString *out, const char *s);

@@ -375,6 +375,35 @@ chunks_in_flight (const Plan *p, int s)
     }
 }
 
+/* The shape of the plan's layers, with the compute model CM it points
+ * to (the run's precision gives the bytes of an element). */
+static void
+layer_shape (const Plan *p, ComputeModel *cm, LayerShape *ls)
+{
+  const ExperimentSpec *e = p->spec;
+  compute_model_init (cm, &e->topology.gpu, &e->compute,
+                      e->training.precision);
+  transformer_layer_shape (ls, &e->model, p->tp, p->micro_batch,
+                           e->parallel.sequence_parallel,
+                           e->training.attention, cm);
+}
+
+/* The parameters one TP rank of stage S holds: its layers, the
+ * embedding on the first stage, the head on the last (with pp > 1 its
+ * own copy of the tied word embedding). */
+static double
+stage_params (const Plan *p, const LayerShape *ls, int s)
+{
+  double params = plan_chunk_layers (p, s) * p->virtual_stages
+                  * transformer_layer_params (ls);
+  if (s == 0)
+    params += transformer_embedding_params (ls);
+  if (s == p->pp - 1)
+    params += transformer_head_params (ls)
+              + (p->pp > 1 ? (double) ls->vocab / p->tp * ls->h : 0);
+  return params;
+}
+
 /* Host bytes per offloaded parameter (ZeRO-Offload, Ren 2021 section
  * 4.1): the fp32 master weight, Adam's m and v (12) and the fp32
  * gradient the CPU step reads (4); with the parameters offloaded too,
@@ -387,11 +416,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   const ExperimentSpec *e = p->spec;
   ComputeModel cm;
   LayerShape ls;
-  compute_model_init (&cm, &e->topology.gpu, &e->compute,
-                      e->training.precision);
-  transformer_layer_shape (&ls, &e->model, p->tp, p->micro_batch,
-                           e->parallel.sequence_parallel,
-                           e->training.attention, &cm);
+  layer_shape (p, &cm, &ls);
   double w = cm.bytes_per_element;
   int zs = e->zero.stage;
   Offload off = e->zero.offload;
@@ -407,14 +432,8 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
 
   for (int s = 0; s < p->pp; s++)
     {
-      gboolean first = s == 0, last = s == p->pp - 1;
-      double params = plan_chunk_layers (p, s) * p->virtual_stages
-                      * transformer_layer_params (&ls);
-      if (first)
-        params += transformer_embedding_params (&ls);
-      if (last)
-        params += transformer_head_params (&ls)
-                  + (p->pp > 1 ? (double) ls.vocab / p->tp * ls.h : 0);
+      gboolean last = s == p->pp - 1;
+      double params = stage_params (p, &ls, s);
       double shard = params / (zs >= 1 ? p->dp : 1);
       MemoryBreakdown m = { 0 };
       /* Offloaded, the optimizer and (from stage 2) the gradient
@@ -479,4 +498,33 @@ plan_memory_shortfall (const MemoryBreakdown *m)
              : g_strdup_printf ("needs %s GiB of host memory per node for "
                                 "CPU offload, more than the node's %s GiB",
                                 need, have);
+}
+
+double
+plan_model_params (const ModelSpec *m)
+{
+  LayerShape ls;
+  /* Counts need no compute model, and one TP rank of tp 1 holds all. */
+  transformer_layer_shape (&ls, m, 1, 1, FALSE, ATTENTION_UNFUSED, NULL);
+  return m->layers * transformer_layer_params (&ls)
+         + transformer_embedding_params (&ls) + transformer_head_params (&ls);
+}
+
+/* A checkpoint holds what the optimizer needs to go on: the weights in
+ * the run's precision and the optimizer's state (plan_memory's 16 - 2 w
+ * bytes a parameter: the fp32 master and Adam's m and v), of every
+ * stage and TP rank once (ZeRO's shards of a replica add up to one
+ * copy), not the gradients. Mixed precision: 14 bytes a parameter;
+ * Narayanan et al. 2021 (arXiv:2104.04473, section 5) report a 13.8 TB
+ * checkpoint for their 1T model. */
+double
+plan_checkpoint_bytes (const Plan *p)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  layer_shape (p, &cm, &ls);
+  double params = 0;
+  for (int s = 0; s < p->pp; s++)
+    params += stage_params (p, &ls, s) * p->tp;
+  return params * (16 - cm.bytes_per_element);
 }

@@ -61,3 +61,12 @@ gboolean plan_dp_overlaps (const ExperimentSpec *e);
 /* Why a plan does not fit, such as "needs 92.1 GiB per GPU, more than the
  * GPU's 80.0 GiB" (owned by the caller); NULL when it fits. */
 char *plan_memory_shortfall (const MemoryBreakdown *m);
+
+/* The model's parameters, all of them (the embedding and head too, as
+ * Hoffmann et al. 2022 count them): what training.tokens: chinchilla
+ * multiplies. */
+double plan_model_params (const ModelSpec *m);
+/* The bytes of one checkpoint of the plan: the weights and optimizer
+ * state of every stage and TP rank, once (14 bytes a parameter in mixed
+ * precision). */
+double plan_checkpoint_bytes (const Plan *p);

@@ -1,0 +1,108 @@
+/* goodput.c: the run's wall time under failures and checkpoints
+ * (goodput.h), in closed form and as a seeded Monte Carlo. */
+#include "sweep/goodput.h"
+#include <math.h>
+#include <stdlib.h>
+
+double
+goodput_young_daly (double checkpoint_s, double mtbf_s)
+{
+  return sqrt (2 * checkpoint_s * mtbf_s);
+}
+
+/* The whole segments of work and the last, shorter one (0 when the work
+ * divides evenly). */
+static double
+segments (const GoodputModel *m, double *last)
+{
+  double whole = floor (m->work_s / m->interval_s);
+  *last = m->work_s - whole * m->interval_s;
+  return whole;
+}
+
+/* The expected time of a segment of S seconds, checkpoint included. */
+static double
+segment_expected_s (const GoodputModel *m, double s)
+{
+  double lambda = m->gpu_rate + m->node_rate;
+  return (1 / lambda + m->recovery_s) * expm1 (lambda * s);
+}
+
+double
+goodput_expected_s (const GoodputModel *m)
+{
+  double last, whole = segments (m, &last);
+  double t = whole * segment_expected_s (m, m->interval_s + m->checkpoint_s);
+  return last > 0 ? t + segment_expected_s (m, last + m->checkpoint_s) : t;
+}
+
+double
+goodput_first_order_s (const GoodputModel *m)
+{
+  double mtbf = 1 / (m->gpu_rate + m->node_rate);
+  double tau = m->interval_s, c = m->checkpoint_s;
+  return m->work_s * (1 + c / tau)
+         / (1 - (m->recovery_s + (tau + c) / 2) / mtbf);
+}
+
+/* An exponential draw of rate RATE. */
+static double
+exponential (GRand *rng, double rate)
+{
+  /* g_rand_double is in [0, 1): 1 - u is in (0, 1], its log finite. */
+  return -log1p (-g_rand_double (rng)) / rate;
+}
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+goodput_monte_carlo (const GoodputModel *m, int trials, guint32 seed,
+                     GoodputStats *out, char **why)
+{
+  double last, whole = segments (m, &last);
+  if (whole + 1 > GOODPUT_MAX_SEGMENTS)
+    {
+      *why = g_strdup_printf ("a checkpoint every %g s of %g s of work makes "
+                              "more than %g checkpoints", m->interval_s,
+                              m->work_s, GOODPUT_MAX_SEGMENTS);
+      return FALSE;
+    }
+  g_autoptr (GRand) rng = g_rand_new_with_seed (seed);
+  g_autofree double *totals = g_new (double, trials);
+  double failures = 0, sum = 0;
+  for (int k = 0; k < trials; k++)
+    {
+      double t = 0;
+      for (double i = 0; i < whole + (last > 0); i++)
+        {
+          double s = (i < whole ? m->interval_s : last) + m->checkpoint_s;
+          /* Memoryless: a segment begun again draws its failures afresh,
+           * a GPU's and a node's apart, the first to come striking. */
+          for (;;)
+            {
+              double g = exponential (rng, m->gpu_rate);
+              double n = exponential (rng, m->node_rate);
+              double x = MIN (g, n);
+              if (x >= s)
+                break;
+              t += x + m->recovery_s;
+              failures++;
+            }
+          t += s;
+        }
+      totals[k] = t;
+      sum += t;
+    }
+  qsort (totals, trials, sizeof *totals, compare_doubles);
+  out->mean_s = sum / trials;
+  /* Nearest rank: the same trials give the same percentiles. */
+  out->p10_s = totals[(int) floor (0.1 * (trials - 1) + 0.5)];
+  out->p90_s = totals[(int) floor (0.9 * (trials - 1) + 0.5)];
+  out->failures = failures / trials;
+  return TRUE;
+}

@@ -1,0 +1,260 @@
+/* plansearch.c: the walk over plans of `trainsim search` and `trainsim
+ * plan` (plansearch.h). */
+#include "sweep/plansearch.h"
+#include "base/progress.h"
+#include "config/framework.h"
+#include "parallel/plan.h"
+#include "parallel/sim.h"
+#include <string.h>
+
+#define SEARCH_MAX_MICRO_BATCH 16
+#define SEARCH_MAX_VIRTUAL_STAGES 8
+
+/* USER_DATA: the count of finished candidates (a gint, atomic). */
+static void
+run_candidate (gpointer data, gpointer user_data)
+{
+  PlanCandidate *c = data;
+  SimOptions options = { FALSE, NULL };
+  c->ok = sim_run (&c->spec, &options, &c->result, NULL)
+          && c->result.fits_memory;
+  g_atomic_int_inc ((gint *) user_data);
+}
+
+/* Whether the plan of e fits in memory (its sizes already checked). */
+static gboolean
+fits (const ExperimentSpec *e)
+{
+  Plan plan;
+  MemoryBreakdown mem;
+  if (!plan_make (&plan, e, e->parallel.micro_batch,
+                  e->parallel.virtual_stages, NULL))
+    return FALSE;
+  plan_memory (&plan, &mem);
+  return plan_memory_fits (&mem);
+}
+
+/* The axes a --set holds fixed: search walks the others. */
+typedef struct {
+  gboolean tp, pp, dp, micro_batch, virtual_stages, sequence_parallel;
+  gboolean recompute, zero;
+} Pins;
+
+/* Which axes SETS ("key=value" strings) name. */
+static void
+pins_from_sets (Pins *pins, const char *const *sets)
+{
+  static const struct { const char *key; gsize offset; } axes[] = {
+    { "parallel.tp", G_STRUCT_OFFSET (Pins, tp) },
+    { "parallel.pp", G_STRUCT_OFFSET (Pins, pp) },
+    { "parallel.dp", G_STRUCT_OFFSET (Pins, dp) },
+    { "parallel.micro_batch", G_STRUCT_OFFSET (Pins, micro_batch) },
+    { "parallel.virtual_stages", G_STRUCT_OFFSET (Pins, virtual_stages) },
+    { "parallel.sequence_parallel", G_STRUCT_OFFSET (Pins, sequence_parallel) },
+    { "training.recompute", G_STRUCT_OFFSET (Pins, recompute) },
+    { "zero.stage", G_STRUCT_OFFSET (Pins, zero) },
+  };
+  *pins = (Pins) { FALSE };
+  for (int i = 0; sets && sets[i]; i++)
+    {
+      const char *eq = strchr (sets[i], '=');
+      gsize n = eq ? (gsize) (eq - sets[i]) : strlen (sets[i]);
+      for (guint a = 0; a < G_N_ELEMENTS (axes); a++)
+        if (strlen (axes[a].key) == n && strncmp (sets[i], axes[a].key, n) == 0)
+          G_STRUCT_MEMBER (gboolean, pins, axes[a].offset) = TRUE;
+    }
+}
+
+/* Adds the candidates of one layout: the least recompute that fits, with
+ * every ZeRO stage that fits at that recompute; only plans the framework
+ * runs (plan_check holds its rules). */
+static void
+add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins)
+{
+  static const Recompute order[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
+                                     RECOMPUTE_FULL };
+  for (guint r = 0; r < G_N_ELEMENTS (order); r++)
+    {
+      gboolean any = FALSE;
+      if (pins->recompute && order[r] != e->training.recompute)
+        continue;
+      for (int zero = 0; zero <= (e->parallel.dp > 1 ? 3 : 0); zero++)
+        {
+          PlanCandidate c = { *e };
+          if (pins->zero && zero != e->zero.stage)
+            continue;
+          c.spec.training.recompute = order[r];
+          c.spec.zero.stage = pins->zero ? e->zero.stage : zero;
+          if (!plan_check (&c.spec, NULL) || !fits (&c.spec))
+            continue;
+          c.index = cands->len;
+          g_array_append_val (cands, c);
+          any = TRUE;
+        }
+      if (any)
+        return;
+    }
+}
+
+/* Whether the axis value X is one to walk: any when the axis is free,
+ * else only the value held. */
+#define WALK(pinned, x, held) (!(pinned) || (held) <= 0 || (x) == (held))
+
+static void
+enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins)
+{
+  const ModelSpec *m = &base->model;
+  const ParallelSpec *bp = &base->parallel;
+  int gpus = base->gpus, gpn = base->topology.gpus_per_node;
+  for (int tp = 1; tp <= MIN (m->heads, gpus); tp++)
+    {
+      if (m->heads % tp != 0 || gpus % tp != 0
+          || (tp > gpn && !bp->tp_across_nodes) || !WALK (pins->tp, tp, bp->tp))
+        continue;
+      for (int pp = 1; pp <= m->layers && tp * pp <= gpus; pp++)
+        {
+          /* A pp that does not divide the layers splits them as evenly
+           * as they go, one chunk a stage. */
+          gboolean even = m->layers % pp == 0;
+          if ((!even && pp > SPEC_MAX_LIST) || gpus % (tp * pp) != 0
+              || !WALK (pins->pp, pp, bp->pp))
+            continue;
+          int dp = gpus / (tp * pp);
+          if (bp->global_batch % dp != 0 || !WALK (pins->dp, dp, bp->dp))
+            continue;
+          int per_replica = bp->global_batch / dp;
+          for (int mb = 1; mb <= MIN (per_replica, SEARCH_MAX_MICRO_BATCH);
+               mb++)
+            {
+              if (per_replica % mb != 0
+                  || !WALK (pins->micro_batch, mb, bp->micro_batch))
+                continue;
+              int chunks = even ? m->layers / pp : 1;
+              for (int v = 1; v <= MIN (chunks, SEARCH_MAX_VIRTUAL_STAGES);
+                   v++)
+                {
+                  if (chunks % v != 0 || (v > 1 && pp == 1)
+                      || !WALK (pins->virtual_stages, v, bp->virtual_stages))
+                    continue;
+                  ExperimentSpec e = *base;
+                  e.parallel.tp = tp;
+                  e.parallel.pp = pp;
+                  e.parallel.dp = dp;
+                  e.parallel.micro_batch = mb;
+                  e.parallel.virtual_stages = v;
+                  e.parallel.schedule = v > 1 ? SCHEDULE_INTERLEAVED
+                                              : SCHEDULE_1F1B;
+                  /* Sequence parallelism only removes work: on where
+                   * there is TP and the framework has it. */
+                  if (!pins->sequence_parallel)
+                    e.parallel.sequence_parallel =
+                      tp > 1 && e.framework->sequence_parallel.allowed;
+                  /* The search splits the layers itself. */
+                  e.parallel.stage_layers.len = 0;
+                  if (!even)
+                    plan_balanced_stages (m->layers, pp,
+                                          &e.parallel.stage_layers);
+                  add_layout (cands, &e, pins);
+                }
+            }
+        }
+    }
+}
+
+static int
+by_time (gconstpointer a, gconstpointer b)
+{
+  const PlanCandidate *x = a, *y = b;
+  if (x->ok != y->ok)
+    return x->ok ? -1 : 1;
+  if (x->result.iteration_time_s != y->result.iteration_time_s)
+    return x->result.iteration_time_s < y->result.iteration_time_s ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+char *
+plansearch_label (const PlanCandidate *c)
+{
+  const ExperimentSpec *e = &c->spec;
+  const SpecIntList *sl = &e->parallel.stage_layers;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "tp %d pp %d dp %d mb %d v %d, recompute %s, "
+                          "zero %d%s", e->parallel.tp, e->parallel.pp,
+                          e->parallel.dp, e->parallel.micro_batch,
+                          e->parallel.virtual_stages,
+                          spec_enum_name (SPEC_ENUM_RECOMPUTE,
+                                          e->training.recompute),
+                          e->zero.stage,
+                          e->parallel.sequence_parallel ? ", sp" : "");
+  for (int i = 0, run; i < sl->len; i += run)
+    {
+      for (run = 1; i + run < sl->len && sl->v[i + run] == sl->v[i]; run++)
+        ;
+      g_string_append_printf (s, run > 1 ? "%s%dx%d" : "%s%d",
+                              i ? "," : ", stages ", sl->v[i], run);
+    }
+  return g_string_free (s, FALSE);
+}
+
+GPtrArray *
+plansearch_sets (const PlanCandidate *c)
+{
+  const ExperimentSpec *e = &c->spec;
+  const SpecIntList *sl = &e->parallel.stage_layers;
+  GPtrArray *sets = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.tp=%d", e->parallel.tp));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.pp=%d", e->parallel.pp));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.dp=%d", e->parallel.dp));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.micro_batch=%d",
+                                          e->parallel.micro_batch));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.virtual_stages=%d",
+                                          e->parallel.virtual_stages));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.schedule=%s",
+                                          spec_enum_name (SPEC_ENUM_SCHEDULE,
+                                                          e->parallel.schedule)));
+  g_ptr_array_add (sets, g_strdup_printf ("parallel.sequence_parallel=%s",
+                                          e->parallel.sequence_parallel
+                                          ? "true" : "false"));
+  g_ptr_array_add (sets, g_strdup_printf ("training.recompute=%s",
+                                          spec_enum_name (SPEC_ENUM_RECOMPUTE,
+                                                          e->training.recompute)));
+  g_ptr_array_add (sets, g_strdup_printf ("zero.stage=%d", e->zero.stage));
+  if (sl->len > 0)
+    {
+      GString *list = g_string_new ("parallel.stage_layers=[");
+      for (int i = 0; i < sl->len; i++)
+        g_string_append_printf (list, "%s%d", i ? ", " : "", sl->v[i]);
+      g_string_append_c (list, ']');
+      g_ptr_array_add (sets, g_string_free (list, FALSE));
+    }
+  return sets;
+}
+
+GArray *
+plansearch_run (const ExperimentSpec *base, const char *const *sets,
+                int jobs, guint *n_ok)
+{
+  Pins pins;
+  pins_from_sets (&pins, sets);
+  GArray *cands = g_array_new (FALSE, FALSE, sizeof (PlanCandidate));
+  enumerate (cands, base, &pins);
+  gint done = 0;
+  GThreadPool *pool = g_thread_pool_new (run_candidate, &done, jobs, TRUE,
+                                         NULL);
+  for (guint i = 0; i < cands->len; i++)
+    g_thread_pool_push (pool, &g_array_index (cands, PlanCandidate, i), NULL);
+  Progress line;
+  progress_init (&line, "plans", cands->len, 0);
+  while (line.on && (guint) g_atomic_int_get (&done) < cands->len)
+    {
+      progress_draw (&line, (guint64) g_atomic_int_get (&done), NULL);
+      g_usleep (G_USEC_PER_SEC / 10);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  progress_clear (&line);
+  g_array_sort (cands, by_time);
+  *n_ok = 0;
+  for (guint i = 0; i < cands->len; i++)
+    *n_ok += g_array_index (cands, PlanCandidate, i).ok;
+  return cands;
+}

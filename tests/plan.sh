@@ -1,0 +1,186 @@
+#!/bin/sh
+# tests/plan.sh: `trainsim plan` (issue 15). GPT-3 175B on 300B tokens on
+# 1,024 A100 of Selene against Narayanan et al. 2021's 34 days; the
+# failures and checkpoints it adds (the Monte Carlo beside its closed
+# form, deterministic per seed); the fastest plan is search's first;
+# tokens: chinchilla; the three formats; bad input (exit 2, where).
+#
+# Run by automake with srcdir in the environment; by hand, from the top
+# build directory: srcdir=. sh tests/plan.sh
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-plan.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+gpt=$srcdir/experiments/gpt3-175b-selene.yaml
+
+# field NAME FILE: a number or string member of plan's one-line JSON.
+field () {
+  sed -n -e "s/.*\"$1\": \"\([^\"]*\)\".*/\1/p" \
+         -e "t" -e "s/.*\"$1\": \([^,}]*\).*/\1/p" "$2"
+}
+# within A B TOL: |A / B - 1| <= TOL.
+within () {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a / b - 1; exit !(d <= t && -d <= t) }'
+}
+
+ts plan --help
+[ "$rc" -eq 0 ] && grep -q "reliability" "$tmp/out" || fail_because "exit $rc, or no word of reliability"
+verdict "plan --help exits 0 and describes the command"
+
+# --- GPT-3 175B as Narayanan 2021 ran it --------------------------------------
+ts plan "$gpt" --as-written -f json
+cp "$tmp/out" "$tmp/written.json"
+days=$(field days "$tmp/written.json")
+failing=$(field days_with_failures "$tmp/written.json")
+expected=$(field days_expected "$tmp/written.json")
+first=$(field days_first_order "$tmp/written.json")
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+within "$days" 34 0.10 || fail_because "$days days at perfect uptime, not within 10 % of Narayanan's 34"
+awk -v a="$failing" -v b="$days" 'BEGIN { exit !(a > b) }' \
+  || fail_because "failures add nothing: $failing against $days days"
+within "$failing" "$expected" 0.02 || fail_because "Monte Carlo $failing days, closed form $expected"
+within "$expected" "$first" 0.02 || fail_because "closed form $expected days, first order $first"
+verdict "GPT-3 175B as written: $days days (Narayanan: 34), $failing with failures (closed form $expected)"
+
+per=$(awk -v b="$(field checkpoint_bytes "$tmp/written.json")" \
+          -v p="$(field parameters "$tmp/written.json")" 'BEGIN { print b / p }')
+awk -v x="$per" 'BEGIN { exit !(x >= 14 && x < 14.1) }' \
+  || fail_because "$per bytes a parameter in a checkpoint, not 14 (2 + 12) and the tied copy"
+# Young/Daly: sqrt (2 C MTBF).
+yd=$(awk -v c="$(field checkpoint_write_s "$tmp/written.json")" \
+         -v m="$(field mtbf_h "$tmp/written.json")" 'BEGIN { printf "%.17g", sqrt (2 * c * m * 3600) }')
+within "$(field checkpoint_interval_s "$tmp/written.json")" "$yd" 1e-9 \
+  || fail_because "interval $(field checkpoint_interval_s "$tmp/written.json") s, Young/Daly $yd"
+# Llama 3's 419 interruptions in 54 days on 16,384 GPUs: 2.0e-5 per GPU-hour
+# in all, so 1,024 GPUs fail once in 49.5 h.
+within "$(field mtbf_h "$tmp/written.json")" "$(awk 'BEGIN { printf "%.17g", 54 * 24 * 16384 / 419 / 1024 }')" 1e-9 \
+  || fail_because "MTBF $(field mtbf_h "$tmp/written.json") h"
+verdict "checkpoints of 14 bytes a parameter, every sqrt(2 C MTBF), Llama 3's failure rate"
+
+ts plan "$gpt" --as-written -f json
+cmp -s "$tmp/out" "$tmp/written.json" || fail_because "a second run printed other bytes"
+ts plan "$gpt" --as-written -f json --set reliability.seed=2
+cmp -s "$tmp/out" "$tmp/written.json" && fail_because "another seed printed the same bytes"
+[ "$(field seed "$tmp/out")" = 2 ] || fail_because "seed $(field seed "$tmp/out")"
+verdict "the Monte Carlo is deterministic per seed, and the seed matters"
+
+ts plan "$gpt" --as-written -f json --set reliability.checkpoint_interval=2h
+[ "$(field checkpoint_interval_s "$tmp/out")" = 7200 ] || fail_because "interval $(field checkpoint_interval_s "$tmp/out")"
+awk -v a="$(field days_expected "$tmp/out")" -v b="$expected" 'BEGIN { exit !(a > b) }' \
+  || fail_because "a 2 h interval is not slower than Young/Daly's"
+verdict "reliability.checkpoint_interval replaces Young/Daly's, and costs more"
+
+# Energy: the GPUs at the step's mean power and the nodes at 3.3 kW, for
+# the days, times the PUE of 1.1; CO2 only with a grid intensity.
+w=$(field gpu_step_w "$tmp/written.json")
+awk -v w="$w" 'BEGIN { exit !(w > 60 && w < 400) }' || fail_because "$w W a GPU, not between idle and TDP"
+mwh=$(awk -v w="$w" -v d="$days" 'BEGIN { printf "%.17g", (1024 * w + 128 * 3300) * d * 86400 * 1.1 / 3.6e9 }')
+within "$(field energy_mwh "$tmp/written.json")" "$mwh" 1e-9 || fail_because "$(field energy_mwh "$tmp/written.json") MWh, by hand $mwh"
+awk -v a="$(field energy_mwh_with_failures "$tmp/written.json")" -v b="$mwh" 'BEGIN { exit !(a > b) }' \
+  || fail_because "failures cost no energy"
+[ "$(field co2_t "$tmp/written.json")" = null ] || fail_because "CO2 without a grid intensity"
+ts plan "$gpt" --as-written -f json --set energy.grid_g_co2_per_kwh=400
+within "$(field co2_t "$tmp/out")" "$(awk -v m="$mwh" 'BEGIN { printf "%.17g", m * 0.4 }')" 1e-9 \
+  || fail_because "$(field co2_t "$tmp/out") t CO2 at 400 g/kWh"
+verdict "energy: ${w} W a GPU, $(field energy_mwh "$tmp/written.json") MWh; CO2 with a grid intensity"
+
+# --- the fastest plan -----------------------------------------------------------
+ts plan "$gpt" -j 2 -f json
+cp "$tmp/out" "$tmp/fastest.json"
+ts search "$gpt" -j 2 --top 1 -f json
+best=$(sed -n 's/.*"rank": 1, "plan": "\([^"]*\)".*/\1/p' "$tmp/out")
+[ "$(field plan "$tmp/fastest.json")" = "$best" ] \
+  || fail_because "plan chose '$(field plan "$tmp/fastest.json")', search's first is '$best'"
+awk -v a="$(field days "$tmp/fastest.json")" -v b="$days" 'BEGIN { exit !(a < b) }' \
+  || fail_because "the fastest plan is not faster than the written one"
+verdict "plan takes search's fastest plan ($(field days "$tmp/fastest.json") days)"
+
+ts plan "$gpt" -j 1 -f json
+cmp -s "$tmp/out" "$tmp/fastest.json" || fail_because "-j 1 and -j 2 differ"
+verdict "plan prints the same bytes with any -j"
+
+# --- formats, chinchilla ----------------------------------------------------------
+ts plan "$gpt" --as-written -f csv
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 2 ] || fail_because "exit $rc, $(wc -l <"$tmp/out") lines"
+head -n 1 "$tmp/out" | grep -q '^model,topology,.*,days,.*,days_with_failures,' || fail_because "header: $(head -n 1 "$tmp/out")"
+verdict "--format csv: a header and a row"
+
+ts plan "$gpt" --as-written
+grep -q '^  with failures ' "$tmp/out" && grep -q '^  perfect uptime ' "$tmp/out" || fail_because "no such rows"
+verdict "the table has the run at perfect uptime and with failures"
+
+ts plan "$gpt" --as-written -f json --set training.tokens=chinchilla
+within "$(field tokens "$tmp/out")" "$(awk -v p="$(field parameters "$tmp/out")" 'BEGIN { printf "%.17g", 20 * p }')" 1e-12 \
+  || fail_because "tokens $(field tokens "$tmp/out")"
+ts plan "$gpt" --as-written -f json --set training.tokens=chinchilla --set training.tokens_per_parameter=10
+within "$(field tokens "$tmp/out")" "$(awk -v p="$(field parameters "$tmp/out")" 'BEGIN { printf "%.17g", 10 * p }')" 1e-12 \
+  || fail_because "tokens $(field tokens "$tmp/out") at 10 a parameter"
+verdict "tokens: chinchilla trains on 20 tokens a parameter, or tokens_per_parameter"
+
+# --- budget mode ------------------------------------------------------------------
+# GPT-3's family (125M, 13B, 175B) on Selene's 1,024 GPUs, each on 20
+# tokens a parameter: $1M buys the 13B run, not the 175B one.
+ts plan "$gpt" --budget-usd 1e6 -j 2 -f csv
+cp "$tmp/out" "$tmp/budget.csv"
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/budget.csv")" -eq 4 ] || fail_because "exit $rc, $(wc -l <"$tmp/budget.csv") lines"
+# The columns by name: model, parameters, tokens, cost_usd_with_failures.
+cols=$(head -n 1 "$tmp/budget.csv" | tr ',' '\n' | grep -n -x -e model -e parameters -e tokens -e cost_usd_with_failures | cut -d: -f1 | tr '\n' ' ')
+# Labels hold commas inside quotes: drop quoted cells before splitting.
+sed 1d "$tmp/budget.csv" | sed 's/"[^"]*"//g' | awk -F, -v c="$cols" '
+  BEGIN { split(c, k, " ") }
+  { n = $k[2]; d = $k[3]; cost = $k[4]
+    if (d / n < 19.999 || d / n > 20.001) { print "tokens " d " for " n; bad = 1 }
+    if (cost <= 1e6) { best = NR; bn = n; rate = 6 * n * d / cost } else if (!above) above = n }
+  END {
+    # Chinchilla: C = 6 N D = 120 N^2 for the compute the budget buys at the
+    # chosen size'"'"'s FLOPs per dollar; the chosen size is the family step
+    # at or below N*, the next one above it.
+    nstar = sqrt(rate * 1e6 / 120)
+    if (best != 2 || !(bn <= nstar && nstar < above)) { print "best row " best ", N " bn ", N* " nstar ", next " above; bad = 1 }
+    exit bad }' >"$tmp/why" || fail_because "$(cat "$tmp/why")"
+verdict "budget mode: \$1M buys GPT-3 13B on Chinchilla's tokens, within one family step of N*"
+
+ts plan "$gpt" --budget-usd 1e6 -j 2
+grep -q '^\* gpt3-13b ' "$tmp/out" && grep -q "Chinchilla's optimum for the budget" "$tmp/out" \
+  || fail_because "table: $(cat "$tmp/out")"
+verdict "budget mode's table marks the size and gives Chinchilla's optimum"
+
+# --- bad input ----------------------------------------------------------------------
+# refused WHAT PATTERN ARG...: exit 2, and stderr matches PATTERN.
+refused () {
+  what=$1; want=$2; shift 2
+  ts plan "$@"
+  [ "$rc" -eq 2 ] || fail_because "$what: exit status $rc, expected 2"
+  grep -q "$want" "$tmp/err" || fail_because "$what: stderr: $(cut -c 1-300 "$tmp/err")"
+}
+cat >"$tmp/zero-rate.yaml" <<YAML
+schema_version: 1
+model: $srcdir/models/gpt3-175b.yaml
+topology: $srcdir/topologies/selene.yaml
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+training: {tokens: 300e9}
+reliability:
+  gpu_failures_per_hour: 0
+YAML
+refused "a zero rate" "zero-rate.yaml:8:26: reliability.gpu_failures_per_hour must be a positive number" "$tmp/zero-rate.yaml"
+refused "a negative rate" "node_failures_per_hour must be a positive number" "$gpt" --set reliability.node_failures_per_hour=-1
+refused "a zero PUE" "energy.pue must be a positive number" "$gpt" --set energy.pue=0
+refused "storage without bandwidth" "storage is missing required key: bandwidth" "$gpt" \
+  --set 'topology={name: dgx-a100-40gb, storage: {read_bandwidth: 1TB/s}}'
+refused "a topology without storage" "has no storage: section.*such as storage: {bandwidth" "$gpt" --set topology=dgx-a100-40gb
+refused "no tokens" "training.tokens is not set" "$gpt" --set 'training={recompute: full}'
+refused "bad tokens" "training.tokens must be a positive number of tokens, such as 300e9, or chinchilla" "$gpt" --set training.tokens=lots
+refused "an unknown format" "unknown format 'yaml'" "$gpt" -f yaml
+refused "two files" "expected one experiment file" "$gpt" "$gpt"
+refused "a budget too small" "budget-usd 1 is too small for any model of family gpt3: the smallest, gpt3-125m, needs" "$gpt" --budget-usd 1 -j 2
+refused "an unknown family" "family nope: no models named nope-\\* (families: .*gpt3" "$gpt" --budget-usd 1e6 --family nope
+refused "two budgets" "give one budget" "$gpt" --budget-usd 1e6 --days 3
+refused "a family without a budget" "family needs a budget" "$gpt" --family gpt
+verdict "bad input exits 2, saying where and what is valid"
+
+finish
