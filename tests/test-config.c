@@ -804,6 +804,50 @@ END_TEST
 
 /* --- the suite ---------------------------------------------------------------------- */
 
+/* Named files are read once a process (config.c's ref_cache), but the
+ * same name written in two directories still finds each its own file:
+ * two experiments, each beside a models/m.yaml of its own depth. */
+START_TEST (test_same_name_in_two_directories)
+{
+  static const char experiment[] =
+    "model: m\n"
+    "topology: {gpus_per_node: 4, gpu: tiny-gpu, intra_node: {bandwidth: 50GB/s}}\n"
+    "gpus: 4\n"
+    "parallel: {tp: 4, pp: 1, micro_batch: 2, global_batch: 8}\n";
+  const char *dirs[] = { "a", "b" };
+
+  /* The device tiny-gpu comes from the fixtures, found under data_dir. */
+  use_fixture_data_path ();
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < 2; i++)
+      {
+        g_autofree char *models = g_build_filename (tmp_dir, dirs[i], "models", NULL);
+        g_autofree char *model = g_build_filename (models, "m.yaml", NULL);
+        g_autofree char *exp = g_build_filename (tmp_dir, dirs[i], "exp.yaml", NULL);
+        g_autofree char *text = g_strdup_printf (
+          "name: m\nlayers: %d\nhidden: 64\nheads: 4\nvocab: 1000\nseq_len: 128\n", 2 + i);
+        g_autoptr (GError) error = NULL;
+        ExperimentSpec e;
+
+        ck_assert_int_eq (g_mkdir_with_parents (models, 0700), 0);
+        ck_assert (g_file_set_contents (model, text, -1, NULL));
+        ck_assert (g_file_set_contents (exp, experiment, -1, NULL));
+        ck_assert_msg (config_load_experiment (exp, NULL, &e, &error), "load %s: %s", exp,
+                       error ? error->message : "");
+        ck_assert_int_eq (e.model.layers, 2 + i);
+        experiment_spec_clear (&e);
+        if (round == 1)
+          {
+            g_unlink (exp);
+            g_unlink (model);
+            g_rmdir (models);
+            g_autofree char *dir = g_build_filename (tmp_dir, dirs[i], NULL);
+            g_rmdir (dir);
+          }
+      }
+}
+END_TEST
+
 static Suite *
 config_suite (void)
 {
@@ -833,6 +877,7 @@ config_suite (void)
   tcase_add_test (tc, test_missing_file);
   tcase_add_test (tc, test_copy_and_clear);
   tcase_add_test (tc, test_topology_description);
+  tcase_add_test (tc, test_same_name_in_two_directories);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("validation");

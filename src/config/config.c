@@ -750,21 +750,68 @@ find_ref_file (const Loader *ld, RefKind kind, const YNode *ref, GError **error)
 static gboolean check_document (const YNode *root, const char *what, const char *such_as,
                                 const Field *fields, GError **error);
 
-/* Reads the file REF points to, a mapping of FIELDS that names itself. */
+/* The files REF names, found and checked, by what they are looked for
+ * as: a sweep resolves the same model and topology at each of its
+ * thousands of points, and finding them (a stat in each search root) and
+ * parsing them was a tenth of its time. Keyed by the kind, the text and
+ * the directory the search starts from (with TRAINSIM_DATA_PATH, all that
+ * find_ref_file reads); the process sees each file as it first read it.
+ * Failures are not kept: their errors cite the mark that asked. Shared by
+ * a sweep's worker threads, hence the lock. */
+static GMutex ref_cache_lock;
+static GHashTable *ref_cache;   /* key -> YNode *, both owned */
+
+static char *
+ref_cache_key (const Loader *ld, RefKind kind, const YNode *ref)
+{
+  g_autofree char *dir = g_path_get_dirname (ref->mark.line ? ref->mark.file
+                                                           : ld->root_file);
+  /* The fields are separated by a byte that no path or name holds. */
+  return g_strdup_printf ("%d\x1f%s\x1f%s", (int) kind, ref->text, dir);
+}
+
+/* Reads the file REF points to, a mapping of FIELDS, as found and checked
+ * (ref_cache), or NULL. */
 static YNode *
-load_ref_file (const Loader *ld, RefKind kind, const Field *fields, const YNode *ref,
+read_ref_file (const Loader *ld, RefKind kind, const Field *fields, const YNode *ref,
                GError **error)
 {
-  g_autofree char *file = find_ref_file (ld, kind, ref, error);
+  g_autofree char *key = ref_cache_key (ld, kind, ref);
+  g_autofree char *file = NULL, *what = NULL, *such_as = NULL;
   g_autoptr (YNode) tree = NULL;
+  YNode *cached;
 
-  g_autofree char *what = NULL, *such_as = NULL;
+  g_mutex_lock (&ref_cache_lock);
+  cached = ref_cache ? g_hash_table_lookup (ref_cache, key) : NULL;
+  tree = cached ? ytree_copy (cached) : NULL;
+  g_mutex_unlock (&ref_cache_lock);
+  if (tree)
+    return g_steal_pointer (&tree);
 
+  file = find_ref_file (ld, kind, ref, error);
   if (!file || !(tree = ytree_parse_file (file, error)))
     return NULL;
   what = g_strconcat ("a ", ref_kinds[kind].what, NULL);
   such_as = g_strconcat (ref_kinds[kind].what, " keys", NULL);
   if (!check_document (tree, what, such_as, fields, error))
+    return NULL;
+  g_mutex_lock (&ref_cache_lock);
+  if (!ref_cache)
+    ref_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify) ytree_free);
+  g_hash_table_replace (ref_cache, g_steal_pointer (&key), ytree_copy (tree));
+  g_mutex_unlock (&ref_cache_lock);
+  return g_steal_pointer (&tree);
+}
+
+/* Reads the file REF points to, a mapping of FIELDS that names itself. */
+static YNode *
+load_ref_file (const Loader *ld, RefKind kind, const Field *fields, const YNode *ref,
+               GError **error)
+{
+  g_autoptr (YNode) tree = read_ref_file (ld, kind, fields, ref, error);
+
+  if (!tree)
     return NULL;
   if (!ytree_map_find (tree, "name"))
     {
