@@ -475,8 +475,10 @@ by_parameters (gconstpointer a, gconstpointer b)
  * largest whose run, failures included, fits the budget. With compute
  * C = 6 N D = 120 N^2 growing as N^2, the family's sizes that fit are
  * those at or below Chinchilla's optimum N* = sqrt (C / 120) for the
- * compute the budget buys, so the largest of them is within one family
- * step of N*; the table says N* at that size's FLOPs per unit of budget. */
+ * compute the budget buys (Hoffmann et al. 2022, Table 3: its FLOPs are
+ * 6 N D, and sqrt (C / 120) is within 4 % above its N at every size,
+ * 400M to 10T), so the largest of them is within one family step of N*;
+ * the table says N* at that size's FLOPs per unit of budget. */
 static int
 plan_budget (const char *path, const char *const *sets, int jobs,
              const char *family, const Budget *b, ReportFormat format,

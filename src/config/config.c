@@ -325,10 +325,15 @@ static const Field case_fields[] = {
   END
 };
 
-/* Llama 3 405B's pre-training (Dubey et al. 2024, section 3.3.4): 419
- * unexpected interruptions in 54 days on 16,384 GPUs, 8 a node; "GPU
- * issues are the largest category, accounting for 58.7% of all unexpected
- * issues". */
+/* Llama 3 405B's pre-training (Dubey et al. 2024, "The Llama 3 Herd of
+ * Models", arXiv:2407.21783, section 3.3.4 and Table 5): 419 unexpected
+ * interruptions in "a 54-day snapshot period of pre-training"; "GPU issues
+ * are the largest category, accounting for 58.7% of all unexpected
+ * issues". The paper gives no GPU count for the snapshot: 16,384 is its
+ * largest configuration (Table 4; "16K GPU training", section 3.3.4), 8 to
+ * a server (section 3.3.1). 58.7 % is the text's figure and the sum of
+ * Table 5's percentages for its GPU rows; the same rows' counts give 268
+ * of 419 (64.0 %), the table's percentages not matching its counts. */
 #define LLAMA3_INTERRUPTIONS 419.0
 #define LLAMA3_HOURS (54.0 * 24)
 #define LLAMA3_GPUS 16384.0
@@ -377,24 +382,31 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.storage.read_bandwidth = SPEC_UNSET;
   e->topology.storage.node_bandwidth = SPEC_UNSET;
   /* Chinchilla's compute-optimal ratio (Hoffmann et al. 2022, "Training
-   * Compute-Optimal Large Language Models", Table 3: about 20 tokens per
-   * parameter at every size they fitted). */
+   * Compute-Optimal Large Language Models", arXiv:2203.15556, Table 3:
+   * Approach 1's projected tokens for 400M to 10T parameters, 20.0 to 22.4
+   * a parameter, e.g. 20.2B tokens for 1B; the paper states no ratio in
+   * words, and Chinchilla itself is 70B on 1.4T tokens, section 1). */
   e->training.tokens_per_parameter = 20;
-  /* Failure rates from Llama 3 405B's 54-day pre-training run on 16,384
-   * H100 in 2,048 nodes of 8: 419 unexpected interruptions, 58.7 % of
-   * them GPU issues (Dubey et al. 2024, "The Llama 3 Herd of Models",
-   * section 3.3.4 and Table 5). That is 2.0e-5 interruptions per GPU-hour
-   * in all (a per-GPU MTBF of 50,700 hours, 5.8 years); the GPU issues
-   * give 1.16e-5 per GPU-hour, and the rest (network, host, software)
-   * 6.5e-5 per node-hour. */
+  /* Failure rates from a 54-day snapshot of Llama 3 405B's pre-training,
+   * taken as on 16,384 H100 in 2,048 nodes of 8 (see LLAMA3_* above): 419
+   * unexpected interruptions, 58.7 % of them GPU issues (Dubey et al.
+   * 2024, "The Llama 3 Herd of Models", section 3.3.4 and Table 5). Were
+   * fewer GPUs running, the rates per GPU would be higher. That is 2.0e-5
+   * interruptions per GPU-hour in all (a per-GPU MTBF of 50,700 hours,
+   * 5.8 years); the GPU issues give 1.16e-5 per GPU-hour, and the rest
+   * (network, host, software) 6.5e-5 per node-hour. */
   e->reliability.gpu_failures_per_hour =
     LLAMA3_GPU_SHARE * LLAMA3_INTERRUPTIONS / (LLAMA3_HOURS * LLAMA3_GPUS);
   e->reliability.node_failures_per_hour =
     (1 - LLAMA3_GPU_SHARE) * LLAMA3_INTERRUPTIONS
     / (LLAMA3_HOURS * LLAMA3_GPUS / LLAMA3_GPUS_PER_NODE);
-  /* A hung collective is found when NCCL's watchdog times out: PyTorch's
-   * default for NCCL process groups is 10 minutes (torch.distributed's
-   * default_pg_nccl_timeout). */
+  /* A hung collective is found when the NCCL watchdog times out: 10
+   * minutes, PyTorch's default for NCCL process groups since 2.2
+   * (torch/distributed/constants.py's default_pg_nccl_timeout, from
+   * kProcessGroupNCCLDefaultTimeout in c10d/ProcessGroupNCCL.hpp; PyTorch
+   * PRs 110947 and 113094, 2023), and Megatron-LM's own
+   * --distributed-timeout-minutes default (10). PyTorch 2.1 and older
+   * applied default_pg_timeout, 30 minutes, to NCCL too. */
   e->reliability.detection_s = 600;
   /* An assumption, not a measurement: 10 minutes to requeue the job,
    * start its processes and build its NCCL communicators. */
@@ -405,20 +417,26 @@ experiment_defaults (ExperimentSpec *e)
   e->reliability.trials = 1000;
   e->reliability.seed = 1;
   /* An A100 SXM4's maximum TDP, 400 W (NVIDIA A100 Tensor Core GPU
-   * datasheet), drawn while it computes; set 700 for an H100 SXM5 (its
-   * datasheet's maximum TDP). */
+   * datasheet: "400W TDP for standard configuration"; the HGX A100-80GB
+   * custom-thermal-solution SKU allows up to 500 W), drawn while it
+   * computes; set 700 for an H100 SXM5 (NVIDIA H100 datasheet: "Up to
+   * 700W (configurable)"). */
   e->energy.gpu_compute_w = 400;
   /* Assumptions, not measurements: half the TDP while a GPU's copy
    * engines and a few SMs move a collective, and 60 W idle (what
    * nvidia-smi shows of an idle A100 SXM4 with its memory clocked up). */
   e->energy.gpu_communication_w = 200;
   e->energy.gpu_idle_w = 60;
-  /* A DGX A100 draws 6.5 kW at most (its datasheet), 3.2 kW of it for
-   * its eight GPUs: the other 3.3 kW (CPUs, NVSwitches, NICs, fans) taken
-   * whole, an upper bound. */
+  /* A DGX A100 draws 6.5 kW at most (NVIDIA DGX A100 datasheet, "System
+   * power usage: 6.5 kW max"), 3.2 kW of it for its eight GPUs at 400 W:
+   * the other 3.3 kW (CPUs, NVSwitches, NICs, fans) taken whole, an upper
+   * bound. */
   e->energy.node_w = 3300;
-  /* Google's fleet-wide trailing-twelve-month PUE of 1.10 (Google 2023
-   * Environmental Report); older or smaller facilities run higher. */
+  /* Google's fleet-wide PUE, 1.10: "In 2022, the average annual power
+   * usage effectiveness (PUE) for our global fleet of data centers was
+   * 1.10", against an industry average of 1.55 (Google 2023 Environmental
+   * Report, on fiscal 2022; the 2024 report gives 1.10 again for 2023,
+   * against 1.58). Older or smaller facilities run higher. */
   e->energy.pue = 1.1;
   e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
 }

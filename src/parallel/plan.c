@@ -515,8 +515,9 @@ plan_model_params (const ModelSpec *m)
  * bytes a parameter: the fp32 master and Adam's m and v), of every
  * stage and TP rank once (ZeRO's shards of a replica add up to one
  * copy), not the gradients. Mixed precision: 14 bytes a parameter;
- * Narayanan et al. 2021 (arXiv:2104.04473, section 5) report a 13.8 TB
- * checkpoint for their 1T model. */
+ * Narayanan et al. 2021 (arXiv:2104.04473, section 5.10) report a
+ * 13.8 TB checkpoint for their 1T model (1.008T parameters, Table 1: 13.7
+ * bytes a parameter). */
 double
 plan_checkpoint_bytes (const Plan *p)
 {
