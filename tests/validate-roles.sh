@@ -318,4 +318,38 @@ bad "a run that ran out of memory with a time" oomtime "ran out of memory has no
 { vhead halflayer validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {layer_forward_ms: 7}}"; } >"$tmp/halflayer.yaml"
 bad "a layer's forward time without its backward" halflayer "give both"
 
+# A collectives file (kind: collectives, issue 16): a case is one
+# collective as nccl-tests runs it, scored on the time its bus bandwidth
+# gives. Measured at what `trainsim collective` prints for the same run,
+# its error is nil: validate and collective share one model.
+for spec in 'all_reduce 64 1GiB' 'all_gather 16 128MiB' 'alltoall 32 1GiB'; do
+  set -- $spec
+  bw=$("$TRAINSIM" collective leonardo --op "$1" --gpus "$2" -b "$3" -e "$3" |
+    awk '!/^#/ { print $8 }')
+  {
+    printf 'schema_version: 1\nname: coll\nkind: collectives\nrole: validation\n'
+    printf 'defaults: {topology: leonardo}\ncases:\n'
+    printf '  - {id: c, op: %s, gpus: %s, size: %s, measured: {bus_bandwidth: %sGB/s}}\n' \
+      "$1" "$2" "$3" "$bw"
+  } >"$tmp/coll.yaml"
+  ts validate "$tmp/coll.yaml"
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+  grep -Eq "^  c +.* [+-]0\.0%" "$tmp/out" || fail_because "not scored at 0.0 %: $(cat "$tmp/out")"
+  verdict "a collective measured at trainsim collective's figure scores 0.0 % ($spec)"
+done
+
+for k in 'op: allreduce|collop|op: unknown value .allreduce. \(did you mean .all_reduce.\?\); valid values: all_reduce, reduce_scatter' \
+         'op: all_reduce, per_node: 3|collpernode|gpus must be at least 2 and a multiple of per_node' \
+         'op: all_reduce, per_node: 8|collwide|per_node must be at most the topology.s gpus_per_node' \
+         'op: all_reduce, model: gpt3-125m|collkey|unknown key .model. in case'; do
+  key=${k%%|*}
+  rest=${k#*|}
+  name=${rest%%|*}
+  {
+    printf 'schema_version: 1\nname: %s\nkind: collectives\nrole: validation\n' "$name"
+    printf 'cases:\n  - {id: c, topology: leonardo, gpus: 8, size: 1GiB, %s, measured: {bus_bandwidth: 40GB/s}}\n' "$key"
+  } >"$tmp/$name.yaml"
+  bad "collectives file: $key" "$name" "${rest#*|}"
+done
+
 finish

@@ -10,17 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* nccl-tests' names for the operations (all_reduce_perf, ...). */
-static const struct {
-  const char *name;
-  CollKind kind;
-  const char *redop;
-} ops[] = {
-  { "all_reduce", COLL_ALL_REDUCE, "sum" },
-  { "reduce_scatter", COLL_REDUCE_SCATTER, "sum" },
-  { "all_gather", COLL_ALL_GATHER, "none" },
-  { "alltoall", COLL_ALL_TO_ALL, "none" },
-  { "sendrecv", COLL_SEND, "none" },
+/* The reduction nccl-tests prints for each operation. */
+static const char *const redops[COLL_N] = {
+  [COLL_ALL_REDUCE] = "sum", [COLL_REDUCE_SCATTER] = "sum",
+  [COLL_ALL_GATHER] = "none", [COLL_ALL_TO_ALL] = "none", [COLL_SEND] = "none",
 };
 
 /* A size as nccl-tests writes it (8, 128M, 1G: K, M and G are powers of
@@ -42,12 +35,6 @@ parse_size (const char *text, double *out)
     }
   return units_parse (text, UNIT_BYTES, out, &why) && *out >= 1
          && isfinite (*out);
-}
-
-static const char *
-op_names (void)
-{
-  return "all_reduce, reduce_scatter, all_gather, alltoall or sendrecv";
 }
 
 /* The most rows one run prints: nccl-tests' sweeps have a few dozen. */
@@ -109,18 +96,14 @@ cli_collective (int argc, char **argv)
                        "Try 'trainsim collective --help'.\n", argc - 1);
       return 2;
     }
-  guint op = 0;
-  if (op_name != NULL)
+  int op = op_name ? spec_enum_parse (SPEC_ENUM_COLLECTIVE, op_name)
+                   : COLL_ALL_REDUCE;
+  if (op < 0)
     {
-      for (op = 0; op < G_N_ELEMENTS (ops); op++)
-        if (strcmp (op_name, ops[op].name) == 0)
-          break;
-      if (op == G_N_ELEMENTS (ops))
-        {
-          fprintf (stderr, "trainsim collective: unknown --op '%s' (valid: %s)\n",
-                   op_name, op_names ());
-          return 2;
-        }
+      g_autofree char *valid = spec_enum_list (SPEC_ENUM_COLLECTIVE);
+      fprintf (stderr, "trainsim collective: unknown --op '%s' (valid: %s)\n",
+               op_name, valid);
+      return 2;
     }
   int algorithm = algo_name ? spec_enum_parse (SPEC_ENUM_ALGORITHM, algo_name)
                             : ALGORITHM_AUTO;
@@ -185,10 +168,10 @@ cli_collective (int argc, char **argv)
 
   NetModel net;
   net_model_init (&net, &t, (AlgorithmChoice) algorithm);
-  GroupShape group = { gpus, per_node };
   int nodes = gpus / per_node;
   printf ("# trainsim collective: %s_perf on %s, %d ranks (%d nodes x %d)\n",
-          ops[op].name, t.name ? t.name : argv[1], gpus, nodes, per_node);
+          spec_enum_name (SPEC_ENUM_COLLECTIVE, op), t.name ? t.name : argv[1],
+          gpus, nodes, per_node);
   printf ("#\n");
   printf ("# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %12s  %6s\n", "size",
           "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm",
@@ -202,27 +185,16 @@ cli_collective (int argc, char **argv)
       /* nccl-tests counts float elements: the size rounds down to 4 bytes,
        * and to a multiple of the ranks for the split collectives. */
       double count = floor (size / 4);
-      if (ops[op].kind != COLL_ALL_REDUCE && ops[op].kind != COLL_SEND)
+      if (op != COLL_ALL_REDUCE && op != COLL_SEND)
         count = floor (count / gpus) * gpus;
       if (count < 1)
         continue;
       double bytes = count * 4;
       CollCost c;
-      int active = per_node;
-      if (ops[op].kind == COLL_SEND)
-        {
-          /* Each rank sends to the next: across nodes, one GPU per node
-           * crosses (the last of each node to the first of the next). */
-          c = net_send_cost (&net, bytes, per_node - 1,
-                             nodes > 1 ? gpn : 0);
-          active = 1;
-        }
-      else
-        c = net_collective_cost (&net, ops[op].kind, bytes, group, -1, per_node);
-      double seconds = net_static_time (&net, &c, active);
-      double busbw = net_bus_bandwidth (ops[op].kind, bytes, gpus, seconds);
+      double seconds = net_benchmark_time (&net, op, bytes, gpus, per_node, &c);
+      double busbw = net_bus_bandwidth (op, bytes, gpus, seconds);
       printf ("  %10.0f  %12.0f  %8s  %6s  %6d  %9.2f  %7.2f  %7.2f  %12s  %6s\n",
-              bytes, count, "float", ops[op].redop, -1, seconds * 1e6,
+              bytes, count, "float", redops[op], -1, seconds * 1e6,
               bytes / seconds / 1e9, busbw / 1e9, net_algo_name (c.algo),
               net_proto_name (c.proto));
       sum_busbw += busbw;

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/progress.h"
 #include "config/config.h"
+#include "net/net.h"
 #include "parallel/sim.h"
 #include <math.h>
 #include <stdio.h>
@@ -220,7 +221,7 @@ misordered_groups (const ValidationSpec *v, const double *meas,
  * returns its exit status. */
 static int
 validate_file (const char *path, gboolean full, gboolean csv, GString *out,
-               RoleTotal by_role[ROLE_N])
+               RoleTotal by_role[VALIDATION_KIND_N][ROLE_N])
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ValidationSpec) v = config_load_validation (path, &error);
@@ -252,6 +253,24 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
       SimResult r;
       double meas;
       g_string_truncate (note, 0);
+      if (v->kind == VALIDATION_COLLECTIVES)
+        {
+          /* Scored on time, as the runs are: the measured bus bandwidth
+           * is a time for the same bytes. */
+          NetModel net;
+          CollCost cost;
+          net_model_init (&net, &c->experiment.topology, ALGORITHM_AUTO);
+          double pred = net_benchmark_time (&net, c->op, c->bytes, c->experiment.gpus,
+                                            c->per_node, &cost);
+          double unit = net_bus_bandwidth (c->op, c->bytes, c->experiment.gpus, 1.0);
+          g_string_printf (note, "  (%.1f GB/s bus bandwidth, predicted %.1f, %s %s)",
+                           c->measured_bus_bandwidth / 1e9, unit / pred / 1e9,
+                           net_algo_name (cost.algo), net_proto_name (cost.proto));
+          r = (SimResult) { .fits_memory = TRUE };
+          compare (out, csv, v->name, c->id, unit / c->measured_bus_bandwidth, pred, &r,
+                   note->str, &score);
+          continue;
+        }
       if (!sim_run (&c->experiment, &options, &r, &error))
         {
           progress_clear (&progress);
@@ -371,8 +390,8 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
   else
     g_string_append_printf (out, "%s: %s\n", path, summary->str);
   g_string_free (summary, TRUE);
-  score_merge (&by_role[v->role].score, &score);
-  by_role[v->role].files++;
+  score_merge (&by_role[v->kind][v->role].score, &score);
+  by_role[v->kind][v->role].files++;
   return status;
 }
 
@@ -421,7 +440,7 @@ cli_validate (int argc, char **argv)
         }
     }
   int status = 0;
-  RoleTotal by_role[ROLE_N] = { 0 };
+  RoleTotal by_role[VALIDATION_KIND_N][ROLE_N] = { 0 };
   g_autoptr (GString) out = g_string_new (NULL);
   if (csv)
     g_string_append (out, "file,id,measured_s,predicted_s,error_pct,"
@@ -438,14 +457,21 @@ cli_validate (int argc, char **argv)
       status = MAX (status, s);
     }
   /* Only validation files show how well the model predicts: the roles
-   * apart, every case of a role counting once. */
-  for (int role = 0; argc > 2 && role < ROLE_N; role++)
-    if (by_role[role].files > 0)
-      fprintf (csv ? stderr : stdout, "role %s: %d files, %d cases: MAPE "
-               "%.1f%%, max %.1f%%, mean signed error %+.1f%%\n",
-               spec_enum_name (SPEC_ENUM_ROLE, role), by_role[role].files,
-               by_role[role].score.n, score_mape (&by_role[role].score),
-               by_role[role].score.max_abs,
-               score_mean_signed (&by_role[role].score));
+   * apart, every case of a role counting once; collectives apart from
+   * training runs, whose totals they would blur. */
+  for (int kind = 0; argc > 2 && kind < VALIDATION_KIND_N; kind++)
+    for (int role = 0; role < ROLE_N; role++)
+      {
+        const RoleTotal *t = &by_role[kind][role];
+        if (t->files > 0)
+          fprintf (csv ? stderr : stdout, "%s%srole %s: %d files, %d cases: MAPE "
+                   "%.1f%%, max %.1f%%, mean signed error %+.1f%%\n",
+                   kind == VALIDATION_TRAINING ? ""
+                   : spec_enum_name (SPEC_ENUM_VALIDATION_KIND, kind),
+                   kind == VALIDATION_TRAINING ? "" : ", ",
+                   spec_enum_name (SPEC_ENUM_ROLE, role), t->files, t->score.n,
+                   score_mape (&t->score), t->score.max_abs,
+                   score_mean_signed (&t->score));
+      }
   return status;
 }

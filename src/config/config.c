@@ -299,6 +299,7 @@ static const Field validation_fields[] = {
   F ("name", F_NAME, ValidationSpec, name, REQUIRED),
   F ("source", F_NAME, ValidationSpec, source),
   F ("role", F_ENUM, ValidationSpec, role, .arg = SPEC_ENUM_ROLE),
+  F ("kind", F_ENUM, ValidationSpec, kind, .arg = SPEC_ENUM_VALIDATION_KIND),
   F ("flops", F_ENUM, ValidationSpec, flops, .arg = SPEC_ENUM_FLOPS),
   F ("tolerance", F_MAP, ValidationSpec, tolerance, .sub = bounds_fields),
   F ("known_gap", F_MAP, ValidationSpec, known_gap, .sub = bounds_fields),
@@ -322,6 +323,26 @@ static const Field measured_fields[] = {
 static const Field case_fields[] = {
   F ("id", F_NAME, ValidationCase, id, REQUIRED),
   { .key = "measured", .type = F_MAP, .required = TRUE, .sub = measured_fields },
+  END
+};
+/* A case of a collectives file (kind: collectives), the file's defaults
+ * merged under it: one collective as nccl-tests runs it, and the bus
+ * bandwidth it reached. */
+static const Field collective_measured_fields[] = {
+  F ("bus_bandwidth", F_UNIT, ValidationCase, measured_bus_bandwidth, REQUIRED,
+     .arg = UNIT_BANDWIDTH),
+  END
+};
+static const Field collective_case_fields[] = {
+  F ("id", F_NAME, ValidationCase, id, REQUIRED),
+  F ("topology", F_REF, ValidationCase, experiment.topology, REQUIRED,
+     .arg = REF_TOPOLOGY, .sub = topology_fields, .finish = topology_finish),
+  F ("gpus", F_INT, ValidationCase, experiment.gpus, REQUIRED),
+  F ("per_node", F_INT, ValidationCase, per_node),
+  F ("op", F_ENUM, ValidationCase, op, REQUIRED, .arg = SPEC_ENUM_COLLECTIVE),
+  F ("size", F_UNIT, ValidationCase, bytes, REQUIRED, .arg = UNIT_BYTES),
+  { .key = "measured", .type = F_MAP, .required = TRUE,
+    .sub = collective_measured_fields },
   END
 };
 
@@ -1706,6 +1727,45 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   return TRUE;
 }
 
+/* Loads CASE_NODE of a collectives file into C, DEFAULTS (may be NULL)
+ * merged under it; the merged tree goes to *TREE. The ranks must make
+ * whole nodes of the topology, and more than one node needs its network. */
+static gboolean
+load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+                      ValidationCase *c, YNode **tree, GError **error)
+{
+  g_autoptr (YNode) merged = defaults ? ytree_copy (defaults) : ytree_copy (case_node);
+  const TopologySpec *t = &c->experiment.topology;
+
+  if (defaults)
+    ytree_merge (&merged, case_node);
+  c->order_group = -1;
+  c->where = ytree_mark_format (case_node->mark);
+  experiment_defaults (&c->experiment);
+  if (!decode_fields (ld, merged, "case", collective_case_fields, c, TRUE, error))
+    return FALSE;
+  int gpus = c->experiment.gpus, gpn = t->gpus_per_node;
+  if (c->per_node == 0)
+    c->per_node = MIN (gpus, gpn);
+  const char *problem = NULL;
+  if (c->per_node > gpn)
+    problem = "per_node must be at most the topology's gpus_per_node";
+  else if (gpus < 2 || gpus % c->per_node != 0)
+    problem = "gpus must be at least 2 and a multiple of per_node";
+  else if (gpus > c->per_node && t->inter_node.nics_per_node == 0)
+    problem = "the topology has no inter_node network, so gpus must fit in one node";
+  if (problem != NULL)
+    {
+      const YPair *at = ytree_map_find (case_node, "gpus");
+      ytree_set_error (error, at ? at->value->mark : case_node->mark,
+                       "case %s: %s (gpus %d, per_node %d, gpus_per_node %d)", c->id,
+                       problem, gpus, c->per_node, gpn);
+      return FALSE;
+    }
+  *tree = g_steal_pointer (&merged);
+  return TRUE;
+}
+
 /* A known gap loosens the goal where the file falls short of it: it needs
  * the goal, and each of its bounds must be looser than the goal's. */
 static gboolean
@@ -1970,7 +2030,10 @@ config_load_validation (const char *path, GError **error)
         }
       c = g_new0 (ValidationCase, 1);
       g_ptr_array_add (v->cases, c);
-      if (!load_case (&ld, v, defaults ? defaults->value : NULL, node, c, &tree, error))
+      if (v->kind == VALIDATION_COLLECTIVES
+          ? !load_collective_case (&ld, defaults ? defaults->value : NULL, node, c,
+                                   &tree, error)
+          : !load_case (&ld, v, defaults ? defaults->value : NULL, node, c, &tree, error))
         return NULL;
       g_ptr_array_add (trees, tree);
       if (g_hash_table_contains (ids, c->id))

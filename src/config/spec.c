@@ -58,6 +58,16 @@ static const char *const grad_accumulation_names[GRAD_ACC_N] = {
   [GRAD_ACC_AUTOGRAD] = "autograd",
 };
 
+static const char *const collective_names[COLL_N] = {
+  [COLL_ALL_REDUCE] = "all_reduce", [COLL_REDUCE_SCATTER] = "reduce_scatter",
+  [COLL_ALL_GATHER] = "all_gather", [COLL_ALL_TO_ALL] = "alltoall",
+  [COLL_SEND] = "sendrecv",
+};
+
+static const char *const validation_kind_names[VALIDATION_KIND_N] = {
+  [VALIDATION_TRAINING] = "training", [VALIDATION_COLLECTIVES] = "collectives",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -75,6 +85,8 @@ static const struct {
   [SPEC_ENUM_ROLE] = { role_names, ROLE_N },
   [SPEC_ENUM_FLOPS] = { flops_names, FLOPS_N },
   [SPEC_ENUM_GRAD_ACCUMULATION] = { grad_accumulation_names, GRAD_ACC_N },
+  [SPEC_ENUM_COLLECTIVE] = { collective_names, COLL_N },
+  [SPEC_ENUM_VALIDATION_KIND] = { validation_kind_names, VALIDATION_KIND_N },
 };
 
 const char *

@@ -116,6 +116,25 @@ typedef enum {
   ALGORITHM_N
 } AlgorithmChoice;
 
+/* The collectives the network model costs, by nccl-tests' names
+ * (all_reduce, reduce_scatter, all_gather, alltoall, sendrecv). */
+typedef enum {
+  COLL_ALL_REDUCE,
+  COLL_REDUCE_SCATTER,
+  COLL_ALL_GATHER,
+  COLL_ALL_TO_ALL,
+  COLL_SEND,          /* point-to-point, one rank to one rank */
+  COLL_N
+} CollKind;
+
+/* What a validation file measured: training runs, or collectives alone
+ * (nccl-tests-like runs of one collective on a topology). */
+typedef enum {
+  VALIDATION_TRAINING,
+  VALIDATION_COLLECTIVES,
+  VALIDATION_KIND_N
+} ValidationKind;
+
 /* What a validation file is for: constants were fitted to a calibration
  * file; a validation file was never used to fit anything, so only it shows
  * how well the model predicts. */
@@ -152,6 +171,8 @@ typedef enum {
   SPEC_ENUM_ROLE,
   SPEC_ENUM_FLOPS,
   SPEC_ENUM_GRAD_ACCUMULATION,
+  SPEC_ENUM_COLLECTIVE,
+  SPEC_ENUM_VALIDATION_KIND,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -422,6 +443,13 @@ typedef struct {
                                  * when no other case differs only there */
   char *where;                  /* owned: "file:line:col" of the case */
   char *tflops_where;           /* owned: that of tflops_per_gpu, or NULL */
+  /* A collectives file's case: op on bytes per rank over experiment.gpus
+   * ranks of experiment.topology, per_node of them in each node (0: every
+   * GPU of a node), and the bus bandwidth it measured (bytes/s). */
+  CollKind op;
+  double bytes;
+  int per_node;
+  double measured_bus_bandwidth;
 } ValidationCase;
 
 /* Bounds on a file's scores: fractions (SPEC_UNSET when not given) and
@@ -437,6 +465,7 @@ typedef struct {
   char *name;                   /* owned */
   char *source;                 /* owned, may be NULL */
   ValidationRole role;
+  ValidationKind kind;
   int flops;                    /* FlopsConvention, or -1 when not given */
   ValidationBounds tolerance;   /* the goal the file must meet */
   /* A documented gap: bounds, looser than the goal, that the file may not

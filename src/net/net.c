@@ -20,9 +20,16 @@
  *    NVIDIA/nccl issue #1048, 2023; the figure NCCL's developers give in
  *    NVIDIA/nccl issue #412, 2023): 24 / 25 = 0.96; a network
  *    step costs 2.7-9.6 us by protocol (NCCL tuning.cc): 5 us.
- *  slingshot-11: the same 200 Gb/s line rate and the same efficiency on
- *    an unloaded link; it differs from HDR in latency (its topology files
- *    give it) and in its dragonfly fabric (taper, routing efficiency).
+ *    Leonardo's 4 x HDR100 a node, never fitted to, reach 48.6 GB/s of a
+ *    50 GB/s bound at 1 GiB on 4-32 nodes and 49.0 at 8 GiB (De Sensi et
+ *    al., SC24, arXiv:2408.14090, raw data; desensi2024-leonardo.yaml):
+ *    0.97-0.98, within 2 % of this.
+ *  slingshot-11: fitted (experiments/validation/desensi2024-alps.yaml,
+ *    a calibration file): NCCL through the libfabric CXI plugin on Alps'
+ *    4 x 200 Gb/s Slingshot-11 NICs a node reaches 90.7 GB/s of all-reduce
+ *    bus bandwidth at 1 GiB on 4-64 nodes, 91.3 at 8 GiB (De Sensi et al.,
+ *    SC24, raw data of its Figure 10): 90.7 / 100 = 0.907. The step
+ *    latency is a starting point (topology files give their own).
  *  roce, omni-path: assumed equal to HDR until measured. */
 typedef struct {
   double efficiency;
@@ -35,7 +42,7 @@ static const LinkCalibration link_calibration[LINK_N] = {
   [LINK_PCIE]           = { 0.84, 2e-6 },
   [LINK_INFINIBAND_HDR] = { 0.96, 5e-6 },
   [LINK_INFINIBAND_NDR] = { 0.96, 5e-6 },
-  [LINK_SLINGSHOT_11]   = { 0.96, 3e-6 },
+  [LINK_SLINGSHOT_11]   = { 0.907, 3e-6 },
   [LINK_ROCE]           = { 0.96, 5e-6 },
   [LINK_OMNI_PATH]      = { 0.96, 5e-6 },
 };
@@ -416,6 +423,24 @@ net_send_cost (const NetModel *net, double bytes, int rank_a, int rank_b)
   c.nic_bytes = bytes;
   c.uplink_share = rank_a / gpn / npg != rank_b / gpn / npg ? 1 : 0;
   return c;
+}
+
+double
+net_benchmark_time (const NetModel *net, CollKind kind, double bytes, int gpus,
+                    int per_node, CollCost *cost)
+{
+  if (kind == COLL_SEND)
+    {
+      int nodes = gpus / per_node;
+      /* Across nodes, the last rank of each node sends to the first of
+       * the next: one GPU a node crosses. */
+      *cost = net_send_cost (net, bytes, per_node - 1,
+                             nodes > 1 ? net->gpus_per_node : 0);
+      return net_static_time (net, cost, 1);
+    }
+  GroupShape group = { gpus, per_node };
+  *cost = net_collective_cost (net, kind, bytes, group, -1, per_node);
+  return net_static_time (net, cost, per_node);
 }
 
 double

@@ -31,15 +31,6 @@
 #include "config/spec.h"
 
 typedef enum {
-  COLL_ALL_REDUCE,
-  COLL_REDUCE_SCATTER,
-  COLL_ALL_GATHER,
-  COLL_ALL_TO_ALL,
-  COLL_SEND,          /* point-to-point, one rank to one rank */
-  COLL_N
-} CollKind;
-
-typedef enum {
   NET_ALGO_RING,
   NET_ALGO_TREE,
   NET_ALGO_HIERARCHICAL,
@@ -134,6 +125,13 @@ double net_collective_time (const NetModel *net, CollKind kind, double bytes,
 /* The cost of a point-to-point transfer between ranks a and b. */
 CollCost net_send_cost (const NetModel *net, double bytes, int rank_a,
                         int rank_b);
+/* The time of one collective of bytes per rank over gpus ranks, per_node
+ * of them in each node, in an nccl-tests run (one process per GPU, every
+ * rank of a node communicating at once; a send goes from each rank to the
+ * next, one GPU of each node crossing to the next node). Its cost, with
+ * the algorithm and protocol the tuner picked, goes to *cost. */
+double net_benchmark_time (const NetModel *net, CollKind kind, double bytes,
+                           int gpus, int per_node, CollCost *cost);
 /* Bus bandwidth (nccl-tests' definition) of a collective, bytes/s. */
 double net_bus_bandwidth (CollKind kind, double bytes, int size,
                           double seconds);
