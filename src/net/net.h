@@ -151,10 +151,10 @@ CollCost net_send_cost (const NetModel *net, double bytes, int rank_a,
 double net_bus_bandwidth (CollKind kind, double bytes, int size,
                           double seconds);
 /* What a job keeps of a link out of its group while other jobs load it
- * `load` (a share in [0, 1)): (1 - load)^congestion_exponent. With an
- * exponent of 1 the job loses only what the others take (congestion
- * control that isolates jobs); above 1, congestion trees and head-of-line
- * blocking cost it more. O(1). */
+ * `load` (a share in [0, 1)): (1 - load)^congestion_exponent, the
+ * exponent measured per link kind (net.c: 0.70 for InfiniBand HDR on
+ * Leonardo, 0.017 for Slingshot-11 on LUMI, both fitted at load 0.5).
+ * Exactly 1 on an idle fabric. O(1). */
 double net_background_keep_at (const NetModel *net, double load);
 /* The length of a burst window of a bursty background, seconds. */
 #define NET_BURST_WINDOW_S 10e-3
