@@ -25,8 +25,9 @@
  *  infiniband-hdr: Leonardo (HDR100, Dragonfly+), 256 nodes, 1,024 GPUs,
  *    goodput 92.3 Gb/s on the default service level, shared with
  *    production jobs, against 149.8 on an isolated one five minutes later
- *    (Fig. 13's runs): a loss of 0.384, e = 0.70. (An incast aggressor
- *    interleaved with a 32-node victim, Fig. 12, cost 0.33.)
+ *    (the runs of Fig. 13, as the artifact's plots/plot.sh numbers the
+ *    figures): a loss of 0.384, e = 0.70. (An incast aggressor
+ *    interleaved with a 32-node victim, Fig. 12 there, cost 0.33.)
  *  slingshot-11: LUMI, a 64-node victim interleaved with an all-to-all
  *    aggressor on as many nodes: 212.0 Gb/s against 214.5 alone, a loss
  *    of 0.012 (an incast aggressor: none), e = 0.017; congestion control
@@ -60,8 +61,8 @@ typedef struct {
   double efficiency;
   double latency_s;
   /* What a job keeps of a fabric link that other jobs load by a share L:
-   * (1 - L)^congestion_exponent (net_background_keep_at; sources at the
-   * table of fabric responses below). Links inside a node carry no other
+   * (1 - L)^congestion_exponent (net_background_keep_at; sources in the
+   * fabric responses above). Links inside a node carry no other
    * job's traffic: theirs is never used. */
   double congestion_exponent;
 } LinkCalibration;
