@@ -14,8 +14,10 @@
 #                  1 to 8 NICs per node (weak-scaling-39b.yaml)
 #   ib-interfaces  TFLOP/s per GPU with 1 to 4 HDR interfaces per node, 39.1B and
 #                  18.4B (ib-interfaces-18b-39b.yaml)
-#   slingshot      Slingshot-11's TFLOP/s per GPU over HDR InfiniBand's
-#                  (slingshot-vs-ib.yaml)
+#   slingshot      Slingshot-11's TFLOP/s per GPU over HDR InfiniBand's, idle
+#                  fabric and packed nodes (slingshot.pdf), and with other jobs
+#                  loading the fabric by 0.5 and the nodes spread over its
+#                  groups (slingshot-busy.pdf) (slingshot-vs-ib.yaml)
 #   offload        TFLOP/s per GPU of 13B fine-tuning on 8 GPUs with CPU offload
 #                  against 16 without (offload-finetune.yaml)
 #   all            every one of them
@@ -158,16 +160,22 @@ ib_interfaces () {
     --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-18.4b $column
 }
 
-# The finding is a ratio (within 0.1 % to 512 GPUs, 3.4 % on 4096), so
-# Slingshot is drawn over InfiniBand at each size.
+# The finding is a ratio (idle and packed: within 0.1 % to 512 GPUs, 3.4 % on
+# 4096), so Slingshot is drawn over InfiniBand at each size: on an idle fabric
+# with the nodes packed, and on a busy one with them spread over the groups.
 slingshot () {
   sweep "$out/slingshot.csv" slingshot-vs-ib.yaml
-  # shellcheck disable=SC2086
-  plot slingshot "$out/slingshot.csv" --x gpus --y megatron_tflops_per_gpu \
-    --by topology --logx --ratio-to apollo-a100-4ib $column \
-    --label topology=apollo-a100-4ib:"HDR InfiniBand, fat tree" \
-    --label topology=apollo-a100-4ss:"Slingshot-11, dragonfly" \
-    --ylabel "TFLOP/s per GPU relative to IB"
+  for state in "slingshot 0 packed" "slingshot-busy 0.5 spread"; do
+    # shellcheck disable=SC2086 # $state is three words
+    set -- $state
+    # shellcheck disable=SC2086
+    plot "$1" "$out/slingshot.csv" --x gpus --y megatron_tflops_per_gpu \
+      --by topology --where load="$2" --where placement="$3" --logx \
+      --ratio-to apollo-a100-4ib $column \
+      --label topology=apollo-a100-4ib:"HDR InfiniBand, fat tree" \
+      --label topology=apollo-a100-4ss:"Slingshot-11, dragonfly" \
+      --ylabel "TFLOP/s per GPU relative to IB"
+  done
 }
 
 # The plans of the offload study that run, as bars named for what they

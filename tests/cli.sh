@@ -514,6 +514,40 @@ EOF
 bad "a GPU placed at a NIC the node lacks exits 2" placement \
   'nic_of_gpu\[7\] is NIC 9; the node has NICs 0 to 7'
 
+# fabric: other jobs' load and placement (README, "Other jobs on the fabric").
+fabric_case () {
+  put "$1" <<EOF
+schema_version: 1
+model: gpt3-175b
+topology: {name: selene, inter_node: {fabric: $2}}
+gpus: 1024
+parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
+EOF
+}
+fabric_case load1 "{background: {load: 1}}"
+bad "a background load of 1 exits 2 with the valid range" load1 'share in \[0, 1\)'
+fabric_case load_negative "{background: {load: -0.1}}"
+bad "a negative background load exits 2" load_negative 'share in \[0, 1\)'
+fabric_case bursty_high "{background: {load: 0.6, pattern: bursty}}"
+bad "a bursty load of 0.6 exits 2: bursts carry twice it" bursty_high \
+  'must be under 0.5 with pattern: bursty'
+fabric_case pattern_unknown "{background: {load: 0.3, pattern: waves}}"
+bad "an unknown background pattern exits 2 with the valid ones" pattern_unknown \
+  'steady or bursty'
+fabric_case placement_unknown "{placement: scattered}"
+bad "an unknown placement exits 2 with the valid ones" placement_unknown \
+  'valid values: packed or spread'
+fabric_case spread_no_groups "{placement: spread}"
+bad "spread on a fabric that gives no groups exits 2" spread_no_groups \
+  'set inter_node.fabric.groups'
+fabric_case spread_too_big "{placement: spread, groups: 4, nodes_per_group: 8}"
+bad "spread over a fabric smaller than the job exits 2" spread_too_big \
+  "over the fabric's 4 groups of 8 nodes, which hold 32: use at most 256 GPUs"
+ts collective perlmutter --gpus 100000 --set inter_node.fabric.placement=spread
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "groups x nodes_per_group" "$tmp/err" || fail_because "stderr does not say why"
+verdict "collective with spread over more nodes than the fabric holds exits 2"
+
 put nobw <<'EOF'
 schema_version: 1
 model: gpt3-175b

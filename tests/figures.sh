@@ -60,7 +60,7 @@ column () {
     }' "$csv"
 }
 
-figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot offload"
+figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot slingshot-busy offload"
 
 # --- all figures -----------------------------------------------------------------
 
@@ -123,6 +123,16 @@ for f in aggregate weak-scaling ib-interfaces slingshot; do
 done
 grep -q '^set logscale y$' "$out/aggregate.gp" || fail_because "aggregate has no log y axis"
 verdict "slingshot is a ratio to InfiniBand with series in words; the scaling figures fit a column"
+
+# Busy and spread, every ring step crosses groups: Slingshot's half-bandwidth
+# global links bind while InfiniBand keeps 0.62 of its full-bisection ones,
+# so Slingshot trails InfiniBand at every size, and more with scale.
+sed -n '/^# series 1/,/^$/p' "$out/slingshot-busy.dat" | grep '^[0-9]' >"$tmp/ss-busy"
+[ "$(wc -l <"$tmp/ss-busy")" -eq 7 ] || fail_because "not 7 sizes of Slingshot, busy"
+[ -z "$(awk '$2 >= 1' "$tmp/ss-busy")" ] || fail_because "Slingshot busy and spread is not behind"
+[ -z "$(awk 'NR > 1 && $2 > prev + 1e-9 { print } { prev = $2 }' "$tmp/ss-busy")" ] ||
+  fail_because "Slingshot's busy ratio grows with scale"
+verdict "slingshot-busy: spread on a busy fabric, Slingshot trails InfiniBand more with scale"
 
 # Megatron: a measured and a predicted bar per Table 1 row, in its order.
 column "$out/megatron.csv" model source megatron_tflops_per_gpu >"$tmp/megatron" 2>"$tmp/err"

@@ -745,6 +745,57 @@ dp_bound (int gpus)
   return e;
 }
 
+START_TEST (test_busy_fabric_never_faster)
+{
+  /* A step bound by data-parallel traffic on 16 nodes in 4 leaves of 4
+   * with 2:1 taper: more of other jobs' load never makes it faster, steady
+   * or bursty, packed or spread; spread is never faster than packed; an
+   * idle background is today's step to the bit; bursts repeat run to run. */
+  ExperimentSpec e = dp_bound (128);
+  FabricSpec *f = &e.topology.inter_node.fabric;
+  double today = run (&e, FALSE).iteration_time_s;
+  f->taper = 0.5;
+  f->nodes_per_group = 4;
+  f->groups = 4;
+  f->background.congestion_exponent = SPEC_UNSET;
+  f->background.seed = 1;
+  double packed_at[BACKGROUND_N][4] = { { 0 } };
+  for (int placement = 0; placement < PLACEMENT_N; placement++)
+    for (int pattern = 0; pattern < BACKGROUND_N; pattern++)
+      {
+        double prev = 0;
+        for (int i = 0; i < 4; i++)
+          {
+            f->placement = placement;
+            f->background.pattern = pattern;
+            f->background.load = (pattern == BACKGROUND_BURSTY ? 0.15 : 0.3) * i;
+            SimResult r = run (&e, FALSE);
+            double t = r.iteration_time_s;
+            ck_assert_msg (t >= prev, "placement %d pattern %d load %g: %.9g s, "
+                           "less load %.9g s", placement, pattern,
+                           f->background.load, t, prev);
+            if (placement == PLACEMENT_PACKED)
+              packed_at[pattern][i] = t;
+            else
+              ck_assert_msg (t >= packed_at[pattern][i], "spread %.9g s < packed "
+                             "%.9g s (pattern %d, load %g)", t,
+                             packed_at[pattern][i], pattern, f->background.load);
+            SimResult again = run (&e, FALSE);
+            ck_assert (memcmp (&r, &again, sizeof r) == 0);
+            prev = t;
+          }
+      }
+  f->taper = 1;
+  f->nodes_per_group = 1;
+  f->groups = 0;
+  f->placement = PLACEMENT_PACKED;
+  f->background.load = 0;
+  f->background.pattern = BACKGROUND_BURSTY;
+  f->background.congestion_exponent = 2;
+  ck_assert (run (&e, FALSE).iteration_time_s == today);
+}
+END_TEST
+
 START_TEST (test_sensitivity)
 {
   ExperimentSpec e = dp_bound (64);
@@ -1520,6 +1571,7 @@ sim_suite (void)
   tcase_add_test (exec, test_auto_micro_batch_fits);
   tcase_add_test (exec, test_trace_spans);
   tcase_add_test (exec, test_tied_embedding);
+  tcase_add_test (exec, test_busy_fabric_never_faster);
   suite_add_tcase (s, exec);
   return s;
 }

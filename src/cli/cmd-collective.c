@@ -158,6 +158,11 @@ cli_collective (int argc, char **argv)
     problem = "--gpus must be at least 2 and a multiple of --per-node";
   else if (gpus > per_node && t.inter_node.nics_per_node == 0)
     problem = "the topology has no inter_node network, so --gpus must fit in one node";
+  else if (t.inter_node.fabric.placement == PLACEMENT_SPREAD
+           && gpus / per_node > (int64_t) t.inter_node.fabric.groups
+                                * t.inter_node.fabric.nodes_per_group)
+    problem = "with placement spread, the nodes (--gpus / --per-node) must fit in the "
+              "fabric's groups x nodes_per_group";
   if (problem != NULL)
     {
       fprintf (stderr, "trainsim collective: %s (node of %d GPUs, --gpus %d, "
@@ -172,6 +177,15 @@ cli_collective (int argc, char **argv)
   printf ("# trainsim collective: %s_perf on %s, %d ranks (%d nodes x %d)\n",
           spec_enum_name (SPEC_ENUM_COLLECTIVE, op), t.name ? t.name : argv[1],
           gpus, nodes, per_node);
+  /* A busy or spread fabric says so; an idle packed one prints as it
+   * always has. */
+  if (net.placement != PLACEMENT_PACKED || net.background_load > 0)
+    printf ("# fabric: placement %s, other jobs' load %g (%s), the job keeping "
+            "%.2f of the links out of its groups\n",
+            spec_enum_name (SPEC_ENUM_PLACEMENT, net.placement),
+            net.background_load,
+            spec_enum_name (SPEC_ENUM_BACKGROUND, net.background_pattern),
+            net.background_keep);
   printf ("#\n");
   printf ("# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %12s  %6s\n", "size",
           "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm",

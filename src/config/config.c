@@ -30,6 +30,7 @@ typedef enum {
   F_ENUM,       /* int, arg: SpecEnum */
   F_UNIT,       /* double in SI units, arg: UnitKind */
   F_FRACTION,   /* double in (0, 1] */
+  F_SHARE,      /* double in [0, 1) */
   F_NUMBER,     /* positive double */
   F_MAP,        /* a nested mapping of the fields in sub */
   F_REF,        /* arg: RefKind; a name, a path or a mapping of the fields in sub */
@@ -101,12 +102,23 @@ static const Field intra_node_fields[] = {
   END
 };
 
+static const Field background_fields[] = {
+  F ("load", F_SHARE, BackgroundSpec, load),
+  F ("pattern", F_ENUM, BackgroundSpec, pattern, .arg = SPEC_ENUM_BACKGROUND),
+  F ("seed", F_INT, BackgroundSpec, seed),
+  F ("congestion_exponent", F_NUMBER, BackgroundSpec, congestion_exponent),
+  END
+};
+
 static const Field fabric_fields[] = {
   F ("kind", F_ENUM, FabricSpec, kind, .arg = SPEC_ENUM_FABRIC),
   F ("taper", F_FRACTION, FabricSpec, taper),
   F ("nodes_per_group", F_INT, FabricSpec, nodes_per_group),
   F ("groups", F_INT, FabricSpec, groups),
   F ("routing_efficiency", F_FRACTION, FabricSpec, routing_efficiency),
+  F ("placement", F_ENUM, FabricSpec, placement, .arg = SPEC_ENUM_PLACEMENT,
+     MARK (placement)),
+  F ("background", F_MAP, FabricSpec, background, .sub = background_fields),
   END
 };
 
@@ -376,6 +388,11 @@ experiment_defaults (ExperimentSpec *e)
   e->topology.inter_node.fabric.taper = 1.0;
   e->topology.inter_node.fabric.nodes_per_group = 1;
   e->topology.inter_node.fabric.routing_efficiency = 1.0;
+  e->topology.inter_node.fabric.placement = PLACEMENT_PACKED;
+  e->topology.inter_node.fabric.background.load = 0;
+  e->topology.inter_node.fabric.background.pattern = BACKGROUND_STEADY;
+  e->topology.inter_node.fabric.background.seed = 1;
+  e->topology.inter_node.fabric.background.congestion_exponent = SPEC_UNSET;
   e->topology.host.pcie_bandwidth = SPEC_UNSET;
   e->topology.host.memory_bytes = SPEC_UNSET;
   e->topology.host.cpu_adam_params_per_s = SPEC_UNSET;
@@ -1149,6 +1166,12 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
       ytree_set_error (error, v->mark, "%s must be a fraction in (0, 1], such as 0.85, got %s",
                        path, g);
       return FALSE;
+    case F_SHARE:
+      if (parse_double (v, &x) && x >= 0 && x < 1)
+        return *(double *) slot = x, TRUE;
+      ytree_set_error (error, v->mark, "%s must be a share in [0, 1), such as 0.3 (0: "
+                       "none), got %s", path, g);
+      return FALSE;
     case F_TOKENS:
       if (v->kind == YNODE_SCALAR && strcmp (v->text, "chinchilla") == 0)
         return *(double *) slot = SPEC_CHINCHILLA, TRUE;
@@ -1368,6 +1391,41 @@ training_finish (const YNode *map, const char *path, void *base, GError **error)
   return TRUE;
 }
 
+/* Checks across a fabric's fields (INTER, the inter_node mapping, may be
+ * NULL): spread placement deals nodes over the groups, so it needs their
+ * count; bursts run at the mean load over SPEC_BURST_DUTY, which must stay
+ * under the whole link. */
+static gboolean
+fabric_finish (const YNode *inter, const char *path, const FabricSpec *f,
+               GError **error)
+{
+  const YPair *kv = inter ? ytree_map_find (inter, "fabric") : NULL;
+  const YNode *fabric = kv ? kv->value : NULL;
+
+  if (f->placement == PLACEMENT_SPREAD && f->groups == 0)
+    {
+      const YPair *p = ytree_map_find (fabric, "placement");
+      ytree_set_error (error, p->value->mark, "%s.inter_node.fabric.placement: spread "
+                       "deals the nodes round robin over the fabric's groups, but the "
+                       "fabric does not say how many it has: set inter_node.fabric.groups "
+                       "(and nodes_per_group), or use placement: packed", path);
+      return FALSE;
+    }
+  if (f->background.pattern == BACKGROUND_BURSTY
+      && f->background.load >= SPEC_BURST_DUTY)
+    {
+      const YPair *b = ytree_map_find (fabric, "background");
+      const YPair *l = ytree_map_find (b->value, "load");
+      ytree_set_error (error, (l ? l->value : b->value)->mark,
+                       "%s.inter_node.fabric.background.load (%g) must be under %g with "
+                       "pattern: bursty (its bursts carry the load over %g of the time), "
+                       "or use pattern: steady", path, f->background.load, SPEC_BURST_DUTY,
+                       SPEC_BURST_DUTY);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Checks across a topology's fields: the NICs divide among the GPUs (or
  * nic_of_gpu says who shares which), and nic_path's default. */
 static gboolean
@@ -1411,6 +1469,8 @@ topology_finish (const YNode *map, const char *path, void *base, GError **error)
                        t->host.cpu.simd_bits);
       return FALSE;
     }
+  if (!fabric_finish (inter, path, &in->fabric, error))
+    return FALSE;
   if (!inter || !ytree_map_find (inter, "nic_path"))
     in->nic_path = t->intra_node.link == LINK_NVSWITCH || t->intra_node.link == LINK_NVLINK
                    ? NIC_PATH_NVLINK : NIC_PATH_PCIE;

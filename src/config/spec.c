@@ -30,6 +30,13 @@ static const char *const fabric_names[FABRIC_N] = {
   [FABRIC_FAT_TREE] = "fat-tree", [FABRIC_DRAGONFLY] = "dragonfly",
 };
 
+static const char *const placement_names[PLACEMENT_N] = {
+  [PLACEMENT_PACKED] = "packed", [PLACEMENT_SPREAD] = "spread",
+};
+static const char *const background_names[BACKGROUND_N] = {
+  [BACKGROUND_STEADY] = "steady", [BACKGROUND_BURSTY] = "bursty",
+};
+
 static const char *const mlp_names[MLP_N] = {
   [MLP_GELU] = "gelu", [MLP_SWIGLU] = "swiglu",
 };
@@ -87,6 +94,8 @@ static const struct {
   [SPEC_ENUM_GRAD_ACCUMULATION] = { grad_accumulation_names, GRAD_ACC_N },
   [SPEC_ENUM_COLLECTIVE] = { collective_names, COLL_N },
   [SPEC_ENUM_VALIDATION_KIND] = { validation_kind_names, VALIDATION_KIND_N },
+  [SPEC_ENUM_PLACEMENT] = { placement_names, PLACEMENT_N },
+  [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
 };
 
 const char *
@@ -154,7 +163,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->micro_batch) X ((m)->global_batch) X ((m)->virtual_stages) \
   X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
-  X ((m)->sweep)
+  X ((m)->placement) X ((m)->sweep)
 
 void
 experiment_spec_clear (ExperimentSpec *e)

@@ -66,6 +66,24 @@ typedef enum {
   FABRIC_N
 } FabricKind;
 
+/* Where the job's nodes sit on the fabric (inter_node.fabric.placement):
+ * packed fills one leaf switch or dragonfly group after another; spread
+ * deals them round robin over the fabric's groups, as a scheduler on a
+ * busy machine may, so that neighbouring nodes sit in different groups. */
+typedef enum {
+  PLACEMENT_PACKED,
+  PLACEMENT_SPREAD,
+  PLACEMENT_N
+} Placement;
+
+/* How other jobs' traffic on the fabric varies (fabric.background.pattern):
+ * steady at its load, or in seeded on/off bursts of the same mean. */
+typedef enum {
+  BACKGROUND_STEADY,
+  BACKGROUND_BURSTY,
+  BACKGROUND_N
+} BackgroundPattern;
+
 /* How a GPU's collective traffic reaches the NICs: over NVLink to any NIC
  * of the node (NCCL's PXN, and rings whose channels leave by every NIC), or
  * over PCIe to its own NIC only. */
@@ -173,6 +191,8 @@ typedef enum {
   SPEC_ENUM_GRAD_ACCUMULATION,
   SPEC_ENUM_COLLECTIVE,
   SPEC_ENUM_VALIDATION_KIND,
+  SPEC_ENUM_PLACEMENT,
+  SPEC_ENUM_BACKGROUND,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -218,6 +238,24 @@ typedef struct {
   double latency;     /* seconds per hop */
 } IntraNodeSpec;
 
+/* Other jobs' traffic on the fabric (inter_node.fabric.background). A
+ * bursty load is on in SPEC_BURST_DUTY of the time, at load / duty, and
+ * off otherwise: the same mean. The duty is an ASSUMPTION (no published
+ * trace of other jobs' traffic fixes it): half the time, so a burst is
+ * twice the mean load and the mean must stay under 0.5. */
+#define SPEC_BURST_DUTY 0.5
+
+typedef struct {
+  /* The share of each uplink or global link's bandwidth that it keeps
+   * busy, in [0, 1); 0, the default, is an idle fabric. */
+  double load;
+  BackgroundPattern pattern;  /* default steady */
+  int seed;                   /* of the bursts; default 1 */
+  /* What the job keeps of a link it shares, (1 - load)^exponent
+   * (net/net.h); SPEC_UNSET: the link kind's calibration. */
+  double congestion_exponent;
+} BackgroundSpec;
+
 typedef struct {
   FabricKind kind;
   /* The bandwidth out of a leaf switch (fat tree) or a dragonfly group,
@@ -226,11 +264,14 @@ typedef struct {
   int nodes_per_group;  /* nodes under one leaf switch / in one dragonfly
                          * group; default 1: every node its own group, so
                          * every byte between nodes crosses the taper */
-  int groups;           /* dragonfly groups; 0 = unset (no limit) */
+  int groups;           /* leaf switches or dragonfly groups; 0 = unset
+                         * (no limit; placement: spread needs it) */
   /* Dragonfly: the fraction of its global links' bandwidth that adaptive
    * routing keeps for traffic between groups under load (non-minimal
    * paths cross two global links); default 1. */
   double routing_efficiency;
+  Placement placement;  /* default packed */
+  BackgroundSpec background;
 } FabricSpec;
 
 /* The largest node whose NIC placement can be written out. */
@@ -403,6 +444,7 @@ typedef struct {
   char *layers, *heads;
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
+  char *placement;      /* topology.inter_node.fabric.placement */
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;
 

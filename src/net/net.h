@@ -68,7 +68,20 @@ typedef struct {
    * leaf switch's, a dragonfly group's) crosses links of uplink_fraction
    * of the bandwidth those nodes inject. */
   int nodes_per_group;
-  double uplink_fraction;
+  double uplink_fraction;    /* taper x routing efficiency x what other
+                              * jobs leave (background_keep) */
+  /* Where the job's nodes sit: packed, node n in fabric group
+   * n / nodes_per_group; spread, in group n mod groups. */
+  Placement placement;
+  int groups;
+  /* Other jobs' traffic on the links out of the groups: its mean load,
+   * how it varies, and what the job keeps of such a link, on average over
+   * the bursts (1 on an idle fabric). */
+  double background_load;
+  BackgroundPattern background_pattern;
+  guint32 background_seed;
+  double congestion_exponent;
+  double background_keep;
   AlgorithmChoice algorithm; /* auto, or the one the user forces */
 } NetModel;
 
@@ -135,5 +148,19 @@ double net_benchmark_time (const NetModel *net, CollKind kind, double bytes,
 /* Bus bandwidth (nccl-tests' definition) of a collective, bytes/s. */
 double net_bus_bandwidth (CollKind kind, double bytes, int size,
                           double seconds);
+/* What a job keeps of a link out of its group while other jobs load it
+ * `load` (a share in [0, 1)): (1 - load)^congestion_exponent, the
+ * exponent measured per link kind (net.c: 0.70 for InfiniBand HDR on
+ * Leonardo, 0.017 for Slingshot-11 on LUMI, both fitted at load 0.5).
+ * Exactly 1 on an idle fabric. O(1). */
+double net_background_keep_at (const NetModel *net, double load);
+/* The length of a burst window of a bursty background, seconds. */
+#define NET_BURST_WINDOW_S 10e-3
+/* The other jobs' load in burst window `window` (the window of time t is
+ * floor(t / NET_BURST_WINDOW_S)): for a bursty background, load / duty
+ * in a window the seed draws as on, with probability SPEC_BURST_DUTY, 0
+ * otherwise; for a steady one its load. The same seed and window give
+ * the same answer on every machine. O(1). */
+double net_background_load_in (const NetModel *net, int64_t window);
 const char *net_algo_name (NetAlgo algo);
 const char *net_proto_name (NetProto proto);

@@ -199,6 +199,18 @@ plan_check (const ExperimentSpec *e, GError **error)
   if (e->gpus > t->gpus_per_node && e->gpus % t->gpus_per_node != 0)
     violation (list, mk->gpus, "gpus %d must fill whole nodes of %d",
                e->gpus, t->gpus_per_node);
+  /* Spread placement deals the nodes over the fabric's groups: they must
+   * hold them (config.c has checked that the groups are given). */
+  const FabricSpec *f = &t->inter_node.fabric;
+  int64_t nodes = (e->gpus + t->gpus_per_node - 1) / t->gpus_per_node;
+  if (f->placement == PLACEMENT_SPREAD && nodes > 1
+      && nodes > (int64_t) f->groups * f->nodes_per_group)
+    violation (list, mk->placement, "placement spread deals the job's %" G_GINT64_FORMAT
+               " nodes (gpus %d) over the fabric's %d groups of %d nodes, which hold "
+               "%" G_GINT64_FORMAT ": use at most %" G_GINT64_FORMAT " GPUs, more "
+               "groups, or placement: packed", nodes, e->gpus, f->groups,
+               f->nodes_per_group, (int64_t) f->groups * f->nodes_per_group,
+               (int64_t) f->groups * f->nodes_per_group * t->gpus_per_node);
   if (p->virtual_stages > 1 && p->schedule != SCHEDULE_INTERLEAVED)
     violation (list, mk->virtual_stages, "virtual_stages %d needs "
                "schedule: interleaved", p->virtual_stages);

@@ -48,6 +48,39 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
                        on_op_done, sim, arg);
 }
 
+/* A bursty background (net.h): the flow net's uplinks hold what the job
+ * keeps on average over the bursts, so a flow that starts in an on window
+ * weighs more on them, and one in an off window less, by what the job
+ * keeps in that window over the mean. A flow keeps its first window's
+ * share for its life: a DP bucket or a pipeline send lasts well under the
+ * NET_BURST_WINDOW_S of a window. The uses are rewritten in place in
+ * sim->coll_uses, copied there first when they are not already. */
+static const FlowUse *
+burst_uses (Sim *sim, const FlowUse *uses, guint n, SimTime now)
+{
+  const NetModel *net = &sim->net;
+  if (net->background_pattern != BACKGROUND_BURSTY || net->background_load <= 0)
+    return uses;
+  if (uses != (const FlowUse *) (void *) sim->coll_uses->data)
+    {
+      g_array_set_size (sim->coll_uses, 0);
+      g_array_append_vals (sim->coll_uses, uses, n);
+    }
+  int64_t window = now / sim_time_from_s (NET_BURST_WINDOW_S);
+  double scale = net->background_keep
+    / net_background_keep_at (net, net_background_load_in (net, window));
+  /* A node's uplinks, out and in, follow its NICs' two sides. */
+  uint32_t uplink = 2 * (uint32_t) net->nics;
+  FlowUse *out = (FlowUse *) (void *) sim->coll_uses->data;
+  for (guint u = 0; u < n; u++)
+    {
+      uint32_t k = out[u].resource % (uint32_t) sim->resources_per_node;
+      if (k == uplink || k == uplink + 1)
+        out[u].coef *= scale;
+    }
+  return out;
+}
+
 /* Starts op id (or the collective instance in arg) at now: as a flow when
  * its bytes cross NICs, else for its fixed duration. */
 static void
@@ -97,6 +130,7 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
       for (guint u = 0; u < n; u++)
         g_array_index (sim->use_at, uint32_t, uses[u].resource) = NONE;
     }
+  uses = burst_uses (sim, uses, n, now);
   flow_start (sim->flows, comm->cost.nic_bytes, uses, n, on_flow_done, sim,
               arg);
 }
