@@ -414,7 +414,9 @@ cli_validate (int argc, char **argv)
     "time with the measured one: a row per case, then per file the line\n"
     "'MAPE x.x% max y.y% over N cases', with the mean signed error, the\n"
     "file's role and whether it meets its goal; given several files, the\n"
-    "totals of each role (calibration, validation) close the output.");
+    "totals of each role (calibration, validation) close the output.\n"
+    "A file of kind: collectives holds nccl-tests-like runs of one\n"
+    "collective, predicted as 'trainsim collective' does and totalled apart.");
   g_option_context_set_description (context,
     "Exit status: 0 every file meets its goal (tolerance), or stays within\n"
     "its known_gap; 1 a file does not; 2 bad usage or bad input.");
