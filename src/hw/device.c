@@ -88,13 +88,21 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
  * commit 4f285b35). Batch x sequence is 16k tokens at hidden 2048. The
  * causal rates count half of the 4 s^2 d FLOPs of the forward and 2.5x
  * that in backward, as trainsim's attention kernels do. "flash1" is the
- * figure's FlashAttention (v1, CUDA); "flash1-triton" its "FA Triton"
- * column, the closest published measurement of a 2023 Triton kernel;
- * "flash2" FlashAttention-2. A rate is used as a fraction of the A100's
- * 312 TFLOPS, so that another device scales with its peak. Measured
- * points only: a sequence outside 512-16k takes the nearest end's rate,
- * and a head dimension between 64 and 128 (or outside) is interpolated
- * (or takes the nearest). */
+ * figure's FlashAttention (v1, CUDA); "flash2" FlashAttention-2.
+ * "flash1-triton" is flash-attn 1.x's Triton kernel, flash_attn_triton.py
+ * (Tri Dao, for triton 2.0.0.dev20221202; the kernel MosaicML's MPT ran as
+ * attn_impl: triton). No benchmark of it is published: the figure's
+ * "FlashAttention Triton" bars are another kernel, OpenAI's
+ * triton.ops.flash_attention, which is what the benchmark script published
+ * with the figure times as "Triton" (benchmarks/benchmark_flash_attention.py,
+ * flash-attention commit 60499abc, 2023-07-28). The kernel's own
+ * docstring places it: "Overall Triton forward + backward is slightly
+ * slower than CUDA forward + backward" (flash_attn/flash_attn_triton.py,
+ * commit 4f285b35): it runs at FlashAttention v1's rates, an upper bound.
+ * A rate is used as a fraction of the A100's 312 TFLOPS, so that another
+ * device scales with its peak. Measured points only: a sequence outside
+ * 512-16k takes the nearest end's rate, and a head dimension between 64
+ * and 128 (or outside) is interpolated (or takes the nearest). */
 #define ATTN_POINTS 6
 #define ATTN_BENCH_PEAK 312e12
 /* Query rows per thread block: FlashAttention's kernels tile the queries
@@ -103,8 +111,6 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
 static const double attention_rate[ATTENTION_N][2][ATTN_POINTS] = {
   [ATTENTION_FLASH1] = { { 58, 70, 77, 87, 92, 97 },
                          { 55, 62, 69, 76, 80, 83 } },
-  [ATTENTION_FLASH1_TRITON] = { { 59, 75, 79, 76, 79, 80 },
-                                { 50, 61, 68, 74, 78, 80 } },
   [ATTENTION_FLASH2] = { { 88, 119, 140, 156, 165, 171 },
                          { 99, 133, 155, 173, 182, 189 } },
 };
@@ -116,7 +122,8 @@ attention_rate_at (Attention impl, int row, int64_t s)
   double x = log2 ((double) s) - 9;   /* 0 at 512, 5 at 16k */
   x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
   int i = MIN ((int) x, ATTN_POINTS - 2);
-  const double *r = attention_rate[impl][row];
+  const double *r = attention_rate[impl == ATTENTION_FLASH1_TRITON
+                                   ? ATTENTION_FLASH1 : impl][row];
   return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12;
 }
 
