@@ -42,15 +42,16 @@
  * forward; PRs #1170, #1188 and #1453 (0.5) coalesced and overlapped them. */
 #define DEEPSPEED_03 "microsoft/DeepSpeed v0.3.16: deepspeed/runtime/zero/" \
   "stage3.py, partition_parameters.py; issue #1069, PRs #1170, #1188, #1453"
-/* Megatron-DeepSpeed (f01c9e6e; bigscience-workshop's and microsoft's
- * forks): the Megatron-LM v2 model (megatron/mpu/layers.py: no sequence
+/* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed f01c9e6e, 2023-06-30;
+ * bigscience-workshop's fork does not hold that commit): the Megatron-LM
+ * v2 model (megatron/mpu/layers.py: no sequence
  * parallelism; ColumnParallelLinear.forward runs F.linear after
  * copy_to_tensor_model_parallel_region, whose backward all-reduces after
  * the GEMMs; full recompute only)
  * under DeepSpeed's engine and pipeline; its BF16_Optimizer
  * (deepspeed/runtime/bf16_optimizer.py) adds each micro-batch's bf16
  * gradients into fp32 ones, its fp16 path leaves autograd to accumulate. */
-#define MEGATRON_DEEPSPEED "bigscience-workshop/Megatron-DeepSpeed f01c9e6e: " \
+#define MEGATRON_DEEPSPEED "microsoft/Megatron-DeepSpeed f01c9e6e: " \
   "megatron/mpu/layers.py, megatron/arguments.py; " DEEPSPEED
 /* PyTorch FSDP (torch.distributed.fsdp, 1.12 on, as llm-foundry ran it in
  * 2023): ShardingStrategy NO_SHARD, SHARD_GRAD_OP and FULL_SHARD are ZeRO
