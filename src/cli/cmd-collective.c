@@ -37,6 +37,23 @@ parse_size (const char *text, double *out)
          && isfinite (*out);
 }
 
+/* The value of the name TEXT of E given as --FLAG, or FALLBACK when not
+ * given; -1, having said what is valid, for an unknown name. */
+static int
+option_enum (SpecEnum e, const char *flag, const char *text, int fallback)
+{
+  if (text == NULL)
+    return fallback;
+  int value = spec_enum_parse (e, text);
+  if (value < 0)
+    {
+      g_autofree char *valid = spec_enum_list (e);
+      fprintf (stderr, "trainsim collective: unknown --%s '%s' (valid: %s)\n",
+               flag, text, valid);
+    }
+  return value;
+}
+
 /* The most rows one run prints: nccl-tests' sweeps have a few dozen. */
 #define MAX_ROWS 10000
 
@@ -96,24 +113,13 @@ cli_collective (int argc, char **argv)
                        "Try 'trainsim collective --help'.\n", argc - 1);
       return 2;
     }
-  int op = op_name ? spec_enum_parse (SPEC_ENUM_COLLECTIVE, op_name)
-                   : COLL_ALL_REDUCE;
+  int op = option_enum (SPEC_ENUM_COLLECTIVE, "op", op_name, COLL_ALL_REDUCE);
   if (op < 0)
-    {
-      g_autofree char *valid = spec_enum_list (SPEC_ENUM_COLLECTIVE);
-      fprintf (stderr, "trainsim collective: unknown --op '%s' (valid: %s)\n",
-               op_name, valid);
-      return 2;
-    }
-  int algorithm = algo_name ? spec_enum_parse (SPEC_ENUM_ALGORITHM, algo_name)
-                            : ALGORITHM_AUTO;
+    return 2;
+  int algorithm = option_enum (SPEC_ENUM_ALGORITHM, "algo", algo_name,
+                               ALGORITHM_AUTO);
   if (algorithm < 0)
-    {
-      g_autofree char *valid = spec_enum_list (SPEC_ENUM_ALGORITHM);
-      fprintf (stderr, "trainsim collective: unknown --algo '%s' (valid: %s)\n",
-               algo_name, valid);
-      return 2;
-    }
+    return 2;
   double lo = 8, hi = 1 << 30;
   if ((min_text && !parse_size (min_text, &lo))
       || (max_text && !parse_size (max_text, &hi)) || lo > hi)

@@ -1753,6 +1753,16 @@ check_measured (const ValidationSpec *v, const YNode *case_node, ValidationCase 
   return TRUE;
 }
 
+/* A case's tree: DEFAULTS (may be NULL) with CASE_KEYS merged over them. */
+static YNode *
+case_tree (const YNode *defaults, const YNode *case_keys)
+{
+  YNode *tree = ytree_copy (defaults ? defaults : case_keys);
+  if (defaults)
+    ytree_merge (&tree, case_keys);
+  return tree;
+}
+
 /* Loads CASE_NODE of V into C: its id and measurements, and the experiment
  * that is DEFAULTS (may be NULL) with the rest of the case merged over
  * them; that experiment's tree goes to *TREE. */
@@ -1774,13 +1784,7 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
     return FALSE;
   ytree_map_remove (rest, "id");
   ytree_map_remove (rest, "measured");
-  if (defaults)
-    {
-      experiment = ytree_copy (defaults);
-      ytree_merge (&experiment, rest);
-    }
-  else
-    experiment = g_steal_pointer (&rest);
+  experiment = case_tree (defaults, rest);
   if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error))
     return FALSE;
   *tree = g_steal_pointer (&experiment);
@@ -1794,11 +1798,9 @@ static gboolean
 load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
                       ValidationCase *c, YNode **tree, GError **error)
 {
-  g_autoptr (YNode) merged = defaults ? ytree_copy (defaults) : ytree_copy (case_node);
+  g_autoptr (YNode) merged = case_tree (defaults, case_node);
   const TopologySpec *t = &c->experiment.topology;
 
-  if (defaults)
-    ytree_merge (&merged, case_node);
   c->order_group = -1;
   c->where = ytree_mark_format (case_node->mark);
   experiment_defaults (&c->experiment);

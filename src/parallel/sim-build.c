@@ -211,8 +211,7 @@ add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
         sim_add_use (uses, first, gpu_link (sim, base, g, out), k);
     }
   if (c->uplink_share > 0)
-    sim_add_use (uses, first, base + 2 * (uint32_t) nics + (out ? 0 : 1),
-             k * c->uplink_share);
+    sim_add_use (uses, first, base + sim_uplink (sim, out), k * c->uplink_share);
 }
 
 /* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving,

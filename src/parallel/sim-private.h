@@ -178,6 +178,15 @@ op_at (Sim *sim, uint32_t id)
   return &g_array_index (sim->ops, Op, id);
 }
 
+/* A node's uplink into the fabric, out of the node (out) or into it: its
+ * place among the node's resources, after its NICs' send and receive
+ * sides (node_resources in sim-build.c). */
+static inline uint32_t
+sim_uplink (const Sim *sim, gboolean out)
+{
+  return 2 * (uint32_t) sim->net.nics + (out ? 0 : 1);
+}
+
 /* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
  * resource keeps the flows short). */
 void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);

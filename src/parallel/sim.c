@@ -69,13 +69,11 @@ burst_uses (Sim *sim, const FlowUse *uses, guint n, SimTime now)
   int64_t window = now / sim_time_from_s (NET_BURST_WINDOW_S);
   double scale = net->background_keep
     / net_background_keep_at (net, net_background_load_in (net, window));
-  /* A node's uplinks, out and in, follow its NICs' two sides. */
-  uint32_t uplink = 2 * (uint32_t) net->nics;
   FlowUse *out = (FlowUse *) (void *) sim->coll_uses->data;
   for (guint u = 0; u < n; u++)
     {
       uint32_t k = out[u].resource % (uint32_t) sim->resources_per_node;
-      if (k == uplink || k == uplink + 1)
+      if (k == sim_uplink (sim, TRUE) || k == sim_uplink (sim, FALSE))
         out[u].coef *= scale;
     }
   return out;
