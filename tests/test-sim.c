@@ -260,17 +260,25 @@ START_TEST (test_no_dropout_ops)
 }
 END_TEST
 
+/* base_spec's layer (h 1024, 16 heads, s 512, vocabulary 1024) on one of
+ * t = 2 ranks at micro-batch 2, bf16, unfused attention; LS points at CM. */
+static void
+small_layer (ComputeModel *cm, LayerShape *ls)
+{
+  ExperimentSpec e = base_spec (8, 2, 1, 2, 8);
+  compute_model_init (cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  transformer_layer_shape (ls, &e.model, 2, 2, FALSE, ATTENTION_UNFUSED, cm);
+}
+
 /* The accumulating backward is the backward and one more op: an add over
  * the layer's parameters, 3 w bytes each into .grad (autograd), 4 + 4 +
  * w into the fp32 main_grad (main-grad), and fused, over the biases and
  * layer norms alone (the weight-gradient GEMMs accumulate the weights). */
 START_TEST (test_grad_accumulation_ops)
 {
-  ExperimentSpec e = base_spec (8, 2, 1, 2, 8);
   ComputeModel cm;
-  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
   LayerShape ls;
-  transformer_layer_shape (&ls, &e.model, 2, 2, FALSE, ATTENTION_UNFUSED, &cm);
+  small_layer (&cm, &ls);
   double params = transformer_layer_params (&ls);
   double small = params - transformer_layer_weights (&ls);
   /* h = 1024, ffn 4096, t = 2: QKV 3h/2 + projection h + FC1 2h + FC2 h
@@ -291,6 +299,55 @@ START_TEST (test_grad_accumulation_ops)
       const GraphOp *add = &g_array_index (ops, GraphOp, ops->len - 1);
       ck_assert_double_eq_tol (add->kernel.bytes, want[mode], 1e-6);
       ck_assert_int_eq (add->launches, launches[mode]);
+    }
+}
+END_TEST
+
+/* The loss's HBM traffic a logit, as each framework's code computes it
+ * (CrossEntropy, spec.h), at w = 2 bytes: Megatron's vocabulary-parallel
+ * cross entropy on an fp32 copy, w + 36 forward and w + 12 backward, 20
+ * and 8 launches; flash-attn's fused kernel, 2w and 2w, 6 and 4. And
+ * Megatron's causal softmax reads half the scores: 0.5 w + w forward,
+ * w + w backward. Vocabulary 1024 over t = 2, 2 x 512 tokens. */
+START_TEST (test_loss_and_softmax_ops)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  const double logits = 2.0 * 512 * 1024 / 2;
+  const double want[CROSS_ENTROPY_N][2] = {
+    [CROSS_ENTROPY_VOCAB_PARALLEL] = { 38, 14 },
+    [CROSS_ENTROPY_FUSED] = { 4, 4 } };
+  const int launches[CROSS_ENTROPY_N][2] = {
+    [CROSS_ENTROPY_VOCAB_PARALLEL] = { 20, 8 },
+    [CROSS_ENTROPY_FUSED] = { 6, 4 } };
+  for (int ce = 0; ce < CROSS_ENTROPY_N; ce++)
+    for (int bwd = 0; bwd < 2; bwd++)
+      {
+        ls.cross_entropy = ce;
+        g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+        (bwd ? transformer_head_backward : transformer_head_forward) (&ls, ops);
+        const GraphOp *loss = NULL;
+        for (guint i = 0; i < ops->len; i++)
+          if (g_str_has_prefix (g_array_index (ops, GraphOp, i).name,
+                                "cross_entropy"))
+            loss = &g_array_index (ops, GraphOp, i);
+        ck_assert_ptr_nonnull (loss);
+        ck_assert_double_eq_tol (loss->kernel.bytes, logits * want[ce][bwd],
+                                 1e-6);
+        ck_assert_int_eq (loss->launches, launches[ce][bwd]);
+      }
+  const double scores = 2.0 * (16 / 2) * 512 * 512;
+  for (int bwd = 0; bwd < 2; bwd++)
+    {
+      g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, ops);
+      const char *name = bwd ? "attn_softmax_bwd" : "attn_softmax";
+      double bytes = -1;
+      for (guint i = 0; i < ops->len; i++)
+        if (strcmp (g_array_index (ops, GraphOp, i).name, name) == 0)
+          bytes = g_array_index (ops, GraphOp, i).kernel.bytes;
+      ck_assert_double_eq_tol (bytes, scores * (bwd ? 4 : 3), 1e-6);
     }
 }
 END_TEST
@@ -870,21 +927,22 @@ START_TEST (test_host_dispatch)
 {
   /* One tiny layer: every kernel is a 4 us launch floor, far below a
    * 1 ms issue. Per micro-batch the host issues the embedding's 4, the
-   * layer's 14 forward and 31 backward, the head's 14 forward and 9
-   * backward and the embedding's 2 backward kernels: 74; the optimizer
-   * 6 + 1 (16 tensors in one Adam launch). Gradients accumulate (spec.h,
+   * layer's 14 forward and 31 backward, the head's 22 forward (the final
+   * norm, the logits and Megatron's cross entropy's 20) and 13 backward,
+   * and the embedding's 2 backward kernels: 86; the optimizer 6 + 1 (16
+   * tensors in one Adam launch). Gradients accumulate (spec.h,
    * GradAccumulation), an add a tensor: fused, the layer's 8 (biases and
    * layer norms), the embeddings' 2 and the final norm's 2 every
    * micro-batch; main-grad, 12, 2 and 3 (the tied logits weight too)
    * every micro-batch; autograd, those 17 on the second. Two
-   * micro-batches: 2 x 86 + 7 = 179 ms, 2 x 91 + 7 = 189 ms and 2 x 74 +
-   * 17 + 7 = 172 ms. */
+   * micro-batches: 2 x 98 + 7 = 203 ms, 2 x 103 + 7 = 213 ms and 2 x 86 +
+   * 17 + 7 = 196 ms. */
   ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
   e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64, MLP_GELU, TRUE };
   e.topology.host.kernel_launch_s = 1e-3;
-  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.179,
-                                    [GRAD_ACC_MAIN_GRAD] = 0.189,
-                                    [GRAD_ACC_AUTOGRAD] = 0.172 };
+  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.203,
+                                    [GRAD_ACC_MAIN_GRAD] = 0.213,
+                                    [GRAD_ACC_AUTOGRAD] = 0.196 };
   SimResult r;
   for (int mode = GRAD_ACC_N - 1; mode >= 0; mode--)
     {
@@ -1537,6 +1595,7 @@ sim_suite (void)
   tcase_add_test (models, test_ring_allreduce_4_ranks);
   tcase_add_test (models, test_gemm_time);
   tcase_add_test (models, test_attention_kernels);
+  tcase_add_test (models, test_loss_and_softmax_ops);
   tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);

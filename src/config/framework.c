@@ -59,7 +59,9 @@
  * backward hooks (outside no_sync, every micro-batch); CPUOffload(
  * offload_params=True) moves parameters, gradients and the optimizer step
  * to the host together; activation checkpointing wraps whole modules. It
- * shards over data parallelism only: no tensor or pipeline parallelism. */
+ * shards over data parallelism only: no tensor or pipeline parallelism.
+ * The loss is llm-foundry's default, flash-attn's fused cross entropy
+ * (CrossEntropy in spec.h); Megatron's code computes the others'. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
@@ -175,6 +177,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
     .zero2_every_micro_batch = TRUE,
+    .cross_entropy = CROSS_ENTROPY_FUSED,
     .source = FSDP,
   },
 };

@@ -60,6 +60,7 @@ struct FrameworkProfile {
   gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
                                         * synchronizing (DeepSpeed 0.3.x) */
+  CrossEntropy cross_entropy;          /* the loss over the logits */
   const char *source;                  /* the code and docs it is read from */
 };
 

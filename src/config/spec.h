@@ -126,6 +126,21 @@ typedef enum {
   GRAD_ACC_N
 } GradAccumulation;
 
+/* How the framework computes the loss over the logits (FrameworkProfile):
+ * - vocab-parallel: Megatron's vocab-parallel cross entropy
+ *   (megatron/mpu/cross_entropy.py, Megatron-LM v2.6 and Megatron-DeepSpeed
+ *   f01c9e6e) on an fp32 copy of the logits (gpt_model.py: output.float(),
+ *   or GPTModelPipe's float16_to_fp32), in place pass by pass;
+ * - fused: one kernel over the logits in their own precision, flash-attn's
+ *   CrossEntropyLoss (flash_attn/losses/cross_entropy.py, the xentropy
+ *   kernel of csrc/xentropy, v1.0.4), llm-foundry's default loss_fn
+ *   fused_crossentropy (llmfoundry/models/mpt/modeling_mpt.py, v0.3.0). */
+typedef enum {
+  CROSS_ENTROPY_VOCAB_PARALLEL,
+  CROSS_ENTROPY_FUSED,
+  CROSS_ENTROPY_N
+} CrossEntropy;
+
 typedef enum {
   ALGORITHM_AUTO,
   ALGORITHM_RING,

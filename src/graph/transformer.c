@@ -43,10 +43,11 @@ push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
 
 /* An element-wise kernel over elems elements that reads `reads` and writes
  * `writes` tensors of the run's precision, plus `mask_bytes` per element
- * (a dropout mask's byte, none in a model without dropout). */
+ * (a dropout mask's byte, none in a model without dropout); a fraction
+ * of a read is a kernel that reads part of its input. */
 static void
 push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
-                  double elems, int reads, int writes, double mask_bytes)
+                  double elems, double reads, int writes, double mask_bytes)
 {
   double w = ls->cm->bytes_per_element;
   if (!ls->dropout)
@@ -129,6 +130,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->sequence_parallel = sequence_parallel && tp > 1;
   ls->dropout = m->dropout;
   ls->grad_accumulation = GRAD_ACC_FUSED;
+  ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
@@ -150,7 +152,12 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
   push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
-  push_elementwise (ops, ls, "attn_softmax", scores, 1, 1, 0);
+  /* Megatron's causal softmax kernel (scaled_upper_triang_masked_softmax.h,
+   * Megatron-DeepSpeed f01c9e6e and Megatron-LM v2.6: used up to 2,048
+   * keys) reads each row up to its diagonal, half the scores, and writes
+   * the whole row; its backward reads the gradient and the output up to
+   * the diagonal. */
+  push_elementwise (ops, ls, "attn_softmax", scores, 0.5, 1, 0);
   /* PyTorch's dropout returns its input when p is 0: no kernel. */
   if (ls->dropout)
     push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
@@ -276,7 +283,7 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
       g_array_index (ops, GraphOp, ops->len - 2).launches = 2; /* permute */
       if (ls->dropout)
         push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
-      push_elementwise (ops, ls, "attn_softmax_bwd", scores, 2, 1, 0);
+      push_elementwise (ops, ls, "attn_softmax_bwd", scores, 1, 1, 0);
       push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);
     }
@@ -341,6 +348,32 @@ transformer_embedding_backward (const LayerShape *ls, GArray *ops)
   set_launches (ops, 2);   /* word and position embedding backward */
 }
 
+/* The loss over the rank's LOGITS elements, forward or backward, as the
+ * framework computes it (CrossEntropy in spec.h). HBM bytes an element:
+ * - vocab-parallel (megatron/mpu/cross_entropy.py): forward, the fp32
+ *   copy (read w, write 4), max (read 4), sub_ (8), exp (8), sum (4) and
+ *   div_ (8), the softmax kept for backward: w + 36; backward, mul_ by
+ *   the loss's gradient (8) and the copy's backward to w (4 + w):
+ *   w + 12. About 20 kernels forward (the copy, max, sub, the target
+ *   masks, gather, exp, sum, log, div and the loss mask's mean) and 8
+ *   backward; with tp > 1, three all-reduces of one fp32 a token (max,
+ *   target logit, sum of exps), counted as one collective of their size.
+ * - fused (flash-attn's xentropy forward reads each row twice, max then
+ *   the sum of exps; backward reads it and writes the gradient): 2w and
+ *   2w, a kernel each and a few for the mean and ignore_index masks. */
+static void
+push_cross_entropy (GArray *ops, const LayerShape *ls, double logits,
+                    gboolean backward)
+{
+  double w = ls->cm->bytes_per_element;
+  gboolean fused = ls->cross_entropy == CROSS_ENTROPY_FUSED;
+  double bytes = fused ? 2 * w : backward ? w + 12 : w + 36;
+  push_compute (ops, backward ? "cross_entropy_bwd" : "cross_entropy",
+                compute_memory_op (logits * bytes,
+                                   (backward ? 2 : 5) * logits));
+  set_launches (ops, fused ? (backward ? 4 : 6) : (backward ? 8 : 20));
+}
+
 void
 transformer_head_forward (const LayerShape *ls, GArray *ops)
 {
@@ -349,16 +382,7 @@ transformer_head_forward (const LayerShape *ls, GArray *ops)
   push_elementwise (ops, ls, "final_ln", token_elems (ls), 1, 1, 0);
   enter_tp (ops, ls, "tp_allgather_head");
   push_gemm (ops, ls, "logits", 1, tokens, ls->vocab / ls->t, ls->h);
-  /* Vocab-parallel cross entropy: fp32 softmax over the rank's slice
-   * (read the logits, write and re-read fp32 probabilities) and three
-   * all-reduces of one fp32 per token (max, target logit, sum of exps),
-   * counted as one collective of their total size. */
-  push_compute (ops, "cross_entropy",
-                compute_memory_op (logits * (ls->cm->bytes_per_element + 8),
-                                   5 * logits));
-  /* megatron/mpu/cross_entropy.py: max, sub, masked gather, exp, sum,
-   * log, div and their masks, about 12 kernels. */
-  set_launches (ops, 12);
+  push_cross_entropy (ops, ls, logits, FALSE);
   if (ls->t > 1)
     {
       push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
@@ -371,10 +395,7 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
   double logits = (double) tokens * ls->vocab / ls->t;
-  push_compute (ops, "cross_entropy_bwd",
-                compute_memory_op (logits * (ls->cm->bytes_per_element + 4),
-                                   2 * logits));
-  set_launches (ops, 4);   /* softmax - one-hot, scaled by the loss grad */
+  push_cross_entropy (ops, ls, logits, TRUE);
   push_gemm_backward (ops, ls, "logits_dgrad", "logits_wgrad", 1, tokens,
                       ls->vocab / ls->t, ls->h);
   leave_tp (ops, ls, "tp_allreduce_head_bwd");

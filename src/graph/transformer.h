@@ -42,6 +42,7 @@ typedef struct {
   Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
+  CrossEntropy cross_entropy;   /* the framework's; vocab-parallel unless set */
   const ComputeModel *cm;
 } LayerShape;
 

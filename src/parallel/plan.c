@@ -463,8 +463,11 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
       double other = FRAMEWORK_BYTES;
       if (last)
-        /* Logits in the run's precision and their fp32 softmax. */
-        other += (double) p->micro_batch * ls.s * ls.vocab / p->tp * (w + 4);
+        /* The logits in the run's precision, and Megatron's fp32 copy
+         * that becomes the softmax backward reads (CrossEntropy). */
+        other += (double) p->micro_batch * ls.s * ls.vocab / p->tp
+                 * (w + (e->framework->cross_entropy
+                         == CROSS_ENTROPY_VOCAB_PARALLEL ? 4 : 0));
       if (plan_dp_overlaps (e) && p->dp > 1)
         other += 2 * e->parallel.bucket_bytes;
       double sum = m.weights + m.gradients + m.optimizer + m.activations

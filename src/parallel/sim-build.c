@@ -1109,6 +1109,7 @@ sim_prepare (Sim *sim)
                            e->training.attention, &sim->cm);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
+  sim->ls.cross_entropy = e->framework->cross_entropy;
   sim->layer_params = transformer_layer_params (&sim->ls);
   sim->layer_weights = transformer_layer_weights (&sim->ls);
   sim->emb_params = transformer_embedding_params (&sim->ls);
