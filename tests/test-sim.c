@@ -348,7 +348,59 @@ START_TEST (test_loss_and_softmax_ops)
         if (strcmp (g_array_index (ops, GraphOp, i).name, name) == 0)
           bytes = g_array_index (ops, GraphOp, i).kernel.bytes;
       ck_assert_double_eq_tol (bytes, scores * (bwd ? 4 : 3), 1e-6);
+      /* PyTorch's path in fp32: 2 w + 28 and 2 w + 36, 5 kernels. */
+      ls.fused_softmax = FALSE;
+      g_autoptr (GArray) torch = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls,
+                                                                     torch);
+      const GraphOp *op = NULL;
+      for (guint i = 0; i < torch->len; i++)
+        if (strcmp (g_array_index (torch, GraphOp, i).name, name) == 0)
+          op = &g_array_index (torch, GraphOp, i);
+      ck_assert_ptr_nonnull (op);
+      ck_assert_double_eq_tol (op->kernel.bytes, scores * (bwd ? 40 : 32),
+                               1e-6);
+      ck_assert_int_eq (op->launches, 5);
+      ls.fused_softmax = TRUE;
     }
+}
+END_TEST
+
+/* Megatron's fused softmax takes up to 2,048 keys in v2.6 and
+ * Megatron-DeepSpeed, 4,096 after; FSDP (MPT's torch attention) has none.
+ * Beyond, a layer keeps the softmax's fp32 output and its copy back: with
+ * dropout 4 + 2 + 1 bytes a score where the fused kernel keeps 2 + 2 + 1,
+ * 2 a s^2 b more a layer: 8 layers x 16 heads x 4096^2 x 2 bytes. */
+START_TEST (test_softmax_keys)
+{
+  const struct { const char *fw; int keys; } limit[] = {
+    { "megatron-lm@2", 2048 }, { "megatron-lm@3", 4096 },
+    { "megatron-deepspeed", 2048 }, { "deepspeed@0.5", 2048 } };
+  for (guint i = 0; i < G_N_ELEMENTS (limit); i++)
+    {
+      char *why = NULL;
+      const FrameworkProfile *f = framework_parse (limit[i].fw, &why);
+      ck_assert_msg (f != NULL, "%s", why);
+      ck_assert (framework_fused_softmax (f, limit[i].keys));
+      ck_assert (!framework_fused_softmax (f, limit[i].keys + 1));
+    }
+  char *why = NULL;
+  ck_assert (!framework_fused_softmax (framework_parse ("pytorch-fsdp", &why),
+                                       512));
+  double act[2];
+  for (int v = 0; v < 2; v++)
+    {
+      ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+      e.topology.gpus_per_node = 1;
+      e.model.seq_len = 4096;
+      use_framework (&e, v ? "megatron-lm@3" : "megatron-lm@2");
+      Plan p;
+      ck_assert (plan_make (&p, &e, 1, 1, NULL));
+      MemoryBreakdown mem;
+      plan_memory (&p, &mem);
+      act[v] = mem.activations;
+    }
+  ck_assert_double_eq_tol (act[0] - act[1], 8.0 * 16 * 4096 * 4096 * 2, 1);
 }
 END_TEST
 
@@ -1596,6 +1648,7 @@ sim_suite (void)
   tcase_add_test (models, test_gemm_time);
   tcase_add_test (models, test_attention_kernels);
   tcase_add_test (models, test_loss_and_softmax_ops);
+  tcase_add_test (models, test_softmax_keys);
   tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);

@@ -10,9 +10,11 @@
  * megatron/model/distributed.py, allreduce_gradients: no overlap with
  * backward); megatron/mpu/layers.py runs backward's tensor-parallel
  * all-reduce after the GEMMs; the DDP hook adds every gradient into an
- * fp32 main_grad on every micro-batch. */
+ * fp32 main_grad on every micro-batch. megatron/model/fused_softmax.py
+ * runs its fused softmax for 16 < keys <= 2048. */
 #define MEGATRON_V2 "NVIDIA/Megatron-LM v2.6: megatron/training.py, " \
-  "megatron/model/distributed.py, megatron/mpu/layers.py"
+  "megatron/model/distributed.py, megatron/mpu/layers.py, " \
+  "megatron/model/fused_softmax.py"
 /* Megatron-LM after v2.6 (2022 on): sequence parallelism and selective
  * recompute (Korthikanti et al. 2022, megatron/mpu/layers.py and
  * --recompute-granularity), the asynchronous tensor-parallel all-reduce
@@ -21,9 +23,15 @@
  * optimizer, which shards the optimizer state only
  * (megatron/optimizer/distrib_optimizer.py). Its gradient reduction
  * overlaps backward bucket by bucket (--DDP-impl torch: PyTorch DDP;
- * Megatron-core's DistributedDataParallel with --overlap-grad-reduce). */
+ * Megatron-core's DistributedDataParallel with --overlap-grad-reduce).
+ * Its fused softmax takes up to 4,096 keys: megatron/model/fused_softmax.py
+ * from 7a77abd9 (2022-01-12), and megatron/core/fusions/fused_softmax.py
+ * from its start (9dce1fdb, 2023-01-12) to this day (d98e8a64); the
+ * megatron/model copy alone went to 16,384 (cd126362, 2023-07-18) before
+ * its move out of the main namespace (38644dd7, 2024-03-26). */
 #define MEGATRON_V3 "NVIDIA/Megatron-LM after v2.6: megatron/mpu/layers.py, " \
-  "megatron/optimizer/distrib_optimizer.py, megatron/arguments.py"
+  "megatron/optimizer/distrib_optimizer.py, megatron/arguments.py, " \
+  "megatron/core/fusions/fused_softmax.py"
 /* DeepSpeed's engine (microsoft/DeepSpeed deepspeed/runtime/): the
  * PipelineEngine asserts zero_optimization_stage() < 2 (pipe/engine.py);
  * its TrainSchedule (pipe/schedule.py) runs one model chunk per stage;
@@ -50,7 +58,9 @@
  * the GEMMs; full recompute only)
  * under DeepSpeed's engine and pipeline; its BF16_Optimizer
  * (deepspeed/runtime/bf16_optimizer.py) adds each micro-batch's bf16
- * gradients into fp32 ones, its fp16 path leaves autograd to accumulate. */
+ * gradients into fp32 ones, its fp16 path leaves autograd to accumulate.
+ * Its fused softmax (megatron/model/fused_softmax.py) takes up to 2,048
+ * keys, as v2.6's. */
 #define MEGATRON_DEEPSPEED "microsoft/Megatron-DeepSpeed f01c9e6e: " \
   "megatron/mpu/layers.py, megatron/arguments.py; " DEEPSPEED
 /* PyTorch FSDP (torch.distributed.fsdp, 1.12 on, as llm-foundry ran it in
@@ -61,7 +71,10 @@
  * to the host together; activation checkpointing wraps whole modules. It
  * shards over data parallelism only: no tensor or pipeline parallelism.
  * The loss is llm-foundry's default, flash-attn's fused cross entropy
- * (CrossEntropy in spec.h); Megatron's code computes the others'. */
+ * (CrossEntropy in spec.h); Megatron's code computes the others'. Its
+ * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
+ * attention.py, v0.3.0): torch.softmax, no fused kernel; trainsim runs it
+ * as Megatron's PyTorch path in fp32, the same passes. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
@@ -90,7 +103,8 @@
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
     .bucket_elements = DEEPSPEED_BUCKET, \
-    .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD
+    .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD, \
+    .fused_softmax_keys = 2048   /* the Megatron model it runs, as v2.6 */
 
 static const FrameworkProfile profiles[] = {
   {
@@ -106,7 +120,7 @@ static const FrameworkProfile profiles[] = {
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
-    .bucket_bytes = TORCH_DDP_BUCKET,
+    .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 2048,
     .source = MEGATRON_V2,
   },
   {
@@ -120,7 +134,7 @@ static const FrameworkProfile profiles[] = {
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .dp_overlap = TRUE,
-    .bucket_bytes = TORCH_DDP_BUCKET,
+    .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 4096,
     .source = MEGATRON_V3,
   },
   {
@@ -139,7 +153,7 @@ static const FrameworkProfile profiles[] = {
     .offload = YES, .bucket_elements = DEEPSPEED_BUCKET,
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
-    .zero2_every_micro_batch = TRUE,
+    .zero2_every_micro_batch = TRUE, .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
   {
@@ -199,6 +213,14 @@ char *
 framework_label (const FrameworkProfile *f)
 {
   return g_strdup_printf ("%s@%s", f->name, f->version);
+}
+
+gboolean
+framework_fused_softmax (const FrameworkProfile *f, int64_t keys)
+{
+  /* FusedScaleMaskSoftmax's own lower bound, 16 < keys, is below any
+   * model trainsim takes seriously; the upper one decides. */
+  return keys <= f->fused_softmax_keys;
 }
 
 GradAccumulation

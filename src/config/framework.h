@@ -61,6 +61,10 @@ struct FrameworkProfile {
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
                                         * synchronizing (DeepSpeed 0.3.x) */
   CrossEntropy cross_entropy;          /* the loss over the logits */
+  /* The longest key sequence its attention's fused softmax kernel takes
+   * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,
+   * unfused attention runs PyTorch's softmax in fp32. */
+  int fused_softmax_keys;
   const char *source;                  /* the code and docs it is read from */
 };
 
@@ -77,6 +81,10 @@ char *framework_label (const FrameworkProfile *f);
 
 /* Every profile, in order; *N gets the count. */
 const FrameworkProfile *framework_profiles (int *n);
+
+/* Whether unfused attention over KEYS keys runs the framework's fused
+ * softmax kernel (fused_softmax_keys). */
+gboolean framework_fused_softmax (const FrameworkProfile *f, int64_t keys);
 
 /* The gradient accumulation the framework uses at PRECISION. */
 GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,

@@ -131,12 +131,43 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->dropout = m->dropout;
   ls->grad_accumulation = GRAD_ACC_FUSED;
   ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
+  ls->fused_softmax = TRUE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
 }
 
 /* ---- layer ------------------------------------------------------------- */
+
+/* The attention's softmax over SCORES elements, forward or backward
+ * (Megatron's FusedScaleMaskSoftmax, megatron/model/fused_softmax.py).
+ * Fused, its causal kernel (scaled_upper_triang_masked_softmax.h,
+ * Megatron-LM v2.6 and Megatron-DeepSpeed f01c9e6e) reads each row up to
+ * its diagonal, half the scores, and writes the whole row; its backward
+ * reads the gradient and the output up to the diagonal: 0.5 w + w and
+ * w + w bytes an element. Otherwise (forward_torch_softmax, beyond the
+ * kernel's keys) PyTorch's ops in fp32, as the query-key layer scaling
+ * Megatron applies by default makes softmax_in_fp32: the copy to fp32
+ * (w + 4), the scale (8), the mask's masked_fill_ (8), softmax (8) and the
+ * copy back (4 + w), 2 w + 28 bytes in 5 kernels; backward, the same in
+ * reverse with softmax's backward reading its output and the gradient
+ * (12): 2 w + 36. */
+static void
+push_softmax (GArray *ops, const LayerShape *ls, double scores,
+              gboolean backward)
+{
+  const char *name = backward ? "attn_softmax_bwd" : "attn_softmax";
+  if (ls->fused_softmax)
+    {
+      push_elementwise (ops, ls, name, scores, backward ? 1 : 0.5, 1, 0);
+      return;
+    }
+  double w = ls->cm->bytes_per_element;
+  push_compute (ops, name,
+                compute_memory_op (scores * (2 * w + (backward ? 36 : 28)),
+                                   4 * scores));
+  set_launches (ops, 5);
+}
 
 void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
@@ -152,12 +183,7 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
   push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
-  /* Megatron's causal softmax kernel (scaled_upper_triang_masked_softmax.h,
-   * Megatron-DeepSpeed f01c9e6e and Megatron-LM v2.6: used up to 2,048
-   * keys) reads each row up to its diagonal, half the scores, and writes
-   * the whole row; its backward reads the gradient and the output up to
-   * the diagonal. */
-  push_elementwise (ops, ls, "attn_softmax", scores, 0.5, 1, 0);
+  push_softmax (ops, ls, scores, FALSE);
   /* PyTorch's dropout returns its input when p is 0: no kernel. */
   if (ls->dropout)
     push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
@@ -283,7 +309,7 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
       g_array_index (ops, GraphOp, ops->len - 2).launches = 2; /* permute */
       if (ls->dropout)
         push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
-      push_elementwise (ops, ls, "attn_softmax_bwd", scores, 1, 1, 0);
+      push_softmax (ops, ls, scores, TRUE);
       push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);
     }

@@ -343,7 +343,10 @@ plan_chunk_layers (const Plan *p, int stage)
  * of s b h, one of a s^2 b). With TP alone, the layer norms, the inputs of
  * QKV and FC1 and the masks (10 s b h) stay whole; SP splits them too.
  * A model without dropout keeps no masks, and of the scores only the
- * softmax's output (2 a s^2 b): the dropout's output is the same tensor. */
+ * softmax's output (2 a s^2 b): the dropout's output is the same tensor.
+ * Without Megatron's fused softmax (framework_fused_softmax), PyTorch's
+ * softmax keeps its fp32 output (4 a s^2 b) and the copy back to w bytes
+ * is kept too, as the dropout's output or for the next GEMM. */
 static double
 layer_activation_bytes (const ExperimentSpec *e, int b, double w,
                         gboolean whole)
@@ -357,9 +360,12 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
     return 2 * k * s * b * h / (sp ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
   double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
+  gboolean fused = framework_fused_softmax (e->framework, e->model.seq_len);
+  double kept = fused ? (e->model.dropout ? 4 * k + 1 : 2 * k)
+                      : 4 + 2 * k + (e->model.dropout ? 1 : 0);
   double scores = (r == RECOMPUTE_SELECTIVE
                    || e->training.attention != ATTENTION_UNFUSED)
-                  ? 0 : (e->model.dropout ? 4 * k + 1 : 2 * k) * a * s / (h * t);
+                  ? 0 : kept * a * s / (h * t);
   return s * b * h * (linear + scores);
 }
 
