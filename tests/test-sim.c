@@ -348,7 +348,7 @@ START_TEST (test_loss_and_softmax_ops)
         if (strcmp (g_array_index (ops, GraphOp, i).name, name) == 0)
           bytes = g_array_index (ops, GraphOp, i).kernel.bytes;
       ck_assert_double_eq_tol (bytes, scores * (bwd ? 4 : 3), 1e-6);
-      /* PyTorch's path in fp32: 2 w + 28 and 2 w + 36, 5 kernels. */
+      /* PyTorch's path in fp32: 2 w + 32 and 2 w + 36, 5 kernels. */
       ls.fused_softmax = FALSE;
       g_autoptr (GArray) torch = g_array_new (FALSE, FALSE, sizeof (GraphOp));
       (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls,
@@ -358,7 +358,7 @@ START_TEST (test_loss_and_softmax_ops)
         if (strcmp (g_array_index (torch, GraphOp, i).name, name) == 0)
           op = &g_array_index (torch, GraphOp, i);
       ck_assert_ptr_nonnull (op);
-      ck_assert_double_eq_tol (op->kernel.bytes, scores * (bwd ? 40 : 32),
+      ck_assert_double_eq_tol (op->kernel.bytes, scores * (bwd ? 40 : 36),
                                1e-6);
       ck_assert_int_eq (op->launches, 5);
       ls.fused_softmax = TRUE;
@@ -367,10 +367,12 @@ START_TEST (test_loss_and_softmax_ops)
 END_TEST
 
 /* Megatron's fused softmax takes up to 2,048 keys in v2.6 and
- * Megatron-DeepSpeed, 4,096 after; FSDP (MPT's torch attention) has none.
- * Beyond, a layer keeps the softmax's fp32 output and its copy back: with
- * dropout 4 + 2 + 1 bytes a score where the fused kernel keeps 2 + 2 + 1,
- * 2 a s^2 b more a layer: 8 layers x 16 heads x 4096^2 x 2 bytes. */
+ * Megatron-DeepSpeed, 4,096 after, in 16 bits, on a multiple of the
+ * kernel's batches a block of score matrices (4 beyond 128 keys, 8 up to
+ * 128, from 17); FSDP (MPT's torch attention) has none. Beyond, a
+ * layer keeps the softmax's fp32 output and its copy back: with dropout
+ * 4 + 2 + 1 bytes a score where the fused kernel keeps 2 + 2 + 1, 2 a s^2
+ * b more a layer: 8 layers x 16 heads x 4096^2 x 2 bytes. */
 START_TEST (test_softmax_keys)
 {
   const struct { const char *fw; int keys; } limit[] = {
@@ -381,12 +383,24 @@ START_TEST (test_softmax_keys)
       char *why = NULL;
       const FrameworkProfile *f = framework_parse (limit[i].fw, &why);
       ck_assert_msg (f != NULL, "%s", why);
-      ck_assert (framework_fused_softmax (f, limit[i].keys));
-      ck_assert (!framework_fused_softmax (f, limit[i].keys + 1));
+      ck_assert (framework_fused_softmax (f, PRECISION_BF16, 8,
+                                          limit[i].keys));
+      ck_assert (!framework_fused_softmax (f, PRECISION_BF16, 8,
+                                           limit[i].keys + 4));
     }
   char *why = NULL;
+  const FrameworkProfile *v2 = framework_parse ("megatron-lm@2", &why);
+  ck_assert (framework_fused_softmax (v2, PRECISION_FP16, 4, 1024));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP16, 2, 1024));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP16, 6, 1024));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP32, 4, 1024));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP16, 4, 1026));
+  ck_assert (framework_fused_softmax (v2, PRECISION_FP16, 8, 128));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP16, 4, 128));
+  ck_assert (framework_fused_softmax (v2, PRECISION_FP16, 8, 20));
+  ck_assert (!framework_fused_softmax (v2, PRECISION_FP16, 16, 16));
   ck_assert (!framework_fused_softmax (framework_parse ("pytorch-fsdp", &why),
-                                       512));
+                                       PRECISION_BF16, 8, 512));
   double act[2];
   for (int v = 0; v < 2; v++)
     {
@@ -990,7 +1004,9 @@ START_TEST (test_host_dispatch)
    * micro-batches: 2 x 98 + 7 = 203 ms, 2 x 103 + 7 = 213 ms and 2 x 86 +
    * 17 + 7 = 196 ms. */
   ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
-  e.model = (ModelSpec) { NULL, 1, 64, 1, 1, 256, 128, 64, MLP_GELU, TRUE };
+  /* 8 heads: Megatron's fused softmax takes 8 score matrices of 64 keys
+   * (framework_fused_softmax), one kernel each way. */
+  e.model = (ModelSpec) { NULL, 1, 64, 8, 8, 256, 128, 64, MLP_GELU, TRUE };
   e.topology.host.kernel_launch_s = 1e-3;
   const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.203,
                                     [GRAD_ACC_MAIN_GRAD] = 0.213,

@@ -28,7 +28,12 @@
  * from 7a77abd9 (2022-01-12), and megatron/core/fusions/fused_softmax.py
  * from its start (9dce1fdb, 2023-01-12) to this day (d98e8a64); the
  * megatron/model copy alone went to 16,384 (cd126362, 2023-07-18) before
- * its move out of the main namespace (38644dd7, 2024-03-26). */
+ * its move out of the main namespace (38644dd7, 2024-03-26). Until
+ * 6753e8bf (2023-05-05) the causal kernel itself asserted 2,048 keys, so
+ * causal runs of 2,049-4,096 keys ran PyTorch's path then
+ * (--no-masked-softmax-fusion); and since 94a3749f (2023-11-02) the
+ * query-key layer scaling that put that path in fp32 is off by default.
+ * trainsim takes 4,096 and fp32. */
 #define MEGATRON_V3 "NVIDIA/Megatron-LM after v2.6: megatron/mpu/layers.py, " \
   "megatron/optimizer/distrib_optimizer.py, megatron/arguments.py, " \
   "megatron/core/fusions/fused_softmax.py"
@@ -73,8 +78,11 @@
  * The loss is llm-foundry's default, flash-attn's fused cross entropy
  * (CrossEntropy in spec.h); Megatron's code computes the others'. Its
  * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
- * attention.py, v0.3.0): torch.softmax, no fused kernel; trainsim runs it
- * as Megatron's PyTorch path in fp32, the same passes. */
+ * attention.py, v0.3.0): torch.softmax, no fused kernel; trainsim costs it
+ * as Megatron's PyTorch path, an approximation: MPT scales and masks in 16
+ * bits before autocast's fp32 softmax, 6 w + 16 and 6 w + 24 bytes a score
+ * (28 and 36 in bf16) where Megatron's moves 2 w + 32 and 2 w + 36 (36 and
+ * 40), and keeps the same tensors. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
@@ -215,12 +223,27 @@ framework_label (const FrameworkProfile *f)
   return g_strdup_printf ("%s@%s", f->name, f->version);
 }
 
+/* FusedScaleMaskSoftmax.is_kernel_available (megatron/model/fused_softmax.py,
+ * Megatron-LM v2.6; the same in megatron/core/fusions): 16-bit input,
+ * 16 < keys <= the framework's limit, queries a multiple of 4, and for a
+ * causal mask the score matrices a multiple of the kernel's batches per
+ * 128-thread block (get_batch_per_block, megatron/fused_kernels/
+ * scaled_masked_softmax.h: a warp of min(32, next power of two of keys)
+ * threads handles 2 rows up to 128 keys, 1 beyond). Megatron-DeepSpeed
+ * f01c9e6e asks for a multiple of 4, the same beyond 128 keys. */
 gboolean
-framework_fused_softmax (const FrameworkProfile *f, int64_t keys)
+framework_fused_softmax (const FrameworkProfile *f, Precision precision,
+                         int64_t attn_batches, int64_t keys)
 {
-  /* FusedScaleMaskSoftmax's own lower bound, 16 < keys, is below any
-   * model trainsim takes seriously; the upper one decides. */
-  return keys <= f->fused_softmax_keys;
+  if ((precision != PRECISION_FP16 && precision != PRECISION_BF16)
+      || keys <= 16 || keys > f->fused_softmax_keys || keys % 4 != 0)
+    return FALSE;
+  int64_t pow2 = 1;
+  while (pow2 < keys)
+    pow2 *= 2;
+  int64_t warp = MIN (pow2, 32);
+  int64_t per_block = 128 / warp * (pow2 <= 128 ? 2 : 1);
+  return attn_batches % per_block == 0;
 }
 
 GradAccumulation

@@ -82,9 +82,13 @@ char *framework_label (const FrameworkProfile *f);
 /* Every profile, in order; *N gets the count. */
 const FrameworkProfile *framework_profiles (int *n);
 
-/* Whether unfused attention over KEYS keys runs the framework's fused
- * softmax kernel (fused_softmax_keys). */
-gboolean framework_fused_softmax (const FrameworkProfile *f, int64_t keys);
+/* Whether unfused causal self-attention over KEYS keys, ATTN_BATCHES
+ * (micro-batch x heads on the rank) score matrices in PRECISION, runs the
+ * framework's fused softmax kernel (fused_softmax_keys and the kernel's
+ * other conditions). */
+gboolean framework_fused_softmax (const FrameworkProfile *f,
+                                  Precision precision, int64_t attn_batches,
+                                  int64_t keys);
 
 /* The gradient accumulation the framework uses at PRECISION. */
 GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,

@@ -145,13 +145,14 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
  * Megatron-LM v2.6 and Megatron-DeepSpeed f01c9e6e) reads each row up to
  * its diagonal, half the scores, and writes the whole row; its backward
  * reads the gradient and the output up to the diagonal: 0.5 w + w and
- * w + w bytes an element. Otherwise (forward_torch_softmax, beyond the
- * kernel's keys) PyTorch's ops in fp32, as the query-key layer scaling
- * Megatron applies by default makes softmax_in_fp32: the copy to fp32
- * (w + 4), the scale (8), the mask's masked_fill_ (8), softmax (8) and the
- * copy back (4 + w), 2 w + 28 bytes in 5 kernels; backward, the same in
- * reverse with softmax's backward reading its output and the gradient
- * (12): 2 w + 36. */
+ * w + w bytes an element. Otherwise (v2.6's forward_torch_softmax, inline
+ * in Megatron-DeepSpeed's forward) PyTorch's ops in fp32, as the query-key
+ * layer scaling on by default until 2023 makes softmax_in_fp32: 16-bit
+ * scores are copied to fp32 (w + 4), scaled (8), masked in place (8),
+ * softmaxed (8) and copied back (4 + w), 2 w + 32 bytes in 5 kernels;
+ * backward the same in reverse, with softmax's backward reading its
+ * output and the gradient (12): 2 w + 36. fp32 scores need no copies:
+ * 24 and 28 bytes in 3 kernels. */
 static void
 push_softmax (GArray *ops, const LayerShape *ls, double scores,
               gboolean backward)
@@ -163,10 +164,10 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
       return;
     }
   double w = ls->cm->bytes_per_element;
-  push_compute (ops, name,
-                compute_memory_op (scores * (2 * w + (backward ? 36 : 28)),
-                                   4 * scores));
-  set_launches (ops, 5);
+  gboolean copies = w < 4;
+  double bytes = copies ? 2 * w + (backward ? 36 : 32) : (backward ? 28 : 24);
+  push_compute (ops, name, compute_memory_op (scores * bytes, 4 * scores));
+  set_launches (ops, copies ? 5 : 3);
 }
 
 void

@@ -345,8 +345,9 @@ plan_chunk_layers (const Plan *p, int stage)
  * A model without dropout keeps no masks, and of the scores only the
  * softmax's output (2 a s^2 b): the dropout's output is the same tensor.
  * Without Megatron's fused softmax (framework_fused_softmax), PyTorch's
- * softmax keeps its fp32 output (4 a s^2 b) and the copy back to w bytes
- * is kept too, as the dropout's output or for the next GEMM. */
+ * softmax of 16-bit scores keeps its fp32 output (4 a s^2 b) and the copy
+ * back to w bytes is kept too, as the dropout's output or for the next
+ * GEMM; of fp32 scores, the same tensors as the fused kernel. */
 static double
 layer_activation_bytes (const ExperimentSpec *e, int b, double w,
                         gboolean whole)
@@ -360,9 +361,11 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
     return 2 * k * s * b * h / (sp ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
   double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
-  gboolean fused = framework_fused_softmax (e->framework, e->model.seq_len);
-  double kept = fused ? (e->model.dropout ? 4 * k + 1 : 2 * k)
-                      : 4 + 2 * k + (e->model.dropout ? 1 : 0);
+  gboolean copy = w < 4 && !framework_fused_softmax (
+    e->framework, e->training.precision, (int64_t) b * e->model.heads / t,
+    e->model.seq_len);
+  double kept = copy ? 4 + 2 * k + (e->model.dropout ? 1 : 0)
+                     : e->model.dropout ? 4 * k + 1 : 2 * k;
   double scores = (r == RECOMPUTE_SELECTIVE
                    || e->training.attention != ATTENTION_UNFUSED)
                   ? 0 : kept * a * s / (h * t);
@@ -469,11 +472,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
       double other = FRAMEWORK_BYTES;
       if (last)
-        /* The logits in the run's precision, and Megatron's fp32 copy
-         * that becomes the softmax backward reads (CrossEntropy). */
+        /* At the loss's peak (CrossEntropy): Megatron's fp32 copy, which
+         * becomes the softmax backward reads, and the logits' gradient it
+         * returns; flash-attn's saved logits and the gradient its
+         * backward (inplace_backward=False, llm-foundry's) allocates. */
         other += (double) p->micro_batch * ls.s * ls.vocab / p->tp
-                 * (w + (e->framework->cross_entropy
-                         == CROSS_ENTROPY_VOCAB_PARALLEL ? 4 : 0));
+                 * (e->framework->cross_entropy
+                    == CROSS_ENTROPY_VOCAB_PARALLEL ? w + 4 : 2 * w);
       if (plan_dp_overlaps (e) && p->dp > 1)
         other += 2 * e->parallel.bucket_bytes;
       double sum = m.weights + m.gradients + m.optimizer + m.activations

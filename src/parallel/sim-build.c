@@ -1110,8 +1110,9 @@ sim_prepare (Sim *sim)
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
-  sim->ls.fused_softmax = framework_fused_softmax (e->framework,
-                                                   e->model.seq_len);
+  sim->ls.fused_softmax = framework_fused_softmax (
+    e->framework, e->training.precision,
+    (int64_t) plan->micro_batch * e->model.heads / plan->tp, e->model.seq_len);
   sim->layer_params = transformer_layer_params (&sim->ls);
   sim->layer_weights = transformer_layer_weights (&sim->ls);
   sim->emb_params = transformer_embedding_params (&sim->ls);
