@@ -139,7 +139,8 @@ column_legend (const PlotTable *table, int col)
  * increasing order, text in the order first seen (a sweep's own order). */
 typedef struct {
   GPtrArray *labels;   /* owned: char *, the cells as written */
-  GPtrArray *shown;    /* owned: char *, the text in the key and the tics */
+  GPtrArray *shown;    /* owned: char *, the text in the key and the tics,
+                        * valid UTF-8 (a table's cells may be any bytes) */
   GArray *values;      /* owned: double, when numeric */
   gboolean numeric;
   GHashTable *index;   /* owned: key -> position + 1 */
@@ -222,7 +223,7 @@ axis_build (Axis *axis, const PlotTable *table, const GArray *rows, int col)
           continue;
         }
       g_ptr_array_add (axis->labels, g_strdup (e->label));
-      g_ptr_array_add (axis->shown, g_strdup (e->label));
+      g_ptr_array_add (axis->shown, g_utf8_make_valid (e->label, -1));
       g_array_append_val (axis->values, e->value);
       g_hash_table_insert (axis->index, key,
                            GUINT_TO_POINTER (axis->labels->len));
@@ -260,12 +261,14 @@ axis_list (const Axis *axis)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-/* Replaces the text position @i of @axis is shown by. */
+/* Replaces the text position @i of @axis is shown by with TEXT (taken),
+ * made valid UTF-8. */
 static void
 axis_show (Axis *axis, guint i, char *text)
 {
   g_free (axis->shown->pdata[i]);
-  axis->shown->pdata[i] = text;
+  axis->shown->pdata[i] = g_utf8_make_valid (text, -1);
+  g_free (text);
 }
 
 /* The parts of a description between ", " and ": ", in order. */
