@@ -303,6 +303,17 @@ START_TEST (test_grad_accumulation_ops)
 }
 END_TEST
 
+/* The last op of OPS whose name starts with PREFIX, or NULL. */
+static const GraphOp *
+op_named (const GArray *ops, const char *prefix)
+{
+  const GraphOp *found = NULL;
+  for (guint i = 0; i < ops->len; i++)
+    if (g_str_has_prefix (g_array_index (ops, GraphOp, i).name, prefix))
+      found = &g_array_index (ops, GraphOp, i);
+  return found;
+}
+
 /* The loss's HBM traffic a logit, as each framework's code computes it
  * (CrossEntropy, spec.h), at w = 2 bytes: Megatron's vocabulary-parallel
  * cross entropy on an fp32 copy, w + 36 forward and w + 12 backward, 20
@@ -327,11 +338,7 @@ START_TEST (test_loss_and_softmax_ops)
         ls.cross_entropy = ce;
         g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
         (bwd ? transformer_head_backward : transformer_head_forward) (&ls, ops);
-        const GraphOp *loss = NULL;
-        for (guint i = 0; i < ops->len; i++)
-          if (g_str_has_prefix (g_array_index (ops, GraphOp, i).name,
-                                "cross_entropy"))
-            loss = &g_array_index (ops, GraphOp, i);
+        const GraphOp *loss = op_named (ops, "cross_entropy");
         ck_assert_ptr_nonnull (loss);
         ck_assert_double_eq_tol (loss->kernel.bytes, logits * want[ce][bwd],
                                  1e-6);
@@ -342,21 +349,18 @@ START_TEST (test_loss_and_softmax_ops)
     {
       g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
       (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, ops);
-      const char *name = bwd ? "attn_softmax_bwd" : "attn_softmax";
-      double bytes = -1;
-      for (guint i = 0; i < ops->len; i++)
-        if (strcmp (g_array_index (ops, GraphOp, i).name, name) == 0)
-          bytes = g_array_index (ops, GraphOp, i).kernel.bytes;
-      ck_assert_double_eq_tol (bytes, scores * (bwd ? 4 : 3), 1e-6);
+      /* "attn_softmax" names the forward, "attn_softmax_bwd" the
+       * backward, each the only one of its graph. */
+      const GraphOp *fused = op_named (ops, "attn_softmax");
+      ck_assert_ptr_nonnull (fused);
+      ck_assert_double_eq_tol (fused->kernel.bytes, scores * (bwd ? 4 : 3),
+                               1e-6);
       /* PyTorch's path in fp32: 2 w + 32 and 2 w + 36, 5 kernels. */
       ls.fused_softmax = FALSE;
       g_autoptr (GArray) torch = g_array_new (FALSE, FALSE, sizeof (GraphOp));
       (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls,
                                                                      torch);
-      const GraphOp *op = NULL;
-      for (guint i = 0; i < torch->len; i++)
-        if (strcmp (g_array_index (torch, GraphOp, i).name, name) == 0)
-          op = &g_array_index (torch, GraphOp, i);
+      const GraphOp *op = op_named (torch, "attn_softmax");
       ck_assert_ptr_nonnull (op);
       ck_assert_double_eq_tol (op->kernel.bytes, scores * (bwd ? 40 : 36),
                                1e-6);
