@@ -127,9 +127,12 @@ ts run "$gpt" $plan --set framework=deepspeed --set zero.stage=2 -f json
 ds2dp=$(sed -n 's/.*"dp_traffic_gib": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 awk -v m="$meg" -v d="$ds" 'BEGIN { exit !(m > 0 && d > m) }' ||
   fail_because "megatron-lm $meg s, deepspeed $ds s: the unoverlapped reduction is not slower"
-# 8 micro-batches: ZeRO-2 moves 8 reduce-scatters and a gather, ZeRO-1 one and one.
-awk -v a="$megdp" -v b="$ds2dp" 'BEGIN { exit !(a > 0 && b / a > 4.4 && b / a < 4.6) }' ||
-  fail_because "dp traffic: ZeRO-1 $megdp GiB, DeepSpeed ZeRO-2 $ds2dp GiB (expected 4.5 x)"
+# 8 micro-batches: DeepSpeed's ZeRO-2 moves 8 reduce-scatters of bf16
+# gradients and a gather of bf16 parameters (8 x 2 + 2 bytes a parameter);
+# Megatron-LM's ZeRO-1 one reduce-scatter, of its fp32 main_grad, and one
+# gather (4 + 2): 3 x.
+awk -v a="$megdp" -v b="$ds2dp" 'BEGIN { exit !(a > 0 && b / a > 2.95 && b / a < 3.05) }' ||
+  fail_because "dp traffic: ZeRO-1 $megdp GiB, DeepSpeed ZeRO-2 $ds2dp GiB (expected 3 x)"
 verdict "one plan under megatron-lm and deepspeed: what each overlaps and moves"
 
 finish

@@ -330,18 +330,26 @@ START_TEST (test_experiment_good)
 }
 END_TEST
 
-/* Each framework's gradient bucket when bucket_size is left out: DeepSpeed
- * counts elements (5e8, 2 bytes each in bf16, 4 in fp32), FSDP reduces
- * per unit (0: a bucket per layer); a given bucket_size wins. */
+/* Each framework's gradient reduction and bucket when grad_reduce_precision
+ * and bucket_size are left out: Megatron-LM reduces bf16 gradients in fp32
+ * (megatron/arguments.py), fp16 ones in fp16, in 25 MiB buckets; DeepSpeed
+ * reduces in the run's precision and counts elements (5e8, 2 bytes each
+ * in bf16, 4 in fp32 or when it reduces in fp32); FSDP reduces in the
+ * run's precision, per unit (0: a bucket per layer); given values win. */
 START_TEST (test_framework_buckets)
 {
   g_autofree char *path = data_path ("exp-minimal.yaml");
-  static const struct { const char *sets[3]; double bytes; } cases[] = {
-    { { "framework=deepspeed", NULL }, 1e9 },
-    { { "framework=deepspeed", "training.precision=fp32", NULL }, 2e9 },
-    { { "framework=pytorch-fsdp", NULL }, 0 },
+  static const struct { const char *sets[3]; Precision reduce; double bytes; } cases[] = {
+    { { NULL }, PRECISION_FP32, 25.0 * 1024 * 1024 },
+    { { "training.precision=fp16", NULL }, PRECISION_FP16, 25.0 * 1024 * 1024 },
+    { { "framework=megatron-lm@2", NULL }, PRECISION_FP32, 25.0 * 1024 * 1024 },
+    { { "framework=deepspeed", NULL }, PRECISION_BF16, 1e9 },
+    { { "framework=deepspeed", "training.precision=fp32", NULL }, PRECISION_FP32, 2e9 },
+    { { "framework=deepspeed", "parallel.grad_reduce_precision=fp32", NULL },
+      PRECISION_FP32, 2e9 },
+    { { "framework=pytorch-fsdp", NULL }, PRECISION_BF16, 0 },
     { { "framework=megatron-deepspeed", "parallel.bucket_size=8MiB", NULL },
-      8.0 * 1024 * 1024 },
+      PRECISION_BF16, 8.0 * 1024 * 1024 },
   };
 
   use_fixture_data_path ();
@@ -351,7 +359,8 @@ START_TEST (test_framework_buckets)
       ExperimentSpec e;
       ck_assert_msg (config_load_experiment (path, cases[i].sets, &e, &error),
                      "load: %s", error->message);
-      assert_close (e.parallel.bucket_bytes, cases[i].bytes, cases[i].sets[0]);
+      ck_assert_msg (e.parallel.grad_reduce_precision == cases[i].reduce, "row %zu", i);
+      assert_close (e.parallel.bucket_bytes, cases[i].bytes, "bucket");
       experiment_spec_clear (&e);
     }
 }
@@ -490,6 +499,13 @@ static const struct {
   int line, col;         /* 0: the message has no line:col */
   const char *part;
 } bad_experiments[] = {
+  { HEAD GPUS "parallel: {tp: 2, pp: 2, micro_batch: 1, global_batch: 16, "
+    "grad_reduce_precision: fp16}\n", 4, 83,
+    "parallel.grad_reduce_precision: fp16 in a bf16 run; valid: fp32 or the run's "
+    "precision (training.precision: bf16)" },
+  { HEAD GPUS "parallel: {tp: 2, pp: 2, micro_batch: 1, global_batch: 16, "
+    "grad_reduce_precision: fp64}\n", 4, 83,
+    "parallel.grad_reduce_precision: unknown value 'fp64'" },
   { HEAD GPUS PAR "modle: tiny\n", 5, 1,
     "unknown key 'modle' in the experiment (did you mean 'model'?); valid keys: schema_version," },
   { "model: {name: tiny, layrs: 4}\ntopology: tinycluster\n" GPUS PAR, 1, 21,

@@ -45,6 +45,9 @@ base_spec (int gpus, int tp, int pp, int micro_batch, int global_batch)
   e.parallel = (ParallelSpec) { tp, pp, 0, micro_batch, global_batch,
                                 SCHEDULE_1F1B, 1, FALSE, TRUE,
                                 25 * 1024 * 1024, FALSE };
+  /* Gradients reduced in the run's bf16, as the loader sets for all but
+   * Megatron-LM (test_grad_reduce_precision takes its fp32). */
+  e.parallel.grad_reduce_precision = PRECISION_BF16;
   e.training = (TrainingSpec) { .precision = PRECISION_BF16,
                                 .recompute = RECOMPUTE_NONE,
                                 .attention = ATTENTION_UNFUSED,
@@ -1261,6 +1264,46 @@ START_TEST (test_zero_traffic)
 }
 END_TEST
 
+START_TEST (test_grad_reduce_precision)
+{
+  /* The DP reduction moves gradients in parallel.grad_reduce_precision:
+   * fp32 doubles a bf16 run's all-reduce, 2 (n-1)/n x 4 bytes a
+   * parameter over 16 replicas, and halves the gradients a 25 MiB bucket
+   * holds; the compute does not change. Megatron-LM's bf16 runs default
+   * to fp32 (megatron/arguments.py), the others to the run's precision. */
+  ExperimentSpec e = base_spec (16, 1, 1, 1, 16);
+  double params = base_params (&e), ring = 15.0 / 16;
+  SimResult half = run (&e, FALSE);
+  ck_assert_msg (fabs (half.dp_traffic / (2 * ring * 2 * params) - 1) < 1e-9,
+                 "%.6g", half.dp_traffic);
+  e.parallel.grad_reduce_precision = PRECISION_FP32;
+  SimResult full = run (&e, FALSE);
+  ck_assert_msg (fabs (full.dp_traffic / (2 * ring * 4 * params) - 1) < 1e-9,
+                 "%.6g", full.dp_traffic);
+  ck_assert (full.iteration_time_s > half.iteration_time_s);
+
+  ck_assert_int_eq (framework_grad_reduce_precision (framework_default (),
+                                                     PRECISION_BF16),
+                    PRECISION_FP32);
+  ck_assert_int_eq (framework_grad_reduce_precision (framework_default (),
+                                                     PRECISION_FP16),
+                    PRECISION_FP16);
+  const char *bf16_kept[] = { "megatron-deepspeed", "deepspeed",
+                              "pytorch-fsdp" };
+  for (guint i = 0; i < G_N_ELEMENTS (bf16_kept); i++)
+    {
+      use_framework (&e, bf16_kept[i]);
+      ck_assert_int_eq (framework_grad_reduce_precision (e.framework,
+                                                         PRECISION_BF16),
+                        PRECISION_BF16);
+    }
+  use_framework (&e, "megatron-lm@2");
+  ck_assert_int_eq (framework_grad_reduce_precision (e.framework,
+                                                     PRECISION_BF16),
+                    PRECISION_FP32);
+}
+END_TEST
+
 START_TEST (test_zero2_every_micro_batch)
 {
   /* 16 replicas, 4 micro-batches. Megatron-LM's ZeRO-1 (the distributed
@@ -1688,6 +1731,7 @@ sim_suite (void)
   tcase_add_test (exec, test_uneven_stages);
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
+  tcase_add_test (exec, test_grad_reduce_precision);
   tcase_add_test (exec, test_zero2_every_micro_batch);
   tcase_add_test (exec, test_zero3_deepspeed_03);
   tcase_add_test (exec, test_tp_overlap);

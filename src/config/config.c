@@ -210,6 +210,8 @@ static const Field parallel_fields[] = {
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
   F ("grad_accumulation", F_ENUM, ParallelSpec, grad_accumulation,
      .arg = SPEC_ENUM_GRAD_ACCUMULATION),
+  F ("grad_reduce_precision", F_ENUM, ParallelSpec, grad_reduce_precision,
+     .arg = SPEC_ENUM_PRECISION),
   F ("stage_layers", F_INT_LIST, ParallelSpec, stage_layers, .arg = 1,
      .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers)),
   END
@@ -480,26 +482,44 @@ experiment_defaults (ExperimentSpec *e)
 }
 
 /* The framework's ways for the parallel keys the file leaves out (ROOT,
- * the experiment's tree): how it overlaps TP communication and
- * accumulates gradients. (Its DP overlap depends on the ZeRO stage, which
- * search varies: plan_dp_overlaps decides it as the plan runs.) */
-static void
-framework_defaults (const YNode *root, ExperimentSpec *e)
+ * the experiment's tree): how it overlaps TP communication, accumulates
+ * gradients and in what precision it reduces them, and its buckets,
+ * which hold gradients in that precision. (Its DP overlap depends on the
+ * ZeRO stage, which search varies: plan_dp_overlaps decides it as the
+ * plan runs.) A reduction precision given must be fp32 or the run's:
+ * frameworks cast gradients up for the reduction, never across. */
+static gboolean
+framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
 {
   const YPair *par = ytree_map_find (root, "parallel");
   const YNode *p = par ? par->value : NULL;
   const FrameworkProfile *f = e->framework;
+  Precision run = e->training.precision;
+  const YPair *reduce = p ? ytree_map_find (p, "grad_reduce_precision") : NULL;
 
   if (!p || !ytree_map_find (p, "tp_overlap"))
     e->parallel.tp_overlap = f->tp_overlap;
   if (!p || !ytree_map_find (p, "grad_accumulation"))
-    e->parallel.grad_accumulation =
-      framework_grad_accumulation (f, e->training.precision);
+    e->parallel.grad_accumulation = framework_grad_accumulation (f, run);
+  if (!reduce)
+    e->parallel.grad_reduce_precision = framework_grad_reduce_precision (f, run);
+  else if (e->parallel.grad_reduce_precision != PRECISION_FP32
+           && e->parallel.grad_reduce_precision != run)
+    {
+      ytree_set_error (error, reduce->value->mark,
+                       "parallel.grad_reduce_precision: %s in a %s run; valid: "
+                       "fp32 or the run's precision (training.precision: %s)",
+                       spec_enum_name (SPEC_ENUM_PRECISION,
+                                       e->parallel.grad_reduce_precision),
+                       spec_enum_name (SPEC_ENUM_PRECISION, run),
+                       spec_enum_name (SPEC_ENUM_PRECISION, run));
+      return FALSE;
+    }
   if (!p || !ytree_map_find (p, "bucket_size"))
     e->parallel.bucket_bytes = f->bucket_bytes > 0 ? f->bucket_bytes
       : f->bucket_elements
-        * (e->training.precision == PRECISION_FP16
-           || e->training.precision == PRECISION_BF16 ? 2 : 4);
+        * spec_precision_bytes (e->parallel.grad_reduce_precision);
+  return TRUE;
 }
 
 /* --- did you mean ------------------------------------------------------------ */
@@ -1617,7 +1637,11 @@ config_experiment_from_tree (const YNode *root, const char *path, ExperimentSpec
       experiment_spec_clear (out);
       return FALSE;
     }
-  framework_defaults (root, out);
+  if (!framework_defaults (root, out, error))
+    {
+      experiment_spec_clear (out);
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -9,9 +9,13 @@
  * once forward_backward_func has run every micro-batch (the local DDP of
  * megatron/model/distributed.py, allreduce_gradients: no overlap with
  * backward); megatron/mpu/layers.py runs backward's tensor-parallel
- * all-reduce after the GEMMs; the DDP hook adds every gradient into an
- * fp32 main_grad on every micro-batch. megatron/model/fused_softmax.py
- * runs its fused softmax for 16 < keys <= 2048. */
+ * all-reduce after the GEMMs; the DDP hook adds every gradient into a
+ * main_grad on every micro-batch. In bf16 megatron/arguments.py forces
+ * --accumulate-allreduce-grads-in-fp32, so main_grad and its all-reduce
+ * are fp32 (distributed.py: torch.float, else the parameter's type, which
+ * fp16 runs keep by default; trainsim costs the fp32 add in both, an
+ * upper bound in fp16). megatron/model/fused_softmax.py runs its fused
+ * softmax for 16 < keys <= 2048. */
 #define MEGATRON_V2 "NVIDIA/Megatron-LM v2.6: megatron/training.py, " \
   "megatron/model/distributed.py, megatron/mpu/layers.py, " \
   "megatron/model/fused_softmax.py"
@@ -21,7 +25,10 @@
  * in backward (--async-tensor-model-parallel-allreduce, on by default),
  * gradient-accumulation fusion (83b1e42f, 2022-02-13) and the distributed
  * optimizer, which shards the optimizer state only
- * (megatron/optimizer/distrib_optimizer.py). Its gradient reduction
+ * (megatron/optimizer/distrib_optimizer.py). bf16 gradients still
+ * accumulate and reduce in fp32 (megatron/arguments.py at 23.04;
+ * megatron/training/arguments.py at core_v0.12.0 unless the later
+ * --grad-reduce-in-bf16). Its gradient reduction
  * overlaps backward bucket by bucket (--DDP-impl torch: PyTorch DDP;
  * Megatron-core's DistributedDataParallel with --overlap-grad-reduce).
  * Its fused softmax takes up to 4,096 keys: megatron/model/fused_softmax.py
@@ -45,8 +52,12 @@
  * ReduceGrads instruction); ZeRO-2 reduces each micro-batch's gradients
  * into their partitions from backward hooks (zero/stage_1_and_2.py,
  * reduce_ready_partitions_and_remove_grads), on the compute stream as
- * overlap_comm defaults to false (zero/config.py). It has no tensor-
- * parallel layers of its own: a model brings them (Megatron's mpu). */
+ * overlap_comm defaults to false (zero/config.py). Its reductions move
+ * the engine's communication_data_type: the run's precision in fp16, and
+ * in bf16 from v0.6 to v0.8 and from v0.10 on (engine.py); v0.9 alone
+ * sent bf16 gradients in fp32, as a config's communication_data_type
+ * may (parallel.grad_reduce_precision). It has no tensor-parallel layers
+ * of its own: a model brings them (Megatron's mpu). */
 #define DEEPSPEED "microsoft/DeepSpeed: deepspeed/runtime/engine.py, " \
   "pipe/engine.py, pipe/schedule.py, zero/stage_1_and_2.py, zero/config.py"
 /* DeepSpeed 0.3.x-0.4.x ZeRO-3 (zero/stage3.py, partition_parameters.py of
@@ -75,6 +86,11 @@
  * offload_params=True) moves parameters, gradients and the optimizer step
  * to the host together; activation checkpointing wraps whole modules. It
  * shards over data parallelism only: no tensor or pipeline parallelism.
+ * Its gradients reduce in MixedPrecision's reduce_dtype, the parameters'
+ * precision unless set: Composer's mixed_precision PURE keeps bf16,
+ * DEFAULT reduces in fp32 (composer/trainer/mosaic_fsdp_utils.py
+ * get_mixed_precision, v0.16.4, which llm-foundry v0.3.0 required):
+ * parallel.grad_reduce_precision: fp32.
  * The loss is llm-foundry's default, flash-attn's fused cross entropy
  * (CrossEntropy in spec.h); Megatron's code computes the others'. Its
  * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
@@ -127,7 +143,8 @@ static const FrameworkProfile profiles[] = {
     .zero_why = "v2.6 has no partitioned optimizer (megatron/optimizer/)",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
-    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
+    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .bf16_grads_fp32 = TRUE,
+    .dp_overlap = FALSE,
     .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 2048,
     .source = MEGATRON_V2,
   },
@@ -141,7 +158,8 @@ static const FrameworkProfile profiles[] = {
                 "(megatron/optimizer/distrib_optimizer.py): ZeRO-1",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
-    .grad_acc_bf16 = GRAD_ACC_FUSED, .dp_overlap = TRUE,
+    .grad_acc_bf16 = GRAD_ACC_FUSED, .bf16_grads_fp32 = TRUE,
+    .dp_overlap = TRUE,
     .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 4096,
     .source = MEGATRON_V3,
   },
@@ -244,6 +262,13 @@ framework_fused_softmax (const FrameworkProfile *f, Precision precision,
   int64_t warp = MIN (pow2, 32);
   int64_t per_block = 128 / warp * (pow2 <= 128 ? 2 : 1);
   return attn_batches % per_block == 0;
+}
+
+Precision
+framework_grad_reduce_precision (const FrameworkProfile *f, Precision precision)
+{
+  return precision == PRECISION_BF16 && f->bf16_grads_fp32 ? PRECISION_FP32
+                                                           : precision;
 }
 
 GradAccumulation

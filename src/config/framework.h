@@ -51,6 +51,10 @@ struct FrameworkProfile {
   gboolean tp_overlap;                 /* parallel.tp_overlap */
   GradAccumulation grad_acc_fp16;      /* parallel.grad_accumulation, fp16/fp32 */
   GradAccumulation grad_acc_bf16;      /* the same in bf16 */
+  /* parallel.grad_reduce_precision of a bf16 run: TRUE where the
+   * framework accumulates and reduces bf16 runs' gradients in fp32
+   * (Megatron-LM), FALSE where it reduces them in bf16. */
+  gboolean bf16_grads_fp32;
   gboolean dp_overlap;                 /* parallel.gradient_bucketing */
   /* parallel.bucket_size: bytes (bucket_bytes), or elements of the
    * gradients' type (bucket_elements), or neither (0, 0): a bucket per
@@ -89,6 +93,11 @@ const FrameworkProfile *framework_profiles (int *n);
 gboolean framework_fused_softmax (const FrameworkProfile *f,
                                   Precision precision, int64_t attn_batches,
                                   int64_t keys);
+
+/* The precision the framework reduces a PRECISION run's gradients in
+ * across data parallelism (bf16_grads_fp32). */
+Precision framework_grad_reduce_precision (const FrameworkProfile *f,
+                                           Precision precision);
 
 /* The gradient accumulation the framework uses at PRECISION. */
 GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,

@@ -98,6 +98,12 @@ static const struct {
   [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
 };
 
+int
+spec_precision_bytes (Precision p)
+{
+  return p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
+}
+
 const char *
 spec_enum_name (SpecEnum e, int value)
 {

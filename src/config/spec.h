@@ -21,6 +21,10 @@ typedef enum {
   PRECISION_N
 } Precision;
 
+/* Bytes an element of that precision takes in memory: 2 for fp16 and
+ * bf16, 4 for fp32 and tf32 (whose tensors are stored in fp32). */
+int spec_precision_bytes (Precision p);
+
 typedef enum {
   RECOMPUTE_NONE,
   RECOMPUTE_SELECTIVE,
@@ -378,6 +382,14 @@ typedef struct {
    * the input-gradient GEMM. Default true. */
   gboolean tp_overlap;
   GradAccumulation grad_accumulation;   /* default fused (Megatron-LM's) */
+  /* The precision of the gradients the data-parallel reduction moves
+   * (parallel.grad_reduce_precision): fp32 or the run's own. Left out,
+   * the framework's (framework_grad_reduce_precision): Megatron-LM
+   * reduces bf16 runs' gradients in fp32, the others in the run's
+   * precision. It sets the bytes of the DP all-reduce or reduce-scatter,
+   * of the tied embedding's all-reduce and of gradient buckets; memory
+   * keeps counting the gradients in the run's precision. */
+  Precision grad_reduce_precision;
   /* The layers of each pipeline stage, first to last, when they are not
    * layers / pp: Megatron-DeepSpeed's BLOOM put 5 layers and the
    * embedding on each end stage and 6 on the others (70 on 12). */

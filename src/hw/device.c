@@ -74,8 +74,7 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
   cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
   cm->op_launch_s = cm->mfu > 0 ? 0 : OP_LAUNCH_S;
   cm->sms = A100_SMS;
-  cm->bytes_per_element =
-    (precision == PRECISION_FP16 || precision == PRECISION_BF16) ? 2 : 4;
+  cm->bytes_per_element = spec_precision_bytes (precision);
 }
 
 /* ---- fused attention ----------------------------------------------------

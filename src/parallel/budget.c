@@ -73,8 +73,7 @@ add_grads (const Sim *sim, RankOps *o, uint64_t n, uint64_t k, gboolean cuts)
 static uint64_t
 chunk_buckets (const Sim *sim, int layers, gboolean first, gboolean last)
 {
-  double cap = sim->plan->spec->parallel.bucket_bytes
-               / sim->cm.bytes_per_element;
+  double cap = sim->plan->spec->parallel.bucket_bytes / sim->grad_bytes;
   double bucket = last ? sim->head_params : 0;
   uint64_t n = 0;
   for (int l = 0; l < layers; l++)

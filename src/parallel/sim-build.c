@@ -556,13 +556,14 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
 /* The gradients of `params` parameters, complete after op `after`: the
  * data-parallel reduction (an all-reduce, or a reduce-scatter from ZeRO
  * stage 1), then with CPU offload the copy of this rank's partition to
- * the host. Returns the last op, NONE when nothing moves. */
+ * the host, both in the reduction's precision (grad_bytes). Returns the
+ * last op, NONE when nothing moves. */
 static uint32_t
 emit_grads (Builder *b, double params, uint32_t after)
 {
   Sim *sim = b->sim;
   const Plan *plan = sim->plan;
-  double bytes = params * sim->cm.bytes_per_element;
+  double bytes = params * sim->grad_bytes;
   uint32_t last = NONE;
   if (plan->dp > 1)
     {
@@ -777,8 +778,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
   gboolean bucketing = (final || sim->grads_each)
                        && plan_dp_overlaps (e) && moves;
-  double bucket = 0, bucket_cap = e->parallel.bucket_bytes
-                                  / sim->cm.bytes_per_element;
+  double bucket = 0, bucket_cap = e->parallel.bucket_bytes / sim->grad_bytes;
 
   b->mb = mb;
   b->first_of_chunk = NONE;
@@ -866,9 +866,10 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
  * all-reduce its gradient, once the data-parallel reduction is done and
  * before the optimizer (Megatron-LM megatron/training.py, the embedding
  * all-reduce of train_step, v2.6 and on; DeepSpeed's pipeline engine, the
- * ReduceTiedGrads instruction, deepspeed/runtime/pipe/engine.py). Two
- * ranks: each sends the whole gradient once. It waits for the peer stage
- * too (link_tied). */
+ * ReduceTiedGrads instruction, deepspeed/runtime/pipe/engine.py), in the
+ * reduction's precision (Megatron all-reduces main_grad). Two ranks: each
+ * sends the whole gradient once. It waits for the peer stage too
+ * (link_tied). */
 static uint32_t
 emit_tied_embedding (Builder *b)
 {
@@ -877,7 +878,7 @@ emit_tied_embedding (Builder *b)
   int peer_stage = b->stage == 0 ? plan->pp - 1 : 0;
   int stride = plan->dp * plan->tp;
   double bytes = (double) sim->ls.vocab / plan->tp * sim->ls.h
-                 * sim->cm.bytes_per_element;
+                 * sim->grad_bytes;
   CollCost c = net_send_cost (&sim->net, bytes, b->stage * stride,
                               peer_stage * stride);
   c.pipelined = FALSE;
@@ -1115,6 +1116,7 @@ sim_prepare (Sim *sim)
     (int64_t) plan->micro_batch * e->model.heads / plan->tp, e->model.seq_len);
   sim->layer_params = transformer_layer_params (&sim->ls);
   sim->layer_weights = transformer_layer_weights (&sim->ls);
+  sim->grad_bytes = spec_precision_bytes (e->parallel.grad_reduce_precision);
   sim->emb_params = transformer_embedding_params (&sim->ls);
   /* With pp > 1 the last stage keeps its own copy of the tied word
    * embedding (Megatron's shared embedding). */

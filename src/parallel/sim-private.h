@@ -116,6 +116,8 @@ typedef struct {
   const Program *recompute;
   double layer_params, emb_params, head_params;
   double layer_weights;   /* of layer_params, the four weight matrices */
+  double grad_bytes;      /* a gradient's bytes in DP reductions and buckets
+                           * (parallel.grad_reduce_precision) */
   SimTime pp_gather;      /* TP all-gather of a received activation */
   double pp_bytes;        /* sent by each GPU of a stage */
   FlowNet *flows;         /* owned; NULL without a network */
