@@ -63,7 +63,14 @@
 /* DeepSpeed 0.3.x-0.4.x ZeRO-3 (zero/stage3.py, partition_parameters.py of
  * April 2021): one all-gather per parameter tensor, a device synchronize
  * before each and at each module, and a gather again for the recomputed
- * forward; PRs #1170, #1188 and #1453 (0.5) coalesced and overlapped them. */
+ * forward; PRs #1170, #1188 and #1453 (0.5) coalesced and overlapped them.
+ * Its gradients are all-reduced whole, each rank keeping its partition:
+ * with contiguous_gradients off, the default for ZeRO-3 until 0.5
+ * (zero/constants.py), reduce_ipg_grads runs buffered_reduce_fallback,
+ * whose allreduce_bucket all-reduces each bucket flattened; with it on,
+ * average_tensor reduce-scatters only if reduce_scatter is on, off by
+ * default in 0.3.x (v0.3.16 zero/constants.py). Twice a reduce-scatter's
+ * bytes. */
 #define DEEPSPEED_03 "microsoft/DeepSpeed v0.3.16: deepspeed/runtime/zero/" \
   "stage3.py, partition_parameters.py; issue #1069, PRs #1170, #1188, #1453"
 /* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed f01c9e6e, 2023-06-30;
@@ -188,6 +195,7 @@ static const FrameworkProfile profiles[] = {
     DEEPSPEED_RULES,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .zero3_per_tensor = TRUE,
+    .zero3_allreduce = TRUE,
     .source = DEEPSPEED_03 "; " DEEPSPEED,
   },
   {

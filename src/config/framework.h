@@ -64,6 +64,9 @@ struct FrameworkProfile {
   gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
                                         * synchronizing (DeepSpeed 0.3.x) */
+  gboolean zero3_allreduce;            /* ZeRO-3 all-reduces the gradients
+                                        * and keeps its partition
+                                        * (DeepSpeed 0.3.x-0.4.x defaults) */
   CrossEntropy cross_entropy;          /* the loss over the logits */
   /* The longest key sequence its attention's fused softmax kernel takes
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,

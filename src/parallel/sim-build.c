@@ -555,7 +555,7 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
 
 /* The gradients of `params` parameters, complete after op `after`: the
  * data-parallel reduction (an all-reduce, or a reduce-scatter from ZeRO
- * stage 1), then with CPU offload the copy of this rank's partition to
+ * stage 1 but in DeepSpeed 0.3's ZeRO-3), then with CPU offload the copy of this rank's partition to
  * the host, both in the reduction's precision (grad_bytes). Returns the
  * last op, NONE when nothing moves. */
 static uint32_t
@@ -567,8 +567,8 @@ emit_grads (Builder *b, double params, uint32_t after)
   uint32_t last = NONE;
   if (plan->dp > 1)
     {
-      CollKind kind = plan->spec->zero.stage >= 1 ? COLL_REDUCE_SCATTER
-                                                  : COLL_ALL_REDUCE;
+      CollKind kind = plan->spec->zero.stage >= 1 && !sim->zero3_allreduce
+                      ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
       last = add_dp_op (b, SIM_STREAM_DP, kind, bytes,
                         kind == COLL_ALL_REDUCE ? "dp_allreduce"
                                                 : "dp_reduce_scatter");
@@ -1160,6 +1160,7 @@ sim_prepare (Sim *sim)
   sim->offload = e->zero.offload;
   sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
+  sim->zero3_allreduce = sim->zero3 && e->framework->zero3_allreduce;
   sim->grads_each = sim->zero3
     || (e->zero.stage == 2 && e->framework->zero2_every_micro_batch
         && (plan->dp > 1 || sim->offload != OFFLOAD_NONE));
