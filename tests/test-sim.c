@@ -1118,6 +1118,30 @@ START_TEST (test_tied_embedding)
   for (int st = 0; st < 4; st += 3)
     ck_assert (start[st] >= MAX (bwd_end[0], bwd_end[3]));
   ck_assert (bwd_end[0] > bwd_end[3]);
+  /* In fp32 it moves 4 MiB: reduced in fp32 (Megatron's main_grad), or
+   * as the fp32 _hp_grad of DeepSpeed's bf16 pipeline. */
+  ExperimentSpec fp32 = e;
+  fp32.parallel.grad_reduce_precision = PRECISION_FP32;
+  ExperimentSpec hp = e;
+  use_framework (&hp, "megatron-deepspeed");
+  const ExperimentSpec *wide[2] = { &fp32, &hp };
+  for (int k = 0; k < 2; k++)
+    {
+      g_array_set_size (spans, 0);
+      ck_assert (sim_run (wide[k], &o, &r, NULL));
+      int n = 0;
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+          if (strcmp (sp->name, "embedding_allreduce") != 0)
+            continue;
+          double bytes = 1024.0 * 1024 * 4, t = sim_time_to_s (sp->end - sp->start);
+          ck_assert_msg (t > bytes / 25e9 && t < bytes / 25e9 + 50e-6,
+                         "case %d: %.6g s", k, t);
+          n++;
+        }
+      ck_assert_int_eq (n, 2);
+    }
 }
 END_TEST
 
@@ -1324,6 +1348,13 @@ START_TEST (test_zero2_every_micro_batch)
                  "%.6g", each.dp_traffic);
   ck_assert (each.dp_traffic - ring * psi >= 4 * (boundary.dp_traffic
                                                   - ring * psi) * (1 - 1e-12));
+  /* DeepSpeed 0.3's ZeRO-2 all-reduces them instead (its defaults,
+   * stage2.py): twice the bytes, 2 m (n-1)/n Psi, then the gather. */
+  use_framework (&e, "deepspeed@0.3");
+  SimResult old = run (&e, FALSE);
+  ck_assert_msg (fabs (old.dp_traffic / ((2 * 4 + 1) * ring * psi) - 1) < 1e-9,
+                 "%.6g", old.dp_traffic);
+  use_framework (&e, "deepspeed");
   /* Without overlap (DeepSpeed's default), each reduction holds up the
    * next micro-batch: slower than with overlap_comm. */
   e.parallel.gradient_bucketing = FALSE;
@@ -1565,12 +1596,46 @@ run_traced (const ExperimentSpec *e, GArray *spans)
   return r;
 }
 
+START_TEST (test_grad_reduce_buckets)
+{
+  /* Buckets of 2.5 layers' bf16 gradients, 8 layers on 2 replicas: in
+   * bf16 backward fills buckets of layers 8-6 and 5-3 and sends layers
+   * 2-1 with the embedding at the end, 3 reductions; a bucket of the
+   * same bytes holds 1.25 layers' fp32 gradients, so 4 buckets of two
+   * layers and the embedding alone, 5. The simulator's estimate of its
+   * own ops (budget.c) counts the same 2 more, 3 ops each: the reduction,
+   * the compute stretch the bucket cuts and the host op issuing it. */
+  ExperimentSpec e = base_spec (2, 1, 1, 1, 2);
+  ComputeModel cm;
+  LayerShape ls;
+  one_gpu_shape (&e, &cm, &ls);
+  e.parallel.gradient_bucketing = TRUE;
+  e.parallel.bucket_bytes = 2.5 * 2 * transformer_layer_params (&ls);
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  static const int want[2] = { 3, 5 };
+  uint64_t ops[2];
+  for (int i = 0; i < 2; i++)
+    {
+      e.parallel.grad_reduce_precision = i ? PRECISION_FP32 : PRECISION_BF16;
+      run_traced (&e, spans);
+      ck_assert_int_eq (span_sum (spans, "dp_allreduce").n, want[i]);
+      Plan plan;
+      ck_assert (plan_make (&plan, &e, 1, 1, NULL));
+      SimOptions o = { FALSE, NULL };
+      SimCost cost;
+      sim_plan_cost (&plan, &o, &cost);
+      ops[i] = cost.ops;
+    }
+  ck_assert_int_eq (ops[1] - ops[0], 3 * (want[1] - want[0]));
+}
+END_TEST
+
 /* One GPU, three layers, one micro-batch of 4 sequences, buckets of 1.5
- * layers' gradients, a PCIe link of 50 GB/s of its own. The head holds
+ * layers' gradients, a PCIe link of 100 GB/s of its own. The head holds
  * only its layer norm (the word embedding is tied), so backward fills
  * (head + layers 3 and 2), then (layer 1 + embedding), each going down to
- * the host once full. The first copy (about 1 ms) runs under layer 1's
- * backward (about 2.3 ms); the second, the CPU's Adam on every parameter
+ * the host once full, in fp32. The first copy (about 1 ms) runs under
+ * layer 1's backward (about 2.3 ms); the second, the CPU's Adam on every parameter
  * and the copy back up follow backward. Without buckets every gradient
  * goes down after backward. */
 static ExperimentSpec
@@ -1579,7 +1644,7 @@ two_bucket_spec (double *layer, double *emb, double *psi)
   ExperimentSpec e = offload_spec (1, 2, OFFLOAD_OPTIMIZER);
   e.topology.gpus_per_node = 1;
   e.topology.host.gpus_per_pcie_switch = 1;
-  e.topology.host.pcie_bandwidth = 50e9;
+  e.topology.host.pcie_bandwidth = 100e9;
   e.model.layers = 3;
   e.parallel.micro_batch = e.parallel.global_batch = 4;
   e.parallel.gradient_bucketing = TRUE;
@@ -1600,14 +1665,14 @@ START_TEST (test_offload_buckets_overlap)
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
   SimResult r = run_traced (&e, spans);
   SpanSum copies = span_sum (spans, "offload_gradients");
-  double adam = psi / 3.9e9, up = 2 * psi / 50e9;
-  double tail = 2 * (layer + emb) / 50e9 + adam + up;
+  double adam = psi / 3.9e9, up = 2 * psi / 100e9;
+  double tail = 4 * (layer + emb) / 100e9 + adam + up;
   ck_assert_int_eq (copies.n, 2);
   ck_assert_msg (fabs (r.iteration_time_s - sim_time_to_s (copies.compute_end)
                        - tail) < 1e-9,
                  "step %.9g s, compute to %.9g s, tail %.9g s",
                  r.iteration_time_s, sim_time_to_s (copies.compute_end), tail);
-  ck_assert_double_eq_tol (copies.total_s, 2 * psi / 50e9, 1e-9);
+  ck_assert_double_eq_tol (copies.total_s, 4 * psi / 100e9, 1e-9);
   /* Without buckets: all of it after backward. */
   e.parallel.gradient_bucketing = FALSE;
   SimResult whole = run_traced (&e, spans);
@@ -1615,7 +1680,7 @@ START_TEST (test_offload_buckets_overlap)
   ck_assert_int_eq (copies.n, 1);
   ck_assert_msg (fabs (whole.iteration_time_s
                        - sim_time_to_s (copies.compute_end)
-                       - (2 * psi / 50e9 + adam + up)) < 1e-9,
+                       - (4 * psi / 100e9 + adam + up)) < 1e-9,
                  "step %.9g s", whole.iteration_time_s);
 }
 END_TEST
@@ -1633,15 +1698,15 @@ START_TEST (test_offload_delayed_update)
   e.topology.host.cpu_adam_params_per_s = 1e15;
   SimResult fast = run_traced (&e, spans);
   double gpu = sim_time_to_s (span_sum (spans, "cpu_adam").compute_end)
-               + 2 * (layer + emb) / 50e9;
+               + 4 * (layer + emb) / 100e9;
   ck_assert_msg (fabs (fast.iteration_time_s - gpu) < 1e-9, "step %.9g s, "
                  "GPU %.9g s", fast.iteration_time_s, gpu);
-  ck_assert (fast.breakdown_s.offload < 2 * (layer + emb) / 50e9 + 1e-9);
+  ck_assert (fast.breakdown_s.offload < 4 * (layer + emb) / 100e9 + 1e-9);
   /* A CPU step twice as long as forward and backward. */
   double compute = sim_time_to_s (span_sum (spans, "cpu_adam").compute_end);
   e.topology.host.cpu_adam_params_per_s = psi / (2 * compute);
   SimResult slow = run_traced (&e, spans);
-  double cpu = 2 * compute + 2 * psi / 50e9;
+  double cpu = 2 * compute + 2 * psi / 100e9;
   ck_assert_msg (fabs (slow.iteration_time_s - cpu) < 1e-9, "step %.9g s, "
                  "CPU %.9g s", slow.iteration_time_s, cpu);
   /* Without it the CPU's step follows backward. */
@@ -1734,6 +1799,7 @@ sim_suite (void)
   tcase_add_test (exec, test_contention);
   tcase_add_test (exec, test_zero_traffic);
   tcase_add_test (exec, test_grad_reduce_precision);
+  tcase_add_test (exec, test_grad_reduce_buckets);
   tcase_add_test (exec, test_zero2_every_micro_batch);
   tcase_add_test (exec, test_zero3_deepspeed_03);
   tcase_add_test (exec, test_tp_overlap);

@@ -27,8 +27,10 @@
  * optimizer, which shards the optimizer state only
  * (megatron/optimizer/distrib_optimizer.py). bf16 gradients still
  * accumulate and reduce in fp32 (megatron/arguments.py at 23.04;
- * megatron/training/arguments.py at core_v0.12.0 unless the later
- * --grad-reduce-in-bf16). Its gradient reduction
+ * megatron/training/arguments.py at core_v0.12.0, unless
+ * --grad-reduce-in-bf16); at 23.04 that required the local DDP, which
+ * does not overlap, so the overlap below is that of later versions'
+ * Megatron-core DDP for bf16 runs. Its gradient reduction
  * overlaps backward bucket by bucket (--DDP-impl torch: PyTorch DDP;
  * Megatron-core's DistributedDataParallel with --overlap-grad-reduce).
  * Its fused softmax takes up to 4,096 keys: megatron/model/fused_softmax.py
@@ -54,23 +56,27 @@
  * reduce_ready_partitions_and_remove_grads), on the compute stream as
  * overlap_comm defaults to false (zero/config.py). Its reductions move
  * the engine's communication_data_type: the run's precision in fp16, and
- * in bf16 from v0.6 to v0.8 and from v0.10 on (engine.py); v0.9 alone
- * sent bf16 gradients in fp32, as a config's communication_data_type
- * may (parallel.grad_reduce_precision). It has no tensor-parallel layers
- * of its own: a model brings them (Megatron's mpu). */
+ * in 16 bits from v0.6 to v0.8 (named fp16 for bf16 runs with ZeRO) and
+ * in bf16 from v0.10 on (engine.py); v0.9 alone sent bf16 gradients in
+ * fp32, as a config's communication_data_type may
+ * (parallel.grad_reduce_precision). From v0.7 its pipeline all-reduces
+ * the tied embedding's gradient as the bf16 optimizer's fp32 _hp_grad
+ * (pipe/engine.py _exec_reduce_tied_grads). It has no tensor-parallel
+ * layers of its own: a model brings them (Megatron's mpu). */
 #define DEEPSPEED "microsoft/DeepSpeed: deepspeed/runtime/engine.py, " \
   "pipe/engine.py, pipe/schedule.py, zero/stage_1_and_2.py, zero/config.py"
 /* DeepSpeed 0.3.x-0.4.x ZeRO-3 (zero/stage3.py, partition_parameters.py of
  * April 2021): one all-gather per parameter tensor, a device synchronize
  * before each and at each module, and a gather again for the recomputed
  * forward; PRs #1170, #1188 and #1453 (0.5) coalesced and overlapped them.
- * Its gradients are all-reduced whole, each rank keeping its partition:
- * with contiguous_gradients off, the default for ZeRO-3 until 0.5
- * (zero/constants.py), reduce_ipg_grads runs buffered_reduce_fallback,
- * whose allreduce_bucket all-reduces each bucket flattened; with it on,
- * average_tensor reduce-scatters only if reduce_scatter is on, off by
- * default in 0.3.x (v0.3.16 zero/constants.py). Twice a reduce-scatter's
- * bytes. */
+ * Under ZeRO-2 and 3 its gradients are all-reduced whole, each rank
+ * keeping its partition: with contiguous_gradients off, the default until
+ * 0.5 (zero/constants.py), reduce_ipg_grads (stage2.py, stage3.py) runs
+ * buffered_reduce_fallback, whose allreduce_bucket all-reduces each
+ * bucket flattened; with it on, average_tensor reduce-scatters only if
+ * reduce_scatter is on, off by default in 0.3.x (v0.3.16
+ * zero/constants.py; on from 0.4.0). Twice a reduce-scatter's bytes.
+ * (ZeRO-1, stage1.py, reduce-scatters.) */
 #define DEEPSPEED_03 "microsoft/DeepSpeed v0.3.16: deepspeed/runtime/zero/" \
   "stage3.py, partition_parameters.py; issue #1069, PRs #1170, #1188, #1453"
 /* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed f01c9e6e, 2023-06-30;
@@ -186,7 +192,8 @@ static const FrameworkProfile profiles[] = {
     .offload = YES, .bucket_elements = DEEPSPEED_BUCKET,
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
-    .zero2_every_micro_batch = TRUE, .fused_softmax_keys = 2048,
+    .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
+    .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
   {
@@ -195,7 +202,7 @@ static const FrameworkProfile profiles[] = {
     DEEPSPEED_RULES,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .zero3_per_tensor = TRUE,
-    .zero3_allreduce = TRUE,
+    .zero_allreduce = TRUE,
     .source = DEEPSPEED_03 "; " DEEPSPEED,
   },
   {
@@ -203,7 +210,7 @@ static const FrameworkProfile profiles[] = {
     "DeepSpeed 0.5 on",
     DEEPSPEED_RULES,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
-    .zero2_every_micro_batch = TRUE,
+    .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
     .source = DEEPSPEED,
   },
   {

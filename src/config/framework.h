@@ -64,9 +64,12 @@ struct FrameworkProfile {
   gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
                                         * synchronizing (DeepSpeed 0.3.x) */
-  gboolean zero3_allreduce;            /* ZeRO-3 all-reduces the gradients
-                                        * and keeps its partition
+  gboolean zero_allreduce;             /* ZeRO-2 and 3 all-reduce the
+                                        * gradients and keep their partition
                                         * (DeepSpeed 0.3.x-0.4.x defaults) */
+  gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
+                                        * embedding's fp32 gradient in bf16
+                                        * (DeepSpeed 0.7 on) */
   CrossEntropy cross_entropy;          /* the loss over the logits */
   /* The longest key sequence its attention's fused softmax kernel takes
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,

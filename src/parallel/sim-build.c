@@ -553,11 +553,19 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   return id;
 }
 
+/* Bytes a parameter of the gradient partition that CPU offload copies to
+ * the host: the optimizer's fp32 gradient, cast on the GPU first
+ * (DeepSpeed's async_inplace_copy_grad_to_fp32_buffer_from_gpu,
+ * zero/stage2.py v0.3.16 and stage_1_and_2.py v0.10: src.float()), the
+ * 4 bytes plan.c's HOST_OPTIMIZER_BYTES keeps for it; taken as the same
+ * for FSDP. */
+#define OFFLOAD_GRAD_BYTES 4.0
+
 /* The gradients of `params` parameters, complete after op `after`: the
- * data-parallel reduction (an all-reduce, or a reduce-scatter from ZeRO
- * stage 1 but in DeepSpeed 0.3's ZeRO-3), then with CPU offload the copy of this rank's partition to
- * the host, both in the reduction's precision (grad_bytes). Returns the
- * last op, NONE when nothing moves. */
+ * data-parallel reduction in the reduction's precision (grad_bytes), an
+ * all-reduce, or from ZeRO stage 1 a reduce-scatter (but in DeepSpeed
+ * 0.3's ZeRO-2 and 3); then with CPU offload the copy of this rank's
+ * partition to the host. Returns the last op, NONE when nothing moves. */
 static uint32_t
 emit_grads (Builder *b, double params, uint32_t after)
 {
@@ -567,7 +575,7 @@ emit_grads (Builder *b, double params, uint32_t after)
   uint32_t last = NONE;
   if (plan->dp > 1)
     {
-      CollKind kind = plan->spec->zero.stage >= 1 && !sim->zero3_allreduce
+      CollKind kind = plan->spec->zero.stage >= 1 && !sim->zero_allreduce
                       ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
       last = add_dp_op (b, SIM_STREAM_DP, kind, bytes,
                         kind == COLL_ALL_REDUCE ? "dp_allreduce"
@@ -576,7 +584,8 @@ emit_grads (Builder *b, double params, uint32_t after)
     }
   if (sim->offload != OFFLOAD_NONE)
     {
-      uint32_t down = add_pcie_op (b, TRUE, bytes / plan->dp,
+      uint32_t down = add_pcie_op (b, TRUE,
+                                   params * OFFLOAD_GRAD_BYTES / plan->dp,
                                    "offload_gradients");
       add_edge (sim, last != NONE ? last : after, down);
       last = down;
@@ -867,9 +876,10 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
  * before the optimizer (Megatron-LM megatron/training.py, the embedding
  * all-reduce of train_step, v2.6 and on; DeepSpeed's pipeline engine, the
  * ReduceTiedGrads instruction, deepspeed/runtime/pipe/engine.py), in the
- * reduction's precision (Megatron all-reduces main_grad). Two ranks: each
- * sends the whole gradient once. It waits for the peer stage too
- * (link_tied). */
+ * reduction's precision (Megatron all-reduces main_grad), or in fp32 where
+ * DeepSpeed's pipeline reduces a bf16 run's _hp_grad (tied_hp_grad). Two
+ * ranks: each sends the whole gradient once. It waits for the peer stage
+ * too (link_tied). */
 static uint32_t
 emit_tied_embedding (Builder *b)
 {
@@ -877,8 +887,10 @@ emit_tied_embedding (Builder *b)
   const Plan *plan = sim->plan;
   int peer_stage = b->stage == 0 ? plan->pp - 1 : 0;
   int stride = plan->dp * plan->tp;
+  gboolean hp = plan->spec->framework->tied_hp_grad
+                && plan->spec->training.precision == PRECISION_BF16;
   double bytes = (double) sim->ls.vocab / plan->tp * sim->ls.h
-                 * sim->grad_bytes;
+                 * (hp ? 4 : sim->grad_bytes);
   CollCost c = net_send_cost (&sim->net, bytes, b->stage * stride,
                               peer_stage * stride);
   c.pipelined = FALSE;
@@ -1160,7 +1172,7 @@ sim_prepare (Sim *sim)
   sim->offload = e->zero.offload;
   sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
-  sim->zero3_allreduce = sim->zero3 && e->framework->zero3_allreduce;
+  sim->zero_allreduce = e->zero.stage >= 2 && e->framework->zero_allreduce;
   sim->grads_each = sim->zero3
     || (e->zero.stage == 2 && e->framework->zero2_every_micro_batch
         && (plan->dp > 1 || sim->offload != OFFLOAD_NONE));

@@ -162,8 +162,8 @@ typedef struct {
   gboolean grads_each;
   /* ZeRO-3 gathers tensor by tensor, synchronizing (DeepSpeed 0.3). */
   gboolean zero3_per_tensor;
-  /* ZeRO-3 all-reduces its gradients (DeepSpeed 0.3-0.4). */
-  gboolean zero3_allreduce;
+  /* ZeRO-2 or 3 all-reduces its gradients (DeepSpeed 0.3-0.4). */
+  gboolean zero_allreduce;
   Offload offload;
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */
