@@ -114,10 +114,10 @@ head -1 "$tmp/out" | grep -q '^rank,plan,set,iteration_time_s,' || fail_because 
 [ "$(grep -c '^[0-9],"tp ' "$tmp/out")" -eq 3 ] || fail_because "not three rows"
 verdict "search --format csv: a header and a row per plan"
 
-# The same plan under two frameworks: GPT-3 13B with ZeRO-1 on 64 GPUs.
+# The same plan under two frameworks: GPT-3 13B with ZeRO-1 on 64 GPUs, bf16.
 # Megatron-LM overlaps the gradient reduce-scatter with backward; DeepSpeed
 # reduces after the last backward; with ZeRO-2 it reduces every micro-batch.
-plan="--set model=gpt3-13b --set gpus=64 --set parallel.tp=1 --set parallel.pp=1 --set parallel.dp=64 --set parallel.micro_batch=1 --set parallel.global_batch=512 --set training.recompute=full --set zero.stage=1"
+plan="--set model=gpt3-13b --set gpus=64 --set parallel.tp=1 --set parallel.pp=1 --set parallel.dp=64 --set parallel.micro_batch=1 --set parallel.global_batch=512 --set training.recompute=full --set zero.stage=1 --set training.precision=bf16"
 ts run "$gpt" $plan -f json
 meg=$(sed -n 's/.*"iteration_time_s": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 megdp=$(sed -n 's/.*"dp_traffic_gib": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")

@@ -13,7 +13,9 @@
  *   epilogues, sustain less: 0.76 is fitted jointly, once, to
  *   experiments/validation/narayanan2021-table1.yaml and
  *   vtrain-multinode.yaml (hence role: calibration there), together with
- *   GEMM_K_HALF below.
+ *   GEMM_K_HALF below, with Table 1's micro-batch and model chunks then
+ *   left to auto in bf16 (the file now takes its authors' settings and
+ *   fp16; the pair was not fitted again).
  * HBM_EFFICIENCY: memory-bound kernels reach 85-90 % of HBM bandwidth:
  *   in NVIDIA's developer forums ("Trouble to Reach Peak Bandwidth of
  *   A100", thread 339083) a read kernel on an A100 80GB reaches 1.80 of
