@@ -489,6 +489,32 @@ START_TEST (test_memory_closed_forms)
       ck_assert_double_eq (mem.optimizer, stage >= 1 ? 12 * params / 8
                                                      : 12 * params);
     }
+
+  /* Megatron-LM's own table (README, 23.04): bf16 parameters with fp32
+   * gradients 18 bytes, 6 + 12/d with the distributed optimizer (ZeRO-1);
+   * fp16 20, 4 + 16/d (its optimizer's fp32 copy of the gradients).
+   * DeepSpeed's engine keeps 16. */
+  static const struct { Precision run, reduce; const char *framework;
+                        double grads, opt; } fw[] = {
+    { PRECISION_BF16, PRECISION_FP32, "megatron-lm", 4, 12 },
+    { PRECISION_FP16, PRECISION_FP16, "megatron-lm", 2, 16 },
+    { PRECISION_BF16, PRECISION_BF16, "megatron-deepspeed", 2, 12 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fw); i++)
+    for (int stage = 0; stage <= 1; stage++)
+      {
+        z.zero.stage = stage;
+        z.training.precision = fw[i].run;
+        z.topology.gpu.peak_flops[fw[i].run] = 312e12;
+        z.parallel.grad_reduce_precision = fw[i].reduce;
+        use_framework (&z, fw[i].framework);
+        ck_assert (plan_make (&p, &z, 1, 1, NULL));
+        plan_memory (&p, &mem);
+        ck_assert_double_eq (mem.weights, 2 * params);
+        ck_assert_double_eq (mem.gradients, fw[i].grads * params);
+        ck_assert_double_eq (mem.optimizer, fw[i].opt * params
+                                            / (stage ? 8 : 1));
+      }
 }
 END_TEST
 

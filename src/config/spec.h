@@ -387,8 +387,8 @@ typedef struct {
    * the framework's (framework_grad_reduce_precision): Megatron-LM
    * reduces bf16 runs' gradients in fp32, the others in the run's
    * precision. It sets the bytes of the DP all-reduce or reduce-scatter,
-   * of the tied embedding's all-reduce and of gradient buckets; memory
-   * keeps counting the gradients in the run's precision. */
+   * of the tied embedding's all-reduce and of gradient buckets, and under
+   * Megatron-LM the bytes its main_grad holds (plan.c plan_memory). */
   Precision grad_reduce_precision;
   /* The layers of each pipeline stage, first to last, when they are not
    * layers / pp: Megatron-DeepSpeed's BLOOM put 5 layers and the
