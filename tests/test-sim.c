@@ -368,6 +368,18 @@ START_TEST (test_loss_and_softmax_ops)
       ck_assert_double_eq_tol (op->kernel.bytes, scores * (bwd ? 40 : 36),
                                1e-6);
       ck_assert_int_eq (op->launches, 5);
+      /* MPT's under autocast: 6 w + 17 and 6 w + 21, 5 kernels, and
+       * forward builds the 512 x 512 causal mask first (19 bytes a key
+       * pair, 4 kernels). */
+      ls.mpt_softmax = TRUE;
+      g_autoptr (GArray) mpt = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, mpt);
+      op = op_named (mpt, "attn_softmax");
+      ck_assert_ptr_nonnull (op);
+      ck_assert_double_eq_tol (op->kernel.bytes, bwd ? scores * 33
+                               : scores * 29 + 19.0 * 512 * 512, 1e-6);
+      ck_assert_int_eq (op->launches, bwd ? 5 : 9);
+      ls.mpt_softmax = FALSE;
       ls.fused_softmax = TRUE;
     }
 }

@@ -101,17 +101,15 @@
  * shards over data parallelism only: no tensor or pipeline parallelism.
  * Its gradients reduce in MixedPrecision's reduce_dtype, the parameters'
  * precision unless set: Composer's mixed_precision PURE keeps bf16,
- * DEFAULT reduces in fp32 (composer/trainer/mosaic_fsdp_utils.py
- * get_mixed_precision, v0.16.4, which llm-foundry v0.3.0 required):
- * parallel.grad_reduce_precision: fp32.
+ * DEFAULT left it unset (bf16) until v0.16.4 set fp32 (d745fcb1b,
+ * composer/trainer/mosaic_fsdp_utils.py get_mixed_precision):
+ * parallel.grad_reduce_precision: fp32 states that.
  * The loss is llm-foundry's default, flash-attn's fused cross entropy
  * (CrossEntropy in spec.h); Megatron's code computes the others'. Its
  * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
- * attention.py, v0.3.0): torch.softmax, no fused kernel; trainsim costs it
- * as Megatron's PyTorch path, an approximation: MPT scales and masks in 16
- * bits before autocast's fp32 softmax, 6 w + 16 and 6 w + 24 bytes a score
- * (28 and 36 in bf16) where Megatron's moves 2 w + 32 and 2 w + 36 (36 and
- * 40), and keeps the same tensors. */
+ * attention.py scaled_multihead_dot_product_attention, v0.3.0, under
+ * autocast as llm-foundry's amp_bf16 runs it; mpt_softmax, costed in
+ * transformer.c push_softmax), with no fused kernel. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
@@ -232,7 +230,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
     .zero2_every_micro_batch = TRUE,
-    .cross_entropy = CROSS_ENTROPY_FUSED,
+    .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_softmax = TRUE,
     .source = FSDP,
   },
 };

@@ -75,6 +75,9 @@ struct FrameworkProfile {
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,
    * unfused attention runs PyTorch's softmax in fp32. */
   int fused_softmax_keys;
+  /* Unfused attention's softmax is MPT's PyTorch code (transformer.c
+   * push_softmax) rather than Megatron's. */
+  gboolean mpt_softmax;
   const char *source;                  /* the code and docs it is read from */
 };
 

@@ -132,6 +132,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->grad_accumulation = GRAD_ACC_FUSED;
   ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
   ls->fused_softmax = TRUE;
+  ls->mpt_softmax = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
@@ -152,7 +153,14 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
  * softmaxed (8) and copied back (4 + w), 2 w + 32 bytes in 5 kernels;
  * backward the same in reverse, with softmax's backward reading its
  * output and the gradient (12): 2 w + 36. fp32 scores need no copies:
- * 24 and 28 bytes in 3 kernels. */
+ * 24 and 28 bytes in 3 kernels. MPT's code under autocast
+ * (scaled_multihead_dot_product_attention, llm-foundry v0.3.0) scales (2
+ * w) and masks (2 w + the causal mask's byte) in 16 bits, and autocast
+ * runs torch.softmax in fp32: a copy up (w + 4), the softmax (8), the
+ * copy back of .to(v.dtype) (4 + w), 6 w + 17 bytes in 5 kernels, after
+ * 4 more that build the s x s causal mask (ones in fp32, tril, to bool,
+ * not: 19 bytes a key pair, once a call); backward 6 w + 21 in 5. In
+ * fp32 there is nothing to copy: 25 and 29 bytes in 3 kernels. */
 static void
 push_softmax (GArray *ops, const LayerShape *ls, double scores,
               gboolean backward)
@@ -165,6 +173,15 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
     }
   double w = ls->cm->bytes_per_element;
   gboolean copies = w < 4;
+  if (ls->mpt_softmax)
+    {
+      double mask = backward ? 0 : 19.0 * ls->s * ls->s;
+      double per = copies ? 6 * w + (backward ? 21 : 17) : (backward ? 29 : 25);
+      push_compute (ops, name, compute_memory_op (scores * per + mask,
+                                                  4 * scores));
+      set_launches (ops, (copies ? 5 : 3) + (backward ? 0 : 4));
+      return;
+    }
   double bytes = copies ? 2 * w + (backward ? 36 : 32) : (backward ? 28 : 24);
   push_compute (ops, name, compute_memory_op (scores * bytes, 4 * scores));
   set_launches (ops, copies ? 5 : 3);

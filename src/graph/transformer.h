@@ -43,6 +43,9 @@ typedef struct {
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
   CrossEntropy cross_entropy;   /* the framework's; vocab-parallel unless set */
+  gboolean mpt_softmax;         /* not fused: MPT's PyTorch softmax rather
+                                 * than Megatron's (FrameworkProfile);
+                                 * FALSE unless set */
   gboolean fused_softmax;       /* unfused attention's softmax is Megatron's
                                  * fused kernel (framework_fused_softmax);
                                  * TRUE unless set */

@@ -1123,6 +1123,7 @@ sim_prepare (Sim *sim)
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
+  sim->ls.mpt_softmax = e->framework->mpt_softmax;
   sim->ls.fused_softmax = framework_fused_softmax (
     e->framework, e->training.precision,
     (int64_t) plan->micro_batch * e->model.heads / plan->tp, e->model.seq_len);
