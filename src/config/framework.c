@@ -28,11 +28,15 @@
  * (megatron/optimizer/distrib_optimizer.py). bf16 gradients still
  * accumulate and reduce in fp32 (megatron/arguments.py at 23.04;
  * megatron/training/arguments.py at core_v0.12.0, unless
- * --grad-reduce-in-bf16); at 23.04 that required the local DDP, which
- * does not overlap, so the overlap below is that of later versions'
- * Megatron-core DDP for bf16 runs. Its gradient reduction
- * overlaps backward bucket by bucket (--DDP-impl torch: PyTorch DDP;
- * Megatron-core's DistributedDataParallel with --overlap-grad-reduce).
+ * --grad-reduce-in-bf16). By default its gradient reduction runs after
+ * the last backward, not under it: --DDP-impl defaults to local
+ * (megatron/arguments.py at 23.04), whose reduce_model_grads train_step
+ * calls once forward_backward_func is done (megatron/training.py,
+ * optimizer/optimizer.py), and which bf16 requires; Megatron-core's
+ * DistributedDataParallel overlaps backward bucket by bucket only with
+ * --overlap-grad-reduce, off by default (store_true, core_r0.4.0 to
+ * core_v0.12.0), as does --DDP-impl torch (PyTorch DDP, fp16 only):
+ * parallel.gradient_bucketing: true states either.
  * Its fused softmax takes up to 4,096 keys: megatron/model/fused_softmax.py
  * from 7a77abd9 (2022-01-12), and megatron/core/fusions/fused_softmax.py
  * from its start (9dce1fdb, 2023-01-12) to this day (d98e8a64); the
@@ -170,7 +174,7 @@ static const FrameworkProfile profiles[] = {
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .bf16_grads_fp32 = TRUE,
-    .dp_overlap = TRUE,
+    .dp_overlap = FALSE,
     .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 4096,
     .source = MEGATRON_V3,
   },
