@@ -133,6 +133,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
   ls->fused_softmax = TRUE;
   ls->mpt_softmax = FALSE;
+  ls->fp16 = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
   ls->cm = cm;
@@ -156,11 +157,14 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
  * 24 and 28 bytes in 3 kernels. MPT's code under autocast
  * (scaled_multihead_dot_product_attention, llm-foundry v0.3.0) scales (2
  * w) and masks (2 w + the causal mask's byte) in 16 bits, and autocast
- * runs torch.softmax in fp32: a copy up (w + 4), the softmax (8), the
- * copy back of .to(v.dtype) (4 + w), 6 w + 17 bytes in 5 kernels, after
- * 4 more that build the s x s causal mask (ones in fp32, tril, to bool,
- * not: 19 bytes a key pair, once a call); backward 6 w + 21 in 5. In
- * fp32 there is nothing to copy: 25 and 29 bytes in 3 kernels. */
+ * runs torch.softmax with dtype=float: in bf16 a copy up (w + 4), the
+ * softmax (8) and the copy back of .to(v.dtype) (4 + w), 6 w + 17 bytes
+ * in 5 kernels; in fp16 ATen's softmax reads the halves itself
+ * (half_to_float: w + 4), 6 w + 9 in 4. Forward first builds the s x s
+ * causal mask (ones in fp32, tril, to bool, not: 4 kernels, 19 bytes a
+ * key pair, once a call). Backward: 6 w + 21 in 5, or 6 w + 13 in 4 (the
+ * softmax's backward writes the halves). In fp32 there is nothing to
+ * copy: 25 and 29 bytes in 3 kernels. */
 static void
 push_softmax (GArray *ops, const LayerShape *ls, double scores,
               gboolean backward)
@@ -176,10 +180,11 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
   if (ls->mpt_softmax)
     {
       double mask = backward ? 0 : 19.0 * ls->s * ls->s;
-      double per = copies ? 6 * w + (backward ? 21 : 17) : (backward ? 29 : 25);
+      double per = !copies ? (backward ? 29 : 25)
+                   : 6 * w + (backward ? 21 : 17) - (ls->fp16 ? 8 : 0);
       push_compute (ops, name, compute_memory_op (scores * per + mask,
                                                   4 * scores));
-      set_launches (ops, (copies ? 5 : 3) + (backward ? 0 : 4));
+      set_launches (ops, (!copies ? 3 : ls->fp16 ? 4 : 5) + (backward ? 0 : 4));
       return;
     }
   double bytes = copies ? 2 * w + (backward ? 36 : 32) : (backward ? 28 : 24);

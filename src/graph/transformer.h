@@ -46,6 +46,8 @@ typedef struct {
   gboolean mpt_softmax;         /* not fused: MPT's PyTorch softmax rather
                                  * than Megatron's (FrameworkProfile);
                                  * FALSE unless set */
+  gboolean fp16;                /* the run's 16 bits are fp16, not bf16
+                                 * (MPT's softmax); FALSE unless set */
   gboolean fused_softmax;       /* unfused attention's softmax is Megatron's
                                  * fused kernel (framework_fused_softmax);
                                  * TRUE unless set */

@@ -445,15 +445,18 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
    * parameter, NVIDIA/Megatron-LM 23.04, "distributed optimizer": 18 for
    * bf16 parameters with fp32 gradients, 20 for fp16 with fp16, against
    * the 16 above): its main_grad buffer has the reduction's precision
-   * (fp32 in bf16, as arguments.py forces, model/distributed.py), and in
-   * fp16 its optimizer keeps an fp32 copy of the gradients beside the
-   * fp32 parameters (optimizer.py _copy_model_grads_to_main_grads), which
-   * the distributed optimizer shards with them. */
+   * (fp32 in bf16, as arguments.py forces, model/distributed.py), and
+   * where that is 16 bits its optimizer copies the gradients to fp32
+   * beside the fp32 parameters for the step (optimizer.py
+   * _copy_model_grads_to_main_grads: .float(), a copy only of a 16-bit
+   * main_grad), which the distributed optimizer shards with them. That
+   * copy lives from the step to the next zero_grad (set_to_none, at the
+   * start of train_step), when the activations are gone: it raises the
+   * peak only by what it exceeds them. */
   gboolean megatron_half = e->framework->id == FRAMEWORK_MEGATRON_LM && w == 2;
   double grad_w = megatron_half
     ? spec_precision_bytes (e->parallel.grad_reduce_precision) : w;
-  double grad_copy = megatron_half
-    && e->training.precision == PRECISION_FP16 ? 4 : 0;
+  double grad_copy = megatron_half && grad_w < 4 ? 4 : 0;
   *out = (MemoryBreakdown) { 0 };
   out->capacity = e->topology.gpu.memory_bytes;
   /* ZeRO-3 holds the module being computed and the one prefetched (see
@@ -477,12 +480,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                   : params * w / (zs >= 3 ? p->dp : 1) + live;
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : params * grad_w / (zs >= 2 ? p->dp : 1);
-      m.optimizer = off != OFFLOAD_NONE ? 0 : shard * (16 - 2 * w + grad_copy);
       m.activations = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
                       * layer_activation_bytes (e, p->micro_batch, w, FALSE);
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
+      m.optimizer = off != OFFLOAD_NONE ? 0
+        : shard * (16 - 2 * w) + MAX (0, shard * grad_copy - m.activations);
       double other = FRAMEWORK_BYTES;
       if (last)
         /* At the loss's peak (CrossEntropy): Megatron's fp32 copy, which

@@ -1124,6 +1124,7 @@ sim_prepare (Sim *sim)
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
   sim->ls.mpt_softmax = e->framework->mpt_softmax;
+  sim->ls.fp16 = e->training.precision == PRECISION_FP16;
   sim->ls.fused_softmax = framework_fused_softmax (
     e->framework, e->training.precision,
     (int64_t) plan->micro_batch * e->model.heads / plan->tp, e->model.seq_len);
