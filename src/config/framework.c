@@ -158,7 +158,7 @@ static const FrameworkProfile profiles[] = {
     .zero_why = "v2.6 has no partitioned optimizer (megatron/optimizer/)",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
-    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .bf16_grads_fp32 = TRUE,
+    .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
     .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 2048,
     .source = MEGATRON_V2,
@@ -173,7 +173,7 @@ static const FrameworkProfile profiles[] = {
                 "(megatron/optimizer/distrib_optimizer.py): ZeRO-1",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
-    .grad_acc_bf16 = GRAD_ACC_FUSED, .bf16_grads_fp32 = TRUE,
+    .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
     .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 4096,
     .source = MEGATRON_V3,
@@ -284,7 +284,7 @@ framework_fused_softmax (const FrameworkProfile *f, Precision precision,
 Precision
 framework_grad_reduce_precision (const FrameworkProfile *f, Precision precision)
 {
-  return precision == PRECISION_BF16 && f->bf16_grads_fp32 ? PRECISION_FP32
+  return precision == PRECISION_BF16 && f->main_grad_buffer ? PRECISION_FP32
                                                            : precision;
 }
 

@@ -51,10 +51,13 @@ struct FrameworkProfile {
   gboolean tp_overlap;                 /* parallel.tp_overlap */
   GradAccumulation grad_acc_fp16;      /* parallel.grad_accumulation, fp16/fp32 */
   GradAccumulation grad_acc_bf16;      /* the same in bf16 */
-  /* parallel.grad_reduce_precision of a bf16 run: TRUE where the
-   * framework accumulates and reduces bf16 runs' gradients in fp32
-   * (Megatron-LM), FALSE where it reduces them in bf16. */
-  gboolean bf16_grads_fp32;
+  /* TRUE where the framework accumulates the gradients into a main_grad
+   * buffer of the reduction's precision, which it reduces, which bf16
+   * runs keep in fp32 (parallel.grad_reduce_precision), and which in 16
+   * bits the optimizer copies to fp32 for its step (Megatron-LM; plan.c
+   * plan_memory counts it); FALSE where bf16 runs reduce in bf16 and
+   * the gradients are held in the run's precision. */
+  gboolean main_grad_buffer;
   gboolean dp_overlap;                 /* parallel.gradient_bucketing */
   /* parallel.bucket_size: bytes (bucket_bytes), or elements of the
    * gradients' type (bucket_elements), or neither (0, 0): a bucket per
@@ -104,7 +107,7 @@ gboolean framework_fused_softmax (const FrameworkProfile *f,
                                   int64_t keys);
 
 /* The precision the framework reduces a PRECISION run's gradients in
- * across data parallelism (bf16_grads_fp32). */
+ * across data parallelism (main_grad_buffer). */
 Precision framework_grad_reduce_precision (const FrameworkProfile *f,
                                            Precision precision);
 

@@ -453,10 +453,10 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
    * copy lives from the step to the next zero_grad (set_to_none, at the
    * start of train_step), when the activations are gone: it raises the
    * peak only by what it exceeds them. */
-  gboolean megatron_half = e->framework->id == FRAMEWORK_MEGATRON_LM && w == 2;
-  double grad_w = megatron_half
+  gboolean main_grad = e->framework->main_grad_buffer && w == 2;
+  double grad_w = main_grad
     ? spec_precision_bytes (e->parallel.grad_reduce_precision) : w;
-  double grad_copy = megatron_half && grad_w < 4 ? 4 : 0;
+  double grad_copy = main_grad && grad_w < 4 ? 4 : 0;
   *out = (MemoryBreakdown) { 0 };
   out->capacity = e->topology.gpu.memory_bytes;
   /* ZeRO-3 holds the module being computed and the one prefetched (see
