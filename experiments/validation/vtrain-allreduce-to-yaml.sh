@@ -20,6 +20,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/atomic-write.sh"
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: vtrain-allreduce-to-yaml.sh DIR [OUT]" >&2
 	exit 2
@@ -100,13 +101,4 @@ EOF
 	printf '%s\n' "defaults: {topology: vtrain-a100, op: all_reduce}" "cases:" "$body"
 }
 
-if [ "$out" = - ]; then
-	emit
-else
-	# Written whole or not at all.
-	tmp=$out.tmp.$$
-	trap 'rm -f "$tmp"' EXIT
-	emit >"$tmp"
-	mv "$tmp" "$out"
-	trap - EXIT
-fi
+emit | write_to "$out"

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/progress.h"
 #include "config/config.h"
+#include "hw/device.h"
 #include "net/net.h"
 #include "parallel/sim.h"
 #include <math.h>
@@ -271,6 +272,23 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
                    note->str, &score);
           continue;
         }
+      if (v->kind == VALIDATION_GEMM)
+        {
+          /* Scored on time: the measured rate is a time for the same
+           * FLOPs. The device's compute model, as a run prices a GEMM. */
+          ComputeModel cm;
+          compute_model_init (&cm, &c->experiment.topology.gpu,
+                              &c->experiment.compute,
+                              c->experiment.training.precision);
+          Kernel g = compute_gemm (&cm, c->batch, c->m, c->n, c->k);
+          double pred = compute_kernel_time (&cm, &g);
+          g_string_printf (note, "  (%.1f TFLOP/s, predicted %.1f)",
+                           c->measured_flops / 1e12, g.flops / pred / 1e12);
+          r = (SimResult) { .fits_memory = TRUE };
+          compare (out, csv, v->name, c->id, g.flops / c->measured_flops, pred, &r,
+                   note->str, &score);
+          continue;
+        }
       if (!sim_run (&c->experiment, &options, &r, &error))
         {
           progress_clear (&progress);
@@ -416,7 +434,9 @@ cli_validate (int argc, char **argv)
     "file's role and whether it meets its goal; given several files, the\n"
     "totals of each role (calibration, validation) close the output.\n"
     "A file of kind: collectives holds nccl-tests-like runs of one\n"
-    "collective, predicted as 'trainsim collective' does and totalled apart.");
+    "collective, predicted as 'trainsim collective' does and totalled apart;\n"
+    "one of kind: gemm holds matrix multiplications timed alone on a device,\n"
+    "predicted as a training step prices its GEMMs, and totalled apart.");
   g_option_context_set_description (context,
     "Exit status: 0 every file meets its goal (tolerance), or stays within\n"
     "its known_gap; 1 a file does not; 2 bad usage or bad input.");

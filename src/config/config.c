@@ -360,6 +360,29 @@ static const Field collective_case_fields[] = {
   END
 };
 
+/* A case of a GEMM file (kind: gemm), the file's defaults merged under
+ * it: one matrix multiplication on a device, as torch.mm or torch.bmm
+ * runs it, and the FLOP/s it reached. */
+static const Field gemm_measured_fields[] = {
+  F ("throughput", F_UNIT, ValidationCase, measured_flops, REQUIRED,
+     .arg = UNIT_FLOPS),
+  END
+};
+static const Field gemm_case_fields[] = {
+  F ("id", F_NAME, ValidationCase, id, REQUIRED),
+  F ("device", F_REF, ValidationCase, experiment.topology.gpu, REQUIRED,
+     .arg = REF_DEVICE, .sub = device_fields),
+  F ("precision", F_ENUM, ValidationCase, experiment.training.precision,
+     .arg = SPEC_ENUM_PRECISION),
+  F ("batch", F_INT, ValidationCase, batch),
+  F ("m", F_INT, ValidationCase, m, REQUIRED),
+  F ("n", F_INT, ValidationCase, n, REQUIRED),
+  F ("k", F_INT, ValidationCase, k, REQUIRED),
+  { .key = "measured", .type = F_MAP, .required = TRUE,
+    .sub = gemm_measured_fields },
+  END
+};
+
 /* Llama 3 405B's pre-training (Dubey et al. 2024, "The Llama 3 Herd of
  * Models", arXiv:2407.21783, section 3.3.4 and Table 5): 419 unexpected
  * interruptions in "a 54-day snapshot period of pre-training"; "GPU issues
@@ -1852,6 +1875,25 @@ load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case
   return TRUE;
 }
 
+/* Loads CASE_NODE of a GEMM file into C, DEFAULTS (may be NULL) merged
+ * under it; the merged tree goes to *TREE. Batch 1 and the experiment's
+ * default precision unless given. */
+static gboolean
+load_gemm_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+                ValidationCase *c, YNode **tree, GError **error)
+{
+  g_autoptr (YNode) merged = case_tree (defaults, case_node);
+
+  c->order_group = -1;
+  c->where = ytree_mark_format (case_node->mark);
+  experiment_defaults (&c->experiment);
+  c->batch = 1;
+  if (!decode_fields (ld, merged, "case", gemm_case_fields, c, TRUE, error))
+    return FALSE;
+  *tree = g_steal_pointer (&merged);
+  return TRUE;
+}
+
 /* A known gap loosens the goal where the file falls short of it: it needs
  * the goal, and each of its bounds must be looser than the goal's. */
 static gboolean
@@ -2116,10 +2158,12 @@ config_load_validation (const char *path, GError **error)
         }
       c = g_new0 (ValidationCase, 1);
       g_ptr_array_add (v->cases, c);
+      const YNode *dv = defaults ? defaults->value : NULL;
       if (v->kind == VALIDATION_COLLECTIVES
-          ? !load_collective_case (&ld, defaults ? defaults->value : NULL, node, c,
-                                   &tree, error)
-          : !load_case (&ld, v, defaults ? defaults->value : NULL, node, c, &tree, error))
+          ? !load_collective_case (&ld, dv, node, c, &tree, error)
+          : v->kind == VALIDATION_GEMM
+          ? !load_gemm_case (&ld, dv, node, c, &tree, error)
+          : !load_case (&ld, v, dv, node, c, &tree, error))
         return NULL;
       g_ptr_array_add (trees, tree);
       if (g_hash_table_contains (ids, c->id))

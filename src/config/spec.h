@@ -164,11 +164,13 @@ typedef enum {
   COLL_N
 } CollKind;
 
-/* What a validation file measured: training runs, or collectives alone
- * (nccl-tests-like runs of one collective on a topology). */
+/* What a validation file measured: training runs, collectives alone
+ * (nccl-tests-like runs of one collective on a topology), or matrix
+ * multiplications alone (one GEMM on one device). */
 typedef enum {
   VALIDATION_TRAINING,
   VALIDATION_COLLECTIVES,
+  VALIDATION_GEMM,
   VALIDATION_KIND_N
 } ValidationKind;
 
@@ -519,6 +521,11 @@ typedef struct {
   double bytes;
   int per_node;
   double measured_bus_bandwidth;
+  /* A GEMM file's case: batch products of (m x k) by (k x n) on
+   * experiment.topology.gpu in experiment.training.precision, and the
+   * FLOP/s (2 batch m n k a second) it measured. */
+  int batch, m, n, k;
+  double measured_flops;
 } ValidationCase;
 
 /* Bounds on a file's scores: fractions (SPEC_UNSET when not given) and

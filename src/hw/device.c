@@ -31,6 +31,13 @@
  *   dominated by loading tiles. Fitted with MATMUL_EFFICIENCY to the same
  *   two files (its first value, 64, was fitted to Narayanan 2021 Table 1
  *   and Korthikanti 2022 Table 4, and replaced by this one).
+ * Checked, not fitted, against GEMMs timed alone on an A100
+ *   (experiments/validation/eleutherai-a100-gemm.yaml, EleutherAI's
+ *   sizing data): those run 10-14 % faster than this model, and skinny
+ *   products (64-510 columns) slower, re-reading their left operand for
+ *   each 128 columns. A refit to them moves the training files both ways,
+ *   as those lose time outside their GEMMs that the pair absorbs (README,
+ *   Accuracy).
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.76

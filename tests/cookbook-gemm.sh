@@ -1,0 +1,110 @@
+#!/bin/sh
+# tests/cookbook-gemm.sh: experiments/validation/cookbook-gemm-to-yaml.sh,
+# which turns EleutherAI's A100 GEMM logs into a validation file of kind
+# gemm. The logs are not shipped, so they are rebuilt here from the
+# committed file's cases, with the lines between that the benchmark prints
+# and a call too short to keep: the script must give that file back byte
+# for byte, and validate must read it. Then its bad input: a log missing,
+# a Throughput line that does not parse, a log without one; each fails
+# without writing the output.
+#
+# Run by automake with TRAINSIM and srcdir in the environment; by hand, from
+# the top build directory: TRAINSIM=./trainsim srcdir=. sh tests/cookbook-gemm.sh
+
+set -u
+
+: "${srcdir:=$(dirname "$0")/..}"
+. "$srcdir/tests/testlib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-cookbook.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+script=$srcdir/experiments/validation/cookbook-gemm-to-yaml.sh
+committed=$srcdir/experiments/validation/eleutherai-a100-gemm.yaml
+
+# The logs back from the committed cases, in the benchmark's notation: its
+# (M x N) by (N x K) is trainsim's (m x k) by (k x n). Each starts with a
+# 32 x 4096 x 32 call of 39 us, which the script leaves out.
+for set in mm/m_sweep mm/ksweep_low mm/ksweep_high bmm/bsweep bmm/msweep; do
+  mkdir -p "$tmp/logs/$set"
+  tag=$(echo "$set" | tr '/_' '--')
+  awk -v tag="$tag" '
+    BEGIN {
+      print "Elapsed time for 32x4096x32: 0.000"
+      print "Throughput (in TFLOP/s) for 32x4096x32: 0.213"
+      print "--------------------------------------------------------------------------------"
+    }
+    /^  - \{id: / {
+      id = $0; sub(/.*\{id: /, "", id); sub(/,.*/, "", id)
+      if (index(id, tag "-") != 1) next
+      get = $0
+      b = 1
+      if (get ~ /batch: /) { b = get; sub(/.*batch: /, "", b); sub(/,.*/, "", b) }
+      m = get; sub(/.* m: /, "", m); sub(/,.*/, "", m)
+      n = get; sub(/.* n: /, "", n); sub(/,.*/, "", n)
+      k = get; sub(/.* k: /, "", k); sub(/,.*/, "", k)
+      r = get; sub(/.*throughput: /, "", r); sub(/TFLOP.*/, "", r)
+      dims = (tag ~ /^bmm/ ? b "x" : "") m "x" k "x" n
+      print "Elapsed time for " dims ": 0.001"
+      print "Throughput (in TFLOP/s) for " dims ": " r
+      print "--------------------------------------------------------------------------------"
+    }' "$committed" >"$tmp/logs/$set/a100.out"
+done
+
+why=
+if ! sh "$script" "$tmp/logs" "$tmp/out.yaml" 2>"$tmp/err"; then
+  fail_because "the script failed on logs rebuilt from the committed file"
+elif ! cmp -s "$committed" "$tmp/out.yaml"; then
+  fail_because "its output differs from the committed file: $(diff "$committed" "$tmp/out.yaml" | head -n 4 | tr '\n' ' ')"
+elif grep -q "32x4096x32\|m: 32," "$tmp/out.yaml"; then
+  fail_because "the 39 us call was kept"
+fi
+verdict "the committed file is the script's output, without the calls under 0.2 ms"
+
+grep -Fqx '  - {id: bmm-bsweep-b64-1024x1024x1024, batch: 64, m: 1024, n: 1024, k: 1024, measured: {throughput: 229.112TFLOP/s}}' \
+  "$committed" || fail_because "64 cubes of 1024 are not EleutherAI's 229.112 TFLOP/s"
+grep -Fqx '  - {id: mm-ksweep-low-27648x64x4096, m: 27648, n: 64, k: 4096, measured: {throughput: 69.612TFLOP/s}}' \
+  "$committed" || fail_because "27648 x 4096 by 4096 x 64 is not read as m 27648, n 64, k 4096"
+verdict "cases hold the logs' rates, the benchmark's inner dimension as k"
+
+ts validate "$committed"
+[ "$rc" -le 1 ] || fail_because "validate exit $rc"
+grep -q "eleutherai-a100-gemm.yaml: MAPE .* over $(grep -c '^  - {id: ' "$committed") cases" \
+  "$tmp/out" || fail_because "no summary of every case"
+verdict "validate scores the file"
+
+# bad LOGDIR: each variant fails and leaves no output.
+bad () {
+  rm -f "$tmp/bad.yaml"
+  if sh "$script" "$tmp/bad" "$tmp/bad.yaml" 2>"$tmp/err"; then
+    fail_because "the script accepted it"
+  elif [ -e "$tmp/bad.yaml" ]; then
+    fail_because "it wrote the output anyway"
+  fi
+  grep -Eq -- "$2" "$tmp/err" || fail_because "stderr lacks /$2/: $(cat "$tmp/err")"
+  verdict "$1"
+}
+fresh () {
+  rm -rf "$tmp/bad"
+  cp -R "$tmp/logs" "$tmp/bad"
+}
+
+fresh
+rm "$tmp/bad/bmm/bsweep/a100.out"
+bad "a missing log fails, named" "cannot read .*bmm/bsweep/a100.out"
+
+fresh
+sed '2s/.*/Throughput (in TFLOP\/s) for 32x40x96x32x1: 0.2/' "$tmp/logs/mm/ksweep_high/a100.out" \
+  >"$tmp/bad/mm/ksweep_high/a100.out"
+bad "a Throughput line of five sizes fails at its line" "mm/ksweep_high/a100.out:2: cannot read"
+
+fresh
+sed '2s/: 0.213$/: fast/' "$tmp/logs/mm/m_sweep/a100.out" >"$tmp/bad/mm/m_sweep/a100.out"
+bad "a rate that is not a number fails at its line" "mm/m_sweep/a100.out:2: cannot read"
+
+fresh
+grep -v '^Throughput' "$tmp/logs/bmm/msweep/a100.out" >"$tmp/bad/bmm/msweep/a100.out"
+bad "a log without a Throughput line fails" "bmm/msweep/a100.out: no Throughput line"
+
+finish
