@@ -354,13 +354,13 @@ done
 
 # A GEMM file (kind: gemm): a case is one matrix multiplication timed
 # alone, scored on the time its measured rate gives. Worked by hand for an
-# A100 in fp16 (312 TFLOP/s, 2,039 GB/s at 0.85): (27648 x 256) by
-# (256 x 128) is 2 x 27648 x 128 x 256 = 1.812e9 FLOPs in 108 tiles of
-# 256 x 128, one full wave on 108 SMs, so 0.76 x 256 / (256 + 256) = 0.38
-# of peak, 118.56 TFLOP/s: 15.28 us, above its 21.3 MB at 1,733 GB/s
-# (12.29 us). Measured at 1.1 and 0.8 times that rate (a tenth less time,
-# a quarter more), the model's errors are +10.0 % and -20.0 %: MAPE 15.0 %,
-# max 20.0 % and mean -5.0 %; a
+# A100 in fp16 (312 TFLOP/s, 2,039 GB/s at 0.61): (27648 x 1024) by
+# (1024 x 256) is 2 x 27648 x 256 x 1024 = 14.50e9 FLOPs in 216 tiles of
+# 256 x 128 (or 432 of 128 x 128), two full waves on 108 SMs, so
+# 0.78 x 1024 / (1024 + 256) = 0.624 of peak, 194.688 TFLOP/s: 74.45 us,
+# above its 71.3 MB at 1,244 GB/s (57.3 us). Measured at 1.1 and 0.8
+# times that rate (a tenth less time, a quarter more), the model's errors
+# are +10.0 % and -20.0 %: MAPE 15.0 %, max 20.0 % and mean -5.0 %; a
 # second file of one case at the rate itself scores 0.0 %, and the three
 # cases total apart from training runs.
 gemm_file () {
@@ -368,18 +368,18 @@ gemm_file () {
   printf 'defaults: {device: a100-sxm4-80gb, precision: fp16}\ncases:\n'
   shift
   for rate in "$@"; do
-    printf '  - {id: g%s, m: 27648, n: 128, k: 256, measured: {throughput: %sTFLOP/s}}\n' \
+    printf '  - {id: g%s, m: 27648, n: 256, k: 1024, measured: {throughput: %sTFLOP/s}}\n' \
       "$rate" "$rate"
   done
 }
-gemm_file gemm 130.416 94.848 >"$tmp/gemm.yaml"
-gemm_file gemm0 118.56 >"$tmp/gemm0.yaml"
+gemm_file gemm 214.1568 155.7504 >"$tmp/gemm.yaml"
+gemm_file gemm0 194.688 >"$tmp/gemm0.yaml"
 ts validate "$tmp/gemm.yaml" "$tmp/gemm0.yaml"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
-grep -Eq "^  g130\.416 .* \+10\.0%  \(130\.4 TFLOP/s, predicted 118\.6\)" "$tmp/out" ||
-  fail_because "the case above the model is not at +10.0 %, predicted 118.6: $(grep g130 "$tmp/out")"
-grep -Eq "^  g94\.848 .* -20\.0%" "$tmp/out" || fail_because "the case below is not at -20.0 %"
-grep -Eq "^  g118\.56 .* [+-]0\.0%" "$tmp/out" || fail_because "the case at the model's rate is not at 0.0 %"
+grep -Eq "^  g214\.1568 .* \+10\.0%  \(214\.2 TFLOP/s, predicted 194\.7\)" "$tmp/out" ||
+  fail_because "the case above the model is not at +10.0 %, predicted 194.7: $(grep g214 "$tmp/out")"
+grep -Eq "^  g155\.7504 .* -20\.0%" "$tmp/out" || fail_because "the case below is not at -20.0 %"
+grep -Eq "^  g194\.688 .* [+-]0\.0%" "$tmp/out" || fail_because "the case at the model's rate is not at 0.0 %"
 grep -Fq "gemm.yaml: MAPE 15.0% max 20.0% over 2 cases, mean signed error -5.0%, role validation" \
   "$tmp/out" || fail_because "no summary of MAPE 15.0 %: $(grep 'gemm.yaml: MAPE' "$tmp/out")"
 grep -Fxq "gemm, role validation: 2 files, 3 cases: MAPE 10.0%, max 20.0%, mean signed error -3.3%" \
