@@ -24,8 +24,10 @@
  *   64, 53, 67, 76, 79 and 86 at 128), priced as trainsim prices that
  *   code (q and k copied to batched layout, the score GEMM, softmax read
  *   and written, the GEMM by v, the output copied back; backward the
- *   softmax's gradient and four GEMMs): 0.61 puts those ten within 4.5 %
- *   on average (0.85 gives 48-56 and 79-104). Checked, not fitted, on the
+ *   softmax's gradient and four GEMMs): 0.61 put those ten within 4.5 %
+ *   on average with the large-GEMM efficiency of then (0.76; 4.7 % at
+ *   today's 0.78, where 0.58 would fit best; 0.85 gives 48-56 and
+ *   79-104), as tests/test-sim.c checks. Checked, not fitted, on the
  *   same figure's causal bars (c) and (d), whose code adds the mask: 15.6-
  *   18.0 and 26.5-34.1 TFLOP/s against 15-18 and 23-34 measured. A read
  *   alone goes faster (1.80 of 2.04 TB/s, 88 %, in NVIDIA's developer
