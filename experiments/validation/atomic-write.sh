@@ -1,15 +1,21 @@
 # atomic-write.sh: sourced by the converters here (vtrain-allreduce-to-yaml.sh,
 # cookbook-gemm-to-yaml.sh). write_to OUT copies stdin to OUT whole or not
 # at all: into a temporary file beside OUT, renamed over it once complete,
-# removed if the script stops first. OUT "-" is stdout.
+# removed if the script fails or is interrupted first. OUT "-" is stdout;
+# a directory is refused.
 write_to () {
 	if [ "$1" = - ]; then
 		cat
 		return
 	fi
+	if [ -d "$1" ]; then
+		echo "$(basename "$0"): $1 is a directory; give a file to write" >&2
+		return 1
+	fi
 	tmp=$1.tmp.$$
 	trap 'rm -f "$tmp"' EXIT
+	trap 'rm -f "$tmp"; exit 130' INT TERM HUP
 	cat >"$tmp"
 	mv "$tmp" "$1"
-	trap - EXIT
+	trap - EXIT INT TERM HUP
 }

@@ -98,9 +98,9 @@ emit() {
 # tens of microseconds to each.
 # role: calibration: trainsim's GEMM tiles (src/hw/device.c: 256 x 128 or
 # 128 x 128, whichever fills the SMs' waves better) were chosen on these
-# (the second tile takes the model from 13.1 % to 6.5 % on the 112 products
-# that are not skinny; smaller ones change nothing), though no constant
-# was fitted to them. Goal: 10 %, as the collectives files. Known gap: on
+# (the second tile takes the model from 13.1 % to 8.6 % on the 112 products
+# that are not skinny, at the large-GEMM efficiency of then), though no
+# constant was fitted to them. Goal: 10 %, as the collectives files. Known gap: on
 # the 27648-row products with 64-510 columns the model is 31 % too fast on
 # average: it reads the 226 MB left operand once, where the measured time
 # climbs a step at every further 128 columns, as if each 128-column strip

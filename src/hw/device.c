@@ -42,15 +42,18 @@
  *   Against EleutherAI's A100 GEMMs timed alone
  *   (experiments/validation/eleutherai-a100-gemm.yaml) the second tile
  *   takes the model's error on the 112 products that are not skinny from
- *   13.1 % to 6.5 % (both at an efficiency of 0.76; smaller tiles change
- *   nothing there): the file is calibration for this choice.
+ *   13.1 % to 8.6 % (both at an efficiency of 0.76): the file is
+ *   calibration for this choice. 128 x 64 and 64 x 64 tiles too would
+ *   give 6.3 %, but at the same efficiency they would promise small
+ *   products (left out of that file for their timing) nearly full waves
+ *   that cuBLAS's small GEMMs do not reach, so they are not taken.
  * GEMM_K_HALF: the inner size at which a GEMM runs at half its large-k
  *   rate: short-k GEMMs (attention's per-head products, k = 64..128) are
  *   dominated by loading tiles. 256 was fitted with an earlier
  *   MATMUL_EFFICIENCY (0.76) to the same two files (its first value, 64,
  *   to Narayanan 2021 Table 1 and Korthikanti 2022 Table 4); EleutherAI's
- *   GEMMs vary k too little to settle it (on them 0 to 256 fit alike,
- *   README, Accuracy), so it stays.
+ *   GEMMs vary k too little to settle it (with the efficiency refitted to them
+ *   too, 0 to 256 fit alike: README, Accuracy), so it stays.
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.78
@@ -147,12 +150,13 @@ attention_rate_at (Attention impl, int row, int64_t s)
 }
 
 /* Of the SMs' waves, the fraction doing work: the last wave of a small
- * grid leaves SMs idle. */
+ * grid leaves SMs idle. BLOCKS is a count in double: a hostile shape's
+ * product of tiles would overflow an integer. */
 static double
-wave_efficiency (const ComputeModel *cm, int64_t blocks)
+wave_efficiency (const ComputeModel *cm, double blocks)
 {
-  int64_t waves = (blocks + cm->sms - 1) / cm->sms;
-  return (double) blocks / (double) (waves * cm->sms);
+  double waves = ceil (blocks / cm->sms);
+  return blocks / (waves * cm->sms);
 }
 
 /* Fraction of peak a fused attention kernel reaches: the published rate,
@@ -166,7 +170,7 @@ attention_efficiency (const ComputeModel *cm, const Kernel *a)
   double rate = (1 - dx) * attention_rate_at (a->attention, 0, a->m)
                 + dx * attention_rate_at (a->attention, 1, a->m);
   int64_t rows = (a->m + ATTN_BLOCK_ROWS - 1) / ATTN_BLOCK_ROWS;
-  return rate / ATTN_BENCH_PEAK * wave_efficiency (cm, a->batch * rows);
+  return rate / ATTN_BENCH_PEAK * wave_efficiency (cm, (double) a->batch * rows);
 }
 
 /* Fraction of the large-GEMM rate this shape reaches: the last wave of
@@ -180,8 +184,9 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
   double waves = 0;
   for (size_t i = 0; i < G_N_ELEMENTS (tile_big); i++)
     {
-      int64_t tiles = g->batch * ((big + tile_big[i] - 1) / tile_big[i])
-                               * ((small + tile_small[i] - 1) / tile_small[i]);
+      double tiles = (double) g->batch
+                     * (double) ((big + tile_big[i] - 1) / tile_big[i])
+                     * (double) ((small + tile_small[i] - 1) / tile_small[i]);
       waves = MAX (waves, wave_efficiency (cm, tiles));
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
