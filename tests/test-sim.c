@@ -159,6 +159,26 @@ START_TEST (test_gemm_time)
   got = compute_kernel_time (&cm, &k);
   ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
                  got, expect);
+  /* A device with 132 SMs (an H100's): 132 tiles of 256 x 128 (m 8448 =
+   * 33 x 256, n 512 = 4 x 128; 66 x 4 = 264 of 128 x 128, two waves) fill
+   * one wave, where 108 SMs leave the second 24 / 108 full. */
+  ExperimentSpec h = base_spec (8, 1, 1, 1, 8);
+  h.topology.gpu.sms = 132;
+  ComputeModel cm132;
+  compute_model_init (&cm132, &h.topology.gpu, &h.compute, PRECISION_BF16);
+  k = compute_gemm (&cm132, 1, 8448, 512, 4096);
+  eff = 0.78 * 1.0 * (4096.0 / (4096.0 + 256.0));
+  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * eff);
+  got = compute_kernel_time (&cm132, &k);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  k = compute_gemm (&cm, 1, 8448, 512, 4096);
+  eff = 0.78 * (264.0 / 324.0) * (4096.0 / (4096.0 + 256.0));
+  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * eff);
+  got = compute_kernel_time (&cm, &k);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+  experiment_spec_clear (&h);
   /* A memory-bound kernel: bytes over 0.61 of 2039 GB/s. */
   Kernel m = compute_memory_op (1e9, 1);
   expect = 1e9 / (2039e9 * 0.61);
@@ -172,7 +192,7 @@ START_TEST (test_gemm_time)
   e.compute.mfu = 0.5;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
   got = compute_kernel_time (&cm, &k);
-  expect = 2.0 * 2048 * 2048 * 2048 / (312e12 * 0.5);
+  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * 0.5);
   ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
                  got, expect);
 }

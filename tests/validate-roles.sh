@@ -405,5 +405,10 @@ done
   printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: fast}}\n'
 } >"$tmp/gemmrate.yaml"
 bad "GEMM file: a rate that is not one" gemmrate "case.measured.throughput: expected a compute rate such as 312TFLOPS, got .fast."
+{
+  printf 'schema_version: 1\nname: gemmflops\nkind: gemm\nrole: validation\nflops: megatron\n'
+  printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: 100TFLOP/s}}\n'
+} >"$tmp/gemmflops.yaml"
+bad "GEMM file: a training runs' key (flops)" gemmflops "flops applies to training runs only, not to a file of kind: gemm"
 
 finish

@@ -92,6 +92,7 @@ static const Field device_fields[] = {
   F ("hbm_bandwidth", F_UNIT, DeviceSpec, hbm_bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("matmul_efficiency", F_FRACTION, DeviceSpec, matmul_efficiency),
   F ("hbm_efficiency", F_FRACTION, DeviceSpec, hbm_efficiency),
+  F ("sms", F_INT, DeviceSpec, sms),
   END
 };
 
@@ -2121,6 +2122,20 @@ config_load_validation (const char *path, GError **error)
       || !check_known_gap (root, v, error) || !check_order_within (root, &order, error))
     return NULL;
   v->has_known_gap = ytree_map_find (root, "known_gap") != NULL;
+  /* flops and order_within describe training runs: a file of collectives
+   * or GEMMs that gives them says something validate would not use. */
+  static const char *const training_only[] = { "flops", "order_within" };
+  for (size_t i = 0; v->kind != VALIDATION_TRAINING && i < G_N_ELEMENTS (training_only); i++)
+    {
+      const YPair *pair = ytree_map_find (root, training_only[i]);
+      if (pair)
+        {
+          ytree_set_error (error, pair->key_mark, "%s applies to training runs only, not "
+                           "to a file of kind: %s", training_only[i],
+                           spec_enum_name (SPEC_ENUM_VALIDATION_KIND, v->kind));
+          return NULL;
+        }
+    }
 
   defaults = ytree_map_find (root, "defaults");
   if (defaults && ytree_is_null (defaults->value))

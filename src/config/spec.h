@@ -249,6 +249,7 @@ typedef struct {
    * hw/device.c". A profile file may set them to model another device. */
   double matmul_efficiency;      /* fraction of peak reached by large GEMMs */
   double hbm_efficiency;         /* fraction of HBM bandwidth reached */
+  int sms;                       /* streaming multiprocessors; 0: an A100's 108 */
 } DeviceSpec;
 
 /* --- topology ------------------------------------------------------------ */

@@ -75,6 +75,9 @@
  *   and the CUDA launch: the 8 us of a bare torch.add above (its Python
  *   part included, so an upper bound). Not fitted. */
 #define OP_LAUNCH_S           8e-6
+/* A100_SMS: an A100's streaming multiprocessors (NVIDIA A100 Tensor Core
+ *   GPU Architecture whitepaper, 2020: 108 SMs), for a device profile
+ *   that does not give its own `sms`. */
 #define A100_SMS              108
 
 void
@@ -96,7 +99,7 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
   /* The flat model prices FLOPs only, as cost tables do. */
   cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
   cm->op_launch_s = cm->mfu > 0 ? 0 : OP_LAUNCH_S;
-  cm->sms = A100_SMS;
+  cm->sms = device->sms > 0 ? device->sms : A100_SMS;
   cm->bytes_per_element = spec_precision_bytes (precision);
 }
 
