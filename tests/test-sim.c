@@ -136,53 +136,49 @@ START_TEST (test_ring_allreduce_4_ranks)
 }
 END_TEST
 
+/* A GEMM of m x k by k x n on CM takes its FLOPs at eff of 312 TFLOPS. */
+static void
+assert_gemm_time (const ComputeModel *cm, int64_t m, int64_t n, int64_t k,
+                  double eff)
+{
+  Kernel g = compute_gemm (cm, 1, m, n, k);
+  double expect = 2.0 * m * n * k / (312e12 * eff);
+  double got = compute_kernel_time (cm, &g);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12,
+                 "%ld x %ld x %ld: got %.9g expected %.9g", (long) m, (long) n,
+                 (long) k, got, expect);
+}
+
 START_TEST (test_gemm_time)
 {
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
   ComputeModel cm;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
-  /* 4096^3: 2 x 4096^3 FLOPs; 16 x 32 = 512 tiles of 256 x 128 fill
-   * 5 waves of 108 SMs (512 / 540), as 1,024 of 128 x 128 fill 10
-   * (1,024 / 1,080); k = 4096 runs at 4096 / (4096 + 256) of the large-k
-   * rate; 0.78 of 312 TFLOPS at best. */
-  Kernel k = compute_gemm (&cm, 1, 4096, 4096, 4096);
-  double eff = 0.78 * (512.0 / 540.0) * (4096.0 / (4096.0 + 256.0));
-  double expect = 2.0 * 4096 * 4096 * 4096 / (312e12 * eff);
-  double got = compute_kernel_time (&cm, &k);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  /* 4096^3: 16 x 32 = 512 tiles of 256 x 128 fill 5 waves of 108 SMs
+   * (512 / 540), as 1,024 of 128 x 128 fill 10 (1,024 / 1,080); k = 4096
+   * runs at 4096 / (4096 + 256) of the large-k rate; 0.78 of 312 TFLOPS
+   * at best. */
+  assert_gemm_time (&cm, 4096, 4096, 4096,
+                    0.78 * (512.0 / 540.0) * (4096.0 / (4096.0 + 256.0)));
   /* 2048^3: 128 tiles of 256 x 128 would leave 2 waves 128 / 216 full;
    * 256 of 128 x 128 fill 3 waves 256 / 324, the better: cuBLAS's pick. */
-  k = compute_gemm (&cm, 1, 2048, 2048, 2048);
-  eff = 0.78 * (256.0 / 324.0) * (2048.0 / (2048.0 + 256.0));
-  expect = 2.0 * 2048 * 2048 * 2048 / (312e12 * eff);
-  got = compute_kernel_time (&cm, &k);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_gemm_time (&cm, 2048, 2048, 2048,
+                    0.78 * (256.0 / 324.0) * (2048.0 / (2048.0 + 256.0)));
   /* A device with 132 SMs (an H100's): 132 tiles of 256 x 128 (m 8448 =
-   * 33 x 256, n 512 = 4 x 128; 66 x 4 = 264 of 128 x 128, two waves) fill
-   * one wave, where 108 SMs leave the second 24 / 108 full. */
+   * 33 x 256, n 512 = 4 x 128) fill one wave, where 108 SMs do better
+   * with 264 of 128 x 128 in 3 waves (264 / 324). */
   ExperimentSpec h = base_spec (8, 1, 1, 1, 8);
   h.topology.gpu.sms = 132;
   ComputeModel cm132;
   compute_model_init (&cm132, &h.topology.gpu, &h.compute, PRECISION_BF16);
-  k = compute_gemm (&cm132, 1, 8448, 512, 4096);
-  eff = 0.78 * 1.0 * (4096.0 / (4096.0 + 256.0));
-  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * eff);
-  got = compute_kernel_time (&cm132, &k);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
-  k = compute_gemm (&cm, 1, 8448, 512, 4096);
-  eff = 0.78 * (264.0 / 324.0) * (4096.0 / (4096.0 + 256.0));
-  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * eff);
-  got = compute_kernel_time (&cm, &k);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  double k_eff = 4096.0 / (4096.0 + 256.0);
+  assert_gemm_time (&cm132, 8448, 512, 4096, 0.78 * k_eff);
+  assert_gemm_time (&cm, 8448, 512, 4096, 0.78 * (264.0 / 324.0) * k_eff);
   experiment_spec_clear (&h);
   /* A memory-bound kernel: bytes over 0.61 of 2039 GB/s. */
   Kernel m = compute_memory_op (1e9, 1);
-  expect = 1e9 / (2039e9 * 0.61);
-  got = compute_kernel_time (&cm, &m);
+  double expect = 1e9 / (2039e9 * 0.61);
+  double got = compute_kernel_time (&cm, &m);
   ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
                  got, expect);
   /* A tiny kernel takes the launch floor. */
@@ -191,10 +187,7 @@ START_TEST (test_gemm_time)
   /* The flat model: every FLOP at mfu x peak. */
   e.compute.mfu = 0.5;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
-  got = compute_kernel_time (&cm, &k);
-  expect = 2.0 * 8448 * 512 * 4096 / (312e12 * 0.5);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_gemm_time (&cm, 2048, 2048, 2048, 0.5);
 }
 END_TEST
 
