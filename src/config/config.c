@@ -1839,20 +1839,34 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   return TRUE;
 }
 
-/* Loads CASE_NODE of a collectives file into C, DEFAULTS (may be NULL)
- * merged under it; the merged tree goes to *TREE. The ranks must make
- * whole nodes of the topology, and more than one node needs its network. */
+/* Loads CASE_NODE of a file of one kernel or collective a case (kind:
+ * collectives or gemm) into C by FIELDS, DEFAULTS (may be NULL) merged
+ * under it; the merged tree goes to *TREE. */
 static gboolean
-load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
-                      ValidationCase *c, YNode **tree, GError **error)
+load_alone_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+                 const Field *fields, ValidationCase *c, YNode **tree, GError **error)
 {
   g_autoptr (YNode) merged = case_tree (defaults, case_node);
-  const TopologySpec *t = &c->experiment.topology;
 
   c->order_group = -1;
   c->where = ytree_mark_format (case_node->mark);
   experiment_defaults (&c->experiment);
-  if (!decode_fields (ld, merged, "case", collective_case_fields, c, TRUE, error))
+  if (!decode_fields (ld, merged, "case", fields, c, TRUE, error))
+    return FALSE;
+  *tree = g_steal_pointer (&merged);
+  return TRUE;
+}
+
+/* A collectives file's case: the ranks must make whole nodes of the
+ * topology, and more than one node needs its network. */
+static gboolean
+load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+                      ValidationCase *c, YNode **tree, GError **error)
+{
+  const TopologySpec *t = &c->experiment.topology;
+
+  if (!load_alone_case (ld, defaults, case_node, collective_case_fields, c, tree,
+                        error))
     return FALSE;
   int gpus = c->experiment.gpus, gpn = t->gpus_per_node;
   if (c->per_node == 0)
@@ -1867,31 +1881,12 @@ load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case
   if (problem != NULL)
     {
       const YPair *at = ytree_map_find (case_node, "gpus");
+      g_clear_pointer (tree, ytree_free);
       ytree_set_error (error, at ? at->value->mark : case_node->mark,
                        "case %s: %s (gpus %d, per_node %d, gpus_per_node %d)", c->id,
                        problem, gpus, c->per_node, gpn);
       return FALSE;
     }
-  *tree = g_steal_pointer (&merged);
-  return TRUE;
-}
-
-/* Loads CASE_NODE of a GEMM file into C, DEFAULTS (may be NULL) merged
- * under it; the merged tree goes to *TREE. Batch 1 and the experiment's
- * default precision unless given. */
-static gboolean
-load_gemm_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
-                ValidationCase *c, YNode **tree, GError **error)
-{
-  g_autoptr (YNode) merged = case_tree (defaults, case_node);
-
-  c->order_group = -1;
-  c->where = ytree_mark_format (case_node->mark);
-  experiment_defaults (&c->experiment);
-  c->batch = 1;
-  if (!decode_fields (ld, merged, "case", gemm_case_fields, c, TRUE, error))
-    return FALSE;
-  *tree = g_steal_pointer (&merged);
   return TRUE;
 }
 
@@ -2174,10 +2169,11 @@ config_load_validation (const char *path, GError **error)
       c = g_new0 (ValidationCase, 1);
       g_ptr_array_add (v->cases, c);
       const YNode *dv = defaults ? defaults->value : NULL;
+      c->batch = 1;   /* a GEMM case's, unless given */
       if (v->kind == VALIDATION_COLLECTIVES
           ? !load_collective_case (&ld, dv, node, c, &tree, error)
           : v->kind == VALIDATION_GEMM
-          ? !load_gemm_case (&ld, dv, node, c, &tree, error)
+          ? !load_alone_case (&ld, dv, node, gemm_case_fields, c, &tree, error)
           : !load_case (&ld, v, dv, node, c, &tree, error))
         return NULL;
       g_ptr_array_add (trees, tree);

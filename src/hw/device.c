@@ -52,8 +52,9 @@
  *   dominated by loading tiles. 256 was fitted with an earlier
  *   MATMUL_EFFICIENCY (0.76) to the same two files (its first value, 64,
  *   to Narayanan 2021 Table 1 and Korthikanti 2022 Table 4); EleutherAI's
- *   GEMMs vary k too little to settle it (with the efficiency refitted to them
- *   too, 0 to 256 fit alike: README, Accuracy), so it stays.
+ *   GEMMs vary k too little to settle it (with the efficiency
+ *   refitted to them too, 0 to 256 fit alike: README, Accuracy), so it
+ *   stays.
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.78
@@ -184,16 +185,16 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
 {
   static const int64_t tile_big[] = { 256, 128 }, tile_small[] = { 128, 128 };
   int64_t big = MAX (g->m, g->n), small = MIN (g->m, g->n);
-  double waves = 0;
+  double fill = 0;   /* the better tile's wave efficiency */
   for (size_t i = 0; i < G_N_ELEMENTS (tile_big); i++)
     {
       double tiles = (double) g->batch
                      * (double) ((big + tile_big[i] - 1) / tile_big[i])
                      * (double) ((small + tile_small[i] - 1) / tile_small[i]);
-      waves = MAX (waves, wave_efficiency (cm, tiles));
+      fill = MAX (fill, wave_efficiency (cm, tiles));
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
-  return waves * k_eff;
+  return fill * k_eff;
 }
 
 double
