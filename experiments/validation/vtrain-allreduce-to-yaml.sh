@@ -47,7 +47,7 @@ cases() {
 		}
 		{
 			mib = $1 / 1048576
-			if (mib != int(mib) || and_pow2(mib) == 0)
+			if (mib != int(mib) || is_pow2(mib) == 0)
 				next
 			if (NF != 7 || $5 !~ /^[0-9]+(\.[0-9]+)?$/ || $5 + 0 <= 0) {
 				printf "%s:%d: want 7 fields with a positive bus bandwidth in the 5th\n", name, NR > "/dev/stderr"
@@ -57,7 +57,7 @@ cases() {
 			printf "  - {id: vtrain-ar-%dg-%s, gpus: %d, size: %s, measured: {bus_bandwidth: %sGB/s}}\n", gpus, tolower(size), gpus, size, $5
 			n++
 		}
-		function and_pow2(x) { while (x > 1 && x % 2 == 0) x /= 2; return x == 1 }
+		function is_pow2(x) { while (x > 1 && x % 2 == 0) x /= 2; return x == 1 }
 		END {
 			if (!bad && n != 11) {
 				printf "%s: %d power-of-two sizes from 1 MiB to 1 GiB, want 11\n", name, n > "/dev/stderr"
