@@ -62,6 +62,39 @@ ts () {
   rc=$?
 }
 
+# gemm_cases FILE: the cases of a validation file of kind gemm, one line
+# "id batch m n k rate" each (batch 1 where the case gives none, the rate
+# in TFLOP/s), for tests that rebuild a converter's input from its output.
+gemm_cases () {
+  awk '/^  - \{id: / {
+    line = $0
+    id = line; sub(/.*\{id: /, "", id); sub(/,.*/, "", id)
+    b = 1
+    if (line ~ /batch: /) { b = line; sub(/.*batch: /, "", b); sub(/,.*/, "", b) }
+    m = line; sub(/.* m: /, "", m); sub(/,.*/, "", m)
+    n = line; sub(/.* n: /, "", n); sub(/,.*/, "", n)
+    k = line; sub(/.* k: /, "", k); sub(/,.*/, "", k)
+    r = line; sub(/.*throughput: /, "", r); sub(/TFLOP.*/, "", r)
+    print id, b, m, n, k, r
+  }' "$1"
+}
+
+# converter_refuses DESC SCRIPT INPUT [REGEX]: records whether the converter
+# SCRIPT (experiments/validation/*-to-yaml.sh) fails on INPUT without
+# writing its output, saying REGEX on stderr when given.
+converter_refuses () {
+  rm -f "$tmp/bad.yaml"
+  if sh "$2" "$3" "$tmp/bad.yaml" 2>"$tmp/err"; then
+    fail_because "the script accepted it"
+  elif [ -e "$tmp/bad.yaml" ]; then
+    fail_because "it wrote the output anyway"
+  fi
+  if [ $# -ge 4 ] && ! grep -Eq -- "$4" "$tmp/err"; then
+    fail_because "stderr lacks /$4/: $(cat "$tmp/err")"
+  fi
+  verdict "$1"
+}
+
 finish () {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -1,8 +1,8 @@
 # atomic-write.sh: sourced by the converters here (vtrain-allreduce-to-yaml.sh,
-# cookbook-gemm-to-yaml.sh). write_to OUT copies stdin to OUT whole or not
-# at all: into a temporary file beside OUT, renamed over it once complete,
-# removed if the script fails or is interrupted first. OUT "-" is stdout;
-# a directory is refused.
+# cookbook-gemm-to-yaml.sh, cookbook-layer-gemm-to-yaml.sh). write_to OUT
+# copies stdin to OUT whole or not at all: into a temporary file beside
+# OUT, renamed over it once complete, removed if the script fails or is
+# interrupted first. OUT "-" is stdout; a directory is refused.
 write_to () {
 	if [ "$1" = - ]; then
 		cat
