@@ -386,6 +386,15 @@ grep -Fxq "gemm, role validation: 2 files, 3 cases: MAPE 10.0%, max 20.0%, mean 
   "$tmp/out" || fail_because "no gemm total: $(grep '^gemm' "$tmp/out")"
 verdict "a GEMM file: each case's error against the hand-worked rate, the file's summary, the kind's total"
 
+# A rate near zero is a time of 1.45e298 s for the same product (14.50e9
+# FLOPs at 1e-300 TFLOP/s): its row gives it in exponent form, not as
+# 299 digits.
+gemm_file gemmslow 1e-300 >"$tmp/gemmslow.yaml"
+ts validate "$tmp/gemmslow.yaml"
+grep -Eq "^  g1e-300 +1\.450e\+298s +7\.446e-05s +-100\.0%" "$tmp/out" ||
+  fail_because "the row is not 1.450e+298s against 7.446e-05s: $(grep g1e "$tmp/out" | cut -c1-120)"
+verdict "a measured time past a million seconds prints in exponent form"
+
 for k in 'mm: 64|gemmkey|unknown key .mm. in case \(did you mean .m.\?\); valid keys: id, device, precision, batch, m, n, k, measured' \
          'batch: 0|gemmbatch|case.batch must be a positive integer' \
          'device: a100-sxm9|gemmdevice|unknown device .a100-sxm9.; known devices: a100-sxm4-40gb' \

@@ -82,7 +82,11 @@ compare (GString *out, gboolean csv, const char *file, const char *id,
                             meas * 1e3, pred * 1e3, err, r->fits_memory ? ""
                             : "  (memory model: does not fit)", note);
   else
-    g_string_append_printf (out, "  %-28s %9.3fs %9.3fs %+7.1f%%%s%s\n", id,
+    /* Past a million seconds (a measured rate near zero gives such a
+     * time) in exponent form, so a row stays a row. */
+    g_string_append_printf (out, MAX (meas, pred) < 1e6
+                            ? "  %-28s %9.3fs %9.3fs %+7.1f%%%s%s\n"
+                            : "  %-28s %9.3es %9.3es %+7.1f%%%s%s\n", id,
                             meas, pred, err, r->fits_memory ? ""
                             : "  (memory model: does not fit)", note);
 }
