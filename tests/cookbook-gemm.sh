@@ -5,8 +5,8 @@
 # committed file's cases, with the lines between that the benchmark prints
 # and a call too short to keep: the script must give that file back byte
 # for byte, and validate must read it. Then its bad input: a log missing,
-# a Throughput line that does not parse, a log without one; each fails
-# without writing the output.
+# a Throughput line that does not parse, a size of 8 digits, a log without
+# one; each fails without writing the output.
 #
 # Run by automake with TRAINSIM and srcdir in the environment; by hand, from
 # the top build directory: TRAINSIM=./trainsim srcdir=. sh tests/cookbook-gemm.sh
@@ -84,6 +84,11 @@ bad "a Throughput line of five sizes fails at its line" "mm/ksweep_high/a100.out
 fresh
 sed '2s/: 0.213$/: fast/' "$tmp/logs/mm/m_sweep/a100.out" >"$tmp/bad/mm/m_sweep/a100.out"
 bad "a rate that is not a number fails at its line" "mm/m_sweep/a100.out:2: cannot read"
+
+fresh
+sed '2s/.*/Throughput (in TFLOP\/s) for 32x40960000x32: 0.2/' "$tmp/logs/mm/m_sweep/a100.out" \
+  >"$tmp/bad/mm/m_sweep/a100.out"
+bad "a size of 8 digits fails at its line" "mm/m_sweep/a100.out:2: cannot read"
 
 fresh
 grep -v '^Throughput' "$tmp/logs/bmm/msweep/a100.out" >"$tmp/bad/bmm/msweep/a100.out"

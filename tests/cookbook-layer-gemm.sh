@@ -7,8 +7,8 @@
 # and two misaligned products added: the script must give that file back,
 # its header's count of the products left out aside, and validate must read
 # it. Then its bad input: a log missing, a Throughput line that does not
-# parse, one before any layer, a second case of one id, a log without one;
-# each fails without writing the output.
+# parse, a size of 8 digits, one before any layer, a second case of one id,
+# a log without one; each fails without writing the output.
 #
 # Run by automake with TRAINSIM and srcdir in the environment; by hand, from
 # the top build directory: TRAINSIM=./trainsim srcdir=. sh tests/cookbook-layer-gemm.sh
@@ -93,6 +93,10 @@ bad "a linear of four sizes fails at its line" "bad.out:5: cannot read"
 
 sed '6s/: 69.467$/: fast/' "$tmp/h_sweep.out" >"$tmp/bad.out"
 bad "a rate that is not a number fails at its line" "bad.out:6: cannot read"
+
+sed '5s/.*/Throughput (in TFLOP\/s) for tiny_product (4x64x64, b=20480000): 1.000/' \
+  "$tmp/h_sweep.out" >"$tmp/bad.out"
+bad "a size of 8 digits fails at its line" "bad.out:5: cannot read"
 
 sed '1d' "$tmp/h_sweep.out" >"$tmp/bad.out"
 bad "a product before any layer fails at its line" "bad.out:4: a Throughput line before any hidden_size line"

@@ -20,8 +20,10 @@
 # torch.cuda.synchronize(), which adds the launch and the synchronisation
 # (tens of microseconds) to every call: a call that took less than 0.2 ms is
 # left out, its rate being mostly that. A log without any Throughput line,
-# or with one whose numbers do not parse, fails the script without writing
-# OUT. POSIX sh and awk (mawk, gawk or busybox).
+# or with one whose numbers do not parse or give a size of more than 7
+# digits (no GEMM is that large; awk's integers would not hold products of
+# such), fails the script without writing OUT. POSIX sh and awk (mawk,
+# gawk or busybox).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +52,7 @@ cases() {
 			n = split(dims, d, "x")
 			ok = rate ~ /^[0-9]+(\.[0-9]+)?$/ && rate + 0 > 0 && (n == 3 || n == 4)
 			for (i = 1; ok && i <= n; i++)
-				ok = d[i] ~ /^[1-9][0-9]*$/
+				ok = d[i] ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/
 			if (!ok) {
 				printf "%s:%d: cannot read \"%s\"\n", name, NR, $0 > "/dev/stderr"
 				bad = 1; next
@@ -62,7 +64,7 @@ cases() {
 				next
 			tag = set; sub(/^(mm|bmm)\//, "", tag); gsub(/_/, "-", tag)
 			id = (n == 4 ? "bmm-" : "mm-") tag (n == 4 ? "-b" b : "") "-" M "x" K "x" N
-			printf "  - {id: %s, %sm: %d, n: %d, k: %d, measured: {throughput: %sTFLOP/s}}\n", \
+			printf "  - {id: %s, %sm: %s, n: %s, k: %s, measured: {throughput: %sTFLOP/s}}\n", \
 			       id, (n == 4 ? "batch: " b ", " : ""), M, K, N, rate
 		}
 		END {

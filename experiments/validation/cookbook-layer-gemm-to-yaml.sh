@@ -29,9 +29,11 @@
 #   Background User's Guide", DU-09799-001, section 4.1, "Tensor Core
 #   Requirements"), and cuBLAS runs slower kernels otherwise, which
 #   trainsim's GEMM model does not price (it assumes aligned sizes).
-# A Throughput line that does not parse, one before any hidden_size line, two
-# cases of one id, or a log without any Throughput line fails the script
-# without writing OUT. POSIX sh and awk (mawk, gawk or busybox).
+# A Throughput line that does not parse or gives a size of more than 7
+# digits (no GEMM is that large, and a linear's m, B x M, must stay an exact
+# integer in awk), one before any hidden_size line, two cases of one id, or
+# a log without any Throughput line fails the script without writing OUT.
+# POSIX sh and awk (mawk, gawk or busybox).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,9 +78,10 @@ body=$(LC_ALL=C awk -v name="$log" '
 		n = split(dims, d, "x")
 		ok = label ~ /^[a-z][a-z0-9_]*$/ && line ~ /\): / \
 		     && rate ~ /^[0-9]+(\.[0-9]+)?$/ && rate + 0 > 0 \
-		     && ((n == 3 && seq ~ /^[1-9][0-9]*$/) || (n == 4 && seq == 0))
+		     && ((n == 3 && seq ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/) \
+		         || (n == 4 && seq == 0))
 		for (i = 1; ok && i <= n; i++)
-			ok = d[i] ~ /^[1-9][0-9]*$/
+			ok = d[i] ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/
 		if (!ok) { fail("cannot read \"" $0 "\""); next }
 		if (hidden == "") { fail("a Throughput line before any hidden_size line"); next }
 		if (n == 3) { b = 1; M = d[1] * seq; K = d[2]; N = d[3] }
@@ -89,7 +92,7 @@ body=$(LC_ALL=C awk -v name="$log" '
 		seen++
 		if (2 * b * M * N * K / (rate * 1e12) < 0.2e-3) { short++; next }
 		if (M % 8 || N % 8 || K % 8) { misaligned++; next }
-		printf "  - {id: %s, %sm: %d, n: %d, k: %d, measured: {throughput: %sTFLOP/s}}\n", \
+		printf "  - {id: %s, %sm: %.0f, n: %s, k: %s, measured: {throughput: %sTFLOP/s}}\n", \
 		       id, (b > 1 ? "batch: " b ", " : ""), M, N, K, rate
 	}
 	END {
