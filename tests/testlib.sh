@@ -81,7 +81,8 @@ gemm_cases () {
 
 # converter_refuses DESC SCRIPT INPUT [REGEX]: records whether the converter
 # SCRIPT (experiments/validation/*-to-yaml.sh) fails on INPUT without
-# writing its output, saying REGEX on stderr when given.
+# writing its output ($tmp/bad.yaml), saying REGEX on stderr ($tmp/err)
+# when given.
 converter_refuses () {
   rm -f "$tmp/bad.yaml"
   if sh "$2" "$3" "$tmp/bad.yaml" 2>"$tmp/err"; then

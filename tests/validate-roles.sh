@@ -338,6 +338,18 @@ for spec in 'all_reduce 64 1GiB' 'all_gather 16 128MiB' 'alltoall 32 1GiB'; do
   verdict "a collective measured at trainsim collective's figure scores 0.0 % ($spec)"
 done
 
+# A bus bandwidth of 1e290 GB/s, a mistake, keeps its row a row: the
+# rate, the time and the error in exponent form.
+{
+  printf 'schema_version: 1\nname: collfast\nkind: collectives\nrole: validation\n'
+  printf 'defaults: {topology: leonardo}\ncases:\n'
+  printf '  - {id: c, op: all_reduce, gpus: 64, size: 1GiB, measured: {bus_bandwidth: 1e290GB/s}}\n'
+} >"$tmp/collfast.yaml"
+ts validate "$tmp/collfast.yaml"
+grep -Eq "^  c +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{3}%  \(1\.000e\+290 GB/s bus bandwidth" "$tmp/out" ||
+  fail_because "the row is not in exponent form: $(grep '^  c ' "$tmp/out" | cut -c1-120)"
+verdict "a bus bandwidth past a million GB/s prints in exponent form"
+
 for k in 'op: allreduce|collop|op: unknown value .allreduce. \(did you mean .all_reduce.\?\); valid values: all_reduce, reduce_scatter' \
          'op: all_reduce, per_node: 3|collpernode|gpus must be at least 2 and a multiple of per_node' \
          'op: all_reduce, per_node: 8|collwide|per_node must be at most the topology.s gpus_per_node' \
@@ -395,6 +407,15 @@ grep -Eq "^  g1e-300 +1\.450e\+298s +7\.446e-05s +-100\.0%" "$tmp/out" ||
   fail_because "the row is not 1.450e+298s against 7.446e-05s: $(grep g1e "$tmp/out" | cut -c1-120)"
 verdict "a measured time past a million seconds prints in exponent form"
 
+# The other way, a measured time near zero is an error of some 1e300 %:
+# its row gives that in exponent form too.
+{ vhead tiny validation; echo '  - {id: t, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1e-300}}'; } \
+  >"$tmp/tiny.yaml"
+ts validate "$tmp/tiny.yaml"
+grep -Eq "^  t +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{3}%" "$tmp/out" ||
+  fail_because "the error is not in exponent form: $(grep '^  t ' "$tmp/out" | cut -c1-120)"
+verdict "an error past 100,000 % prints in exponent form"
+
 for k in 'mm: 64|gemmkey|unknown key .mm. in case \(did you mean .m.\?\); valid keys: id, device, precision, batch, m, n, k, measured' \
          'batch: 0|gemmbatch|case.batch must be a positive integer' \
          'device: a100-sxm9|gemmdevice|unknown device .a100-sxm9.; known devices: a100-sxm4-40gb' \
@@ -414,6 +435,11 @@ done
   printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: fast}}\n'
 } >"$tmp/gemmrate.yaml"
 bad "GEMM file: a rate that is not one" gemmrate "case.measured.throughput: expected a compute rate such as 312TFLOPS, got .fast."
+{
+  printf 'schema_version: 1\nname: gemmpeak\nkind: gemm\nrole: validation\n'
+  printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: 313TFLOP/s}}\n'
+} >"$tmp/gemmpeak.yaml"
+bad "GEMM file: a rate above the device's peak" gemmpeak "case g: measured.throughput \\(313 TFLOP/s\\) is above the device's bf16 peak \\(312 TFLOP/s\\)"
 {
   printf 'schema_version: 1\nname: gemmflops\nkind: gemm\nrole: validation\nflops: megatron\n'
   printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: 100TFLOP/s}}\n'

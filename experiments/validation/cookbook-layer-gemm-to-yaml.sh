@@ -107,7 +107,11 @@ body=$(LC_ALL=C awk -v name="$log" '
 counts=$(printf '%s\n' "$body" | sed -n 's/^# counts: //p')
 set -- $counts
 seen=$1 short=$2 misaligned=$3
-cases=$(printf '%s\n' "$body" | grep -v '^# counts: ')
+cases=$(printf '%s\n' "$body" | grep -v '^# counts: ' || true)
+if [ -z "$cases" ]; then
+	echo "cookbook-layer-gemm-to-yaml.sh: $log: no product kept ($seen read: $short under 0.2 ms, $misaligned with a size not a multiple of 8)" >&2
+	exit 1
+fi
 
 emit() {
 	cat <<'EOF'
@@ -120,16 +124,17 @@ emit() {
 # Case for Co-Designing Model Architectures with Hardware", ICPP 2024,
 # arXiv:2401.14489), github.com/EleutherAI/cookbook commit 27dff48
 # (2023-12-25), sizing/results/transformer_data/h_sweep.out, made by
-# sizing/benchmarks/torch_transformer_flops.py, Apache-2.0. 192 layers of
+# an earlier version of sizing/benchmarks/torch_transformer_flops.py (the
+# version at 27dff48 times other shapes), Apache-2.0. 192 layers of
 # hidden size 8192 to 32640 in steps of 128, 64 heads, tensor parallelism
 # 4 (a GPU's share), micro-batch 4, sequence 2048: per layer the query-key-
 # value and output projections and the two MLP products (8192 tokens), and
 # the attention's two batched products, scores (64 of 2048 x d by d x 2048)
 # and context (64 of 2048 x 2048 by 2048 x d), d = hidden / 64.
-# Each logged time is the slowest of 200 synchronised calls after 50 of
-# warm-up (np.amax, though the script names it median_time): a few per cent
-# above a typical call. As for eleutherai-a100-gemm.yaml the device is taken
-# to be the A100 SXM4 80GB.
+# Each logged time is the slowest of the synchronised calls timed after a
+# warm-up (np.amax in the script at 27dff48, though it names it
+# median_time), so one stall shows. As for eleutherai-a100-gemm.yaml the
+# device is taken to be the A100 SXM4 80GB.
 EOF
 	printf '# Of the log'"'"'s %d products, %d took under 0.2 ms and %d have a size that\n' \
 	       "$seen" "$short" "$misaligned"
@@ -139,13 +144,15 @@ EOF
 # script).
 # role: validation: nothing in trainsim was fitted or chosen on these. Goal:
 # 10 %, as the other kernel files. Known gap: the four large products of a
-# layer are within 5.5 % on average, but a few sizes run up to 2.7 times
-# slower than their neighbours (cuBLAS's choice of kernel, not modelled);
+# layer are within 5.5 % on average, but a few sizes run up to 2.8 times
+# slower than their neighbours, stalls the slowest-call timing caught (the
+# two MLP products, of one shape, differ by up to 2.5 times at one size);
 # the attention's context products (2048 x 2048 by 2048 x d) are predicted
 # 18 % too fast on average, up to 53 %, the skinny products of
-# eleutherai-a100-gemm.yaml again; its score products (inner size d) 12 %
-# too slow, up to 38 %: trainsim's short-inner-size knee (GEMM_K_HALF,
-# fitted to training runs) is pessimistic for d = 128-504.
+# eleutherai-a100-gemm.yaml again; its score products (inner size d) are
+# 0-13 % too slow up to d = 336 (but for three stalls), then 16-38 %: from
+# d = 344 the measured time drops by a fifth, a faster kernel that
+# trainsim's short-inner-size knee does not know.
 schema_version: 1
 name: eleutherai-a100-layer-gemm
 source: "Anthony et al., ICPP 2024 (arXiv:2401.14489): github.com/EleutherAI/cookbook 27dff48, sizing/results/transformer_data/h_sweep.out, Apache-2.0"

@@ -77,18 +77,26 @@ compare (GString *out, gboolean csv, const char *file, const char *id,
     g_string_append_printf (out, "%s,%s,%.6g,%.6g,%.2f,%d,%d,%d,\n", file,
                             id, meas, pred, err, r->micro_batch,
                             r->virtual_stages, r->fits_memory ? 1 : 0);
-  else if (meas < 1)
-    g_string_append_printf (out, "  %-28s %8.2fms %8.2fms %+7.1f%%%s%s\n", id,
-                            meas * 1e3, pred * 1e3, err, r->fits_memory ? ""
-                            : "  (memory model: does not fit)", note);
   else
-    /* Past a million seconds (a measured rate near zero gives such a
-     * time) in exponent form, so a row stays a row. */
-    g_string_append_printf (out, MAX (meas, pred) < 1e6
-                            ? "  %-28s %9.3fs %9.3fs %+7.1f%%%s%s\n"
-                            : "  %-28s %9.3es %9.3es %+7.1f%%%s%s\n", id,
-                            meas, pred, err, r->fits_memory ? ""
-                            : "  (memory model: does not fit)", note);
+    {
+      /* A row stays a row: a time past a million seconds, or an error
+       * past 100,000 % (a measured rate near zero or huge gives such),
+       * is written in exponent form. */
+      double longest = MAX (meas, pred);
+      char err_text[32];
+      g_snprintf (err_text, sizeof err_text,
+                  fabs (err) < 1e5 ? "%+7.1f%%" : "%+7.0e%%", err);
+      const char *fits = r->fits_memory ? "" : "  (memory model: does not fit)";
+      if (longest < 1)
+        g_string_append_printf (out, "  %-28s %8.2fms %8.2fms %s%s%s\n", id,
+                                meas * 1e3, pred * 1e3, err_text, fits, note);
+      else if (longest < 1e6)
+        g_string_append_printf (out, "  %-28s %9.3fs %9.3fs %s%s%s\n", id,
+                                meas, pred, err_text, fits, note);
+      else
+        g_string_append_printf (out, "  %-28s %9.3es %9.3es %s%s%s\n", id,
+                                meas, pred, err_text, fits, note);
+    }
 }
 
 /* The published figures a measured TFLOP/s and iteration time were taken
@@ -268,7 +276,10 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
           double pred = net_benchmark_time (&net, c->op, c->bytes, c->experiment.gpus,
                                             c->per_node, &cost);
           double unit = net_bus_bandwidth (c->op, c->bytes, c->experiment.gpus, 1.0);
-          g_string_printf (note, "  (%.1f GB/s bus bandwidth, predicted %.1f, %s %s)",
+          /* A million GB/s and beyond, a mistake, in exponent form. */
+          g_string_printf (note, c->measured_bus_bandwidth < 1e15
+                           ? "  (%.1f GB/s bus bandwidth, predicted %.1f, %s %s)"
+                           : "  (%.3e GB/s bus bandwidth, predicted %.1f, %s %s)",
                            c->measured_bus_bandwidth / 1e9, unit / pred / 1e9,
                            net_algo_name (cost.algo), net_proto_name (cost.proto));
           r = (SimResult) { .fits_memory = TRUE };

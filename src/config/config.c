@@ -1890,6 +1890,29 @@ load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case
   return TRUE;
 }
 
+/* A GEMM file's case: no product runs faster than the device's peak in its
+ * precision, so a measured rate above it is a mistake in the data. */
+static gboolean
+load_gemm_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+                ValidationCase *c, YNode **tree, GError **error)
+{
+  if (!load_alone_case (ld, defaults, case_node, gemm_case_fields, c, tree, error))
+    return FALSE;
+  Precision precision = c->experiment.training.precision;
+  double peak = c->experiment.topology.gpu.peak_flops[precision];
+  if (peak > 0 && c->measured_flops > peak)
+    {
+      g_clear_pointer (tree, ytree_free);
+      ytree_set_error (error, measured_mark (case_node, "throughput"),
+                       "case %s: measured.throughput (%.4g TFLOP/s) is above the "
+                       "device's %s peak (%.4g TFLOP/s); no GEMM runs faster than that",
+                       c->id, c->measured_flops / 1e12,
+                       spec_enum_name (SPEC_ENUM_PRECISION, precision), peak / 1e12);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* A known gap loosens the goal where the file falls short of it: it needs
  * the goal, and each of its bounds must be looser than the goal's. */
 static gboolean
@@ -2173,7 +2196,7 @@ config_load_validation (const char *path, GError **error)
       if (v->kind == VALIDATION_COLLECTIVES
           ? !load_collective_case (&ld, dv, node, c, &tree, error)
           : v->kind == VALIDATION_GEMM
-          ? !load_alone_case (&ld, dv, node, gemm_case_fields, c, &tree, error)
+          ? !load_gemm_case (&ld, dv, node, c, &tree, error)
           : !load_case (&ld, v, dv, node, c, &tree, error))
         return NULL;
       g_ptr_array_add (trees, tree);
