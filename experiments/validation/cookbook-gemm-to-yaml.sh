@@ -52,7 +52,7 @@ cases() {
 			n = split(dims, d, "x")
 			ok = rate ~ /^[0-9]+(\.[0-9]+)?$/ && rate + 0 > 0 && (n == 3 || n == 4)
 			for (i = 1; ok && i <= n; i++)
-				ok = d[i] ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/
+				ok = d[i] ~ /^[1-9][0-9]*$/ && length(d[i]) <= 7
 			if (!ok) {
 				printf "%s:%d: cannot read \"%s\"\n", name, NR, $0 > "/dev/stderr"
 				bad = 1; next

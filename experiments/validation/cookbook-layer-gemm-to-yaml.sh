@@ -55,6 +55,8 @@ body=$(LC_ALL=C awk -v name="$log" '
 		printf "%s:%d: %s\n", name, NR, why > "/dev/stderr"
 		bad = 1
 	}
+	# A size: a positive integer of at most 7 digits.
+	function size_ok(x) { return x ~ /^[1-9][0-9]*$/ && length(x) <= 7 }
 	{ sub(/\r$/, "") }
 	/^num_attention_heads: / {
 		hidden = $0
@@ -78,10 +80,9 @@ body=$(LC_ALL=C awk -v name="$log" '
 		n = split(dims, d, "x")
 		ok = label ~ /^[a-z][a-z0-9_]*$/ && line ~ /\): / \
 		     && rate ~ /^[0-9]+(\.[0-9]+)?$/ && rate + 0 > 0 \
-		     && ((n == 3 && seq ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/) \
-		         || (n == 4 && seq == 0))
+		     && ((n == 3 && size_ok(seq)) || (n == 4 && seq == 0))
 		for (i = 1; ok && i <= n; i++)
-			ok = d[i] ~ /^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$/
+			ok = size_ok(d[i])
 		if (!ok) { fail("cannot read \"" $0 "\""); next }
 		if (hidden == "") { fail("a Throughput line before any hidden_size line"); next }
 		if (n == 3) { b = 1; M = d[1] * seq; K = d[2]; N = d[3] }

@@ -86,16 +86,13 @@ compare (GString *out, gboolean csv, const char *file, const char *id,
       char err_text[32];
       g_snprintf (err_text, sizeof err_text,
                   fabs (err) < 1e5 ? "%+7.1f%%" : "%+7.0e%%", err);
-      const char *fits = r->fits_memory ? "" : "  (memory model: does not fit)";
-      if (longest < 1)
-        g_string_append_printf (out, "  %-28s %8.2fms %8.2fms %s%s%s\n", id,
-                                meas * 1e3, pred * 1e3, err_text, fits, note);
-      else if (longest < 1e6)
-        g_string_append_printf (out, "  %-28s %9.3fs %9.3fs %s%s%s\n", id,
-                                meas, pred, err_text, fits, note);
-      else
-        g_string_append_printf (out, "  %-28s %9.3es %9.3es %s%s%s\n", id,
-                                meas, pred, err_text, fits, note);
+      double scale = longest < 1 ? 1e3 : 1;
+      g_string_append_printf (out, longest < 1 ? "  %-28s %8.2fms %8.2fms %s%s%s\n"
+                              : longest < 1e6 ? "  %-28s %9.3fs %9.3fs %s%s%s\n"
+                              : "  %-28s %9.3es %9.3es %s%s%s\n", id,
+                              meas * scale, pred * scale, err_text,
+                              r->fits_memory ? "" : "  (memory model: does not fit)",
+                              note);
     }
 }
 
