@@ -1636,6 +1636,42 @@ START_TEST (test_zero_memory_falls_with_dp)
 }
 END_TEST
 
+START_TEST (test_zero3_per_tensor_live)
+{
+  /* DeepSpeed 0.3 holds whole the tensor in use and at most 1e9 elements
+   * beside it, not two layers (plan.c, DS03_LIVE_ELEMENTS). At hidden
+   * 20480 a layer has 12 h^2 + 13 h = 5,033,431,040 parameters and its
+   * largest tensor, FC1's weight, 4 h^2 = 1,677,721,600: live are
+   * 2,677,721,600 elements in 2 bytes, against two layers' 20.1 GB under
+   * today's DeepSpeed. At hidden 1024 two layers are fewer than that
+   * bound, and both hold two layers. */
+  for (int big = 0; big <= 1; big++)
+    {
+      ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+      if (big)
+        e.model = (ModelSpec) { NULL, 2, 20480, 128, 128, 81920, 1024, 512,
+                                MLP_GELU, TRUE };
+      e.zero.stage = 3;
+      double psi = base_params (&e), h = e.model.hidden;
+      double layer = 12 * h * h + 13 * h;
+      double per_tensor = 0, now = 0;
+      for (int old = 0; old <= 1; old++)
+        {
+          use_framework (&e, old ? "deepspeed@0.3" : "megatron-deepspeed");
+          Plan p;
+          MemoryBreakdown m;
+          ck_assert (plan_make (&p, &e, 1, 1, NULL));
+          plan_memory (&p, &m);
+          *(old ? &per_tensor : &now) = m.weights - 2 * psi / 8;
+        }
+      ck_assert_double_eq_tol (now, 2 * 2 * layer, 1e-3);
+      ck_assert_double_eq_tol (per_tensor,
+                               big ? 2 * (1e9 + 4 * h * h) : 2 * 2 * layer,
+                               1e-3);
+    }
+}
+END_TEST
+
 START_TEST (test_zero3_prefetch_hides_gathers)
 {
   /* Two nodes, a micro-batch large enough that a layer's compute outlasts
@@ -1946,6 +1982,7 @@ sim_suite (void)
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
+  tcase_add_test (models, test_zero3_per_tensor_live);
   tcase_add_test (models, test_activations_korthikanti);
   tcase_add_test (models, test_no_dropout_ops);
   tcase_add_test (models, test_grad_accumulation_ops);

@@ -510,6 +510,15 @@ transformer_head_params (const LayerShape *ls)
 }
 
 double
+transformer_largest_tensor (const LayerShape *ls)
+{
+  double h = ls->h;
+  return MAX (MAX (h * qkv_width (ls), h / ls->t * h),
+              MAX (MAX (h * fc1_width (ls), (double) ls->ffn / ls->t * h),
+                   (double) ls->vocab / ls->t * h));
+}
+
+double
 transformer_attention_core_flops (const ModelSpec *m, int64_t global_batch)
 {
   double s = m->seq_len;

@@ -88,6 +88,9 @@ double transformer_embedding_params (const LayerShape *ls); /* word + position *
 double transformer_head_params (const LayerShape *ls);      /* final LN (+ tied
                                                                word embedding
                                                                when pp > 1) */
+/* The largest single parameter tensor: a linear layer's weight or the
+ * word embedding's. */
+double transformer_largest_tensor (const LayerShape *ls);
 
 /* FLOPs of one iteration over global_batch sequences, all GPUs together:
  * model FLOPs (3 x the forward GEMMs: the MFU basis), and Megatron's eq. 3

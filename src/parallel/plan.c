@@ -431,6 +431,11 @@ stage_params (const Plan *p, const LayerShape *ls, int s)
  * their half-precision copy (2) as well. */
 #define HOST_OPTIMIZER_BYTES 16.0
 
+/* DeepSpeed 0.3's stage3_max_live_parameters and stage3_max_reuse_distance
+ * defaults (v0.3.16 zero/stage3.py, FP16_DeepSpeedZeroOptimizer_Stage3),
+ * in elements. */
+#define DS03_LIVE_ELEMENTS 1e9
+
 void
 plan_memory (const Plan *p, MemoryBreakdown *out)
 {
@@ -460,11 +465,20 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   *out = (MemoryBreakdown) { 0 };
   out->capacity = e->topology.gpu.memory_bytes;
   /* ZeRO-3 holds the module being computed and the one prefetched (see
-   * sim.c) whole, besides its shard of everything. */
+   * sim-build.c) whole, besides its shard of everything. */
   double module = MAX (transformer_layer_params (&ls),
                        MAX (transformer_embedding_params (&ls),
                             transformer_head_params (&ls)));
-  double live = zs >= 3 && p->dp > 1 ? 2 * module * w : 0;
+  double live = 2 * module;
+  if (e->framework->zero3_per_tensor)
+    /* DeepSpeed 0.3 gathers tensor by tensor and frees each after its
+     * linear layer (v0.3.16 zero/stage3.py, fetch_sub_module and
+     * release_sub_module): whole at once are the tensor in use and what
+     * its coordinator holds beside it, prefetched only while fewer than
+     * max_live_parameters elements are whole and kept only when reused
+     * within max_reuse_distance elements, both 1e9 by default. */
+    live = MIN (live, DS03_LIVE_ELEMENTS + transformer_largest_tensor (&ls));
+  live = zs >= 3 && p->dp > 1 ? live * w : 0;
   double host = 0;
 
   for (int s = 0; s < p->pp; s++)
