@@ -84,6 +84,8 @@
 #define DEEPSPEED_03 "microsoft/DeepSpeed v0.3.16: deepspeed/runtime/zero/" \
   "stage3.py, partition_parameters.py; issue #1069, PRs #1170, #1188, #1453"
 /* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed f01c9e6e, 2023-06-30;
+ * its train_step hands each batch to DeepSpeed's PipelineEngine, pp 1
+ * included, unless --no-pipeline-parallel: megatron/training.py;
  * bigscience-workshop's fork does not hold that commit): the Megatron-LM
  * v2 model (megatron/mpu/layers.py: no sequence
  * parallelism; ColumnParallelLinear.forward runs F.linear after
@@ -195,7 +197,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
-    .fused_softmax_keys = 2048,
+    .sync_forward_only = TRUE, .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
   {

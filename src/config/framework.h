@@ -70,6 +70,9 @@ struct FrameworkProfile {
   gboolean zero_allreduce;             /* ZeRO-2 and 3 all-reduce the
                                         * gradients and keep their partition
                                         * (DeepSpeed 0.3.x-0.4.x defaults) */
+  gboolean sync_forward_only;          /* the host synchronizes the device
+                                        * before each forward, not each
+                                        * backward (DeepSpeed's pipeline) */
   gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
                                         * embedding's fp32 gradient in bf16
                                         * (DeepSpeed 0.7 on) */

@@ -373,6 +373,8 @@ typedef struct {
   gboolean has_pending;
   uint32_t last;          /* last op on the compute stream */
   uint32_t first_of_chunk;
+  gboolean recv_to_gpu;   /* the chunk's receive holds its first GPU op,
+                           * not the host */
   int mb;
   uint32_t tp_count, dp_count;
   /* ZeRO-3: the gather of the module being emitted, the module's first
@@ -412,7 +414,7 @@ add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
   b->wait = NONE;
   /* A chunk's receive is what its first host op waits for. */
   if (b->first_of_chunk == NONE)
-    b->first_of_chunk = issue != NONE ? issue : id;
+    b->first_of_chunk = issue != NONE && !b->recv_to_gpu ? issue : id;
   if (b->module_first == NONE)
     b->module_first = id;
   b->last = id;
@@ -794,9 +796,22 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   /* Megatron times each micro-batch's forward and backward with timers
    * that synchronize the device (megatron/schedules.py, forward_step and
    * backward_step; global_vars.py _Timer.start and stop: Megatron-LM
-   * v2.6, Megatron-DeepSpeed f01c9e6e): the host issues a chunk only
-   * once the GPU has finished the last. */
-  b->sync = b->last;
+   * v2.6): the host issues a chunk only once the GPU has finished the
+   * last, and it waits for the chunk's receive (p2p_communication.py
+   * synchronizes after it). DeepSpeed's pipeline engine synchronizes the
+   * device only as each forward starts (_exec_forward_pass starts its
+   * ThroughputTimer, whose start() synchronizes: pipe/engine.py,
+   * utils/timer.py, v0.3.16 to v0.9.5), after that forward's receive;
+   * a backward's receive (p2p.recv, waited on by the stream, not the
+   * host) holds only the GPU, and the host issues the backward at once,
+   * but where tp > 1 partitions what stages send: there a stage but the
+   * last reads back the metadata of its partitioned output and of the
+   * gradient received before its backward (PartitionedTensor.from_meta,
+   * runtime/utils.py), a synchronize after the receive. */
+  gboolean synced = dir == 0 || !e->framework->sync_forward_only
+                    || (plan->tp > 1 && !last);
+  b->sync = synced ? b->last : NONE;
+  b->recv_to_gpu = !synced;
   if (dir == 0)
     {
       if (first)
@@ -859,7 +874,13 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     {
       /* Megatron's p2p_communication waits for its isend/irecv requests
        * (and synchronizes the device) before the next compute: a send
-       * blocks the sender's compute stream, and its host. */
+       * blocks the sender's compute stream, and its host. DeepSpeed's
+       * blocks the stream only; with tp > 1 it first partitions the
+       * tensor, and copying the partition's metadata to the device
+       * (PartitionedTensor.to_meta, runtime/utils.py) waits for the
+       * compute before it. */
+      if (e->framework->sync_forward_only && plan->tp > 1)
+        b->sync = b->last;
       build_pp_comm (b, dir);
       size_t k = (size_t) b->rank * 2 + dir;
       add_issued (b, OPK_PP, sim->pp_dur[k],
