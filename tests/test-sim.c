@@ -1216,12 +1216,17 @@ END_TEST
 START_TEST (test_deepspeed_host_syncs)
 {
   /* DeepSpeed's pipeline engine synchronizes the device as each forward
-   * starts, not around each backward as Megatron-LM's timers do
-   * (sim-build.c, emit_chunk): its host issues a backward while the GPU
-   * still runs the forward before it. With a host about as busy as the
-   * GPU (20 us a kernel against a forward of 8 layers at micro-batch 4
-   * and sequence 512) that saves at least 1 %, with or without a
-   * pipeline; with a host that issues in 1 ns the two agree. */
+   * starts, and before a backward only on the last stage, where the
+   * engine reads the loss back (sim-build.c, emit_chunk), not around
+   * each backward as Megatron-LM's timers do. With pp 2, the first
+   * stage's host issues a backward while its GPU still runs the forward
+   * before it: with a host about as busy as the GPU (20 us a kernel
+   * against 8 layers at micro-batch 4 and sequence 512) the step is
+   * shorter than with a synchronize at every chunk, by more than a
+   * kernel's issue (the last stage, which synchronizes, sets most of
+   * its pace). With pp 1
+   * the only stage is the last, and the two agree, as they do with a
+   * host that issues in 1 ns. */
   for (int pp = 1; pp <= 2; pp++)
     for (int busy = 0; busy <= 1; busy++)
       {
@@ -1234,8 +1239,8 @@ START_TEST (test_deepspeed_host_syncs)
         every.sync_forward_only = FALSE;
         e.framework = &every;
         double synced = run (&e, FALSE).iteration_time_s;
-        if (busy)
-          ck_assert_msg (ds < 0.99 * synced, "pp %d: %.6g s against %.6g s",
+        if (busy && pp == 2)
+          ck_assert_msg (ds < synced - 20e-6, "pp %d: %.6g s against %.6g s",
                          pp, ds, synced);
         else
           ck_assert_msg (fabs (ds / synced - 1) < 1e-4,

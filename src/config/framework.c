@@ -95,7 +95,11 @@
  * (deepspeed/runtime/bf16_optimizer.py) adds each micro-batch's bf16
  * gradients into fp32 ones, its fp16 path leaves autograd to accumulate.
  * Its fused softmax (megatron/model/fused_softmax.py) takes up to 2,048
- * keys, as v2.6's. */
+ * keys, as v2.6's. The DeepSpeed of its day (0.9.3 to 0.13.2) reads the
+ * loss back in each DeepSpeedEngine.backward, which the pipeline runs
+ * on the last stage (engine.py; pipe/engine.py _exec_backward_pass);
+ * BLOOM's of 2022 (0.6) did not, a synchronize a micro-batch that GPU-
+ * bound runs like BLOOM's do not feel. */
 #define MEGATRON_DEEPSPEED "microsoft/Megatron-DeepSpeed f01c9e6e: " \
   "megatron/mpu/layers.py, megatron/arguments.py; " DEEPSPEED
 /* PyTorch FSDP (torch.distributed.fsdp, 1.12 on, as llm-foundry ran it in
@@ -197,7 +201,8 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
-    .sync_forward_only = TRUE, .fused_softmax_keys = 2048,
+    .sync_forward_only = TRUE, .loss_item_sync = TRUE,
+    .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
   {

@@ -73,6 +73,9 @@ struct FrameworkProfile {
   gboolean sync_forward_only;          /* the host synchronizes the device
                                         * before each forward, not each
                                         * backward (DeepSpeed's pipeline) */
+  gboolean loss_item_sync;             /* and reads the loss back before
+                                        * the last stage's backward
+                                        * (DeepSpeed 0.9.3-0.13.2) */
   gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
                                         * embedding's fp32 gradient in bf16
                                         * (DeepSpeed 0.7 on) */

@@ -807,9 +807,14 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
    * but where tp > 1 partitions what stages send: there a stage but the
    * last reads back the metadata of its partitioned output and of the
    * gradient received before its backward (PartitionedTensor.from_meta,
-   * runtime/utils.py), a synchronize after the receive. */
+   * runtime/utils.py), a synchronize after the receive. And the last
+   * stage runs its backward through DeepSpeedEngine.backward, which from
+   * v0.9.3 to v0.13.2 reads the loss back first (loss.mean().item():
+   * DeepSpeed PRs #3428 and #4030; #5135 took it out "to improve
+   * performance"): the host waits for the forward there too. */
   gboolean synced = dir == 0 || !e->framework->sync_forward_only
-                    || (plan->tp > 1 && !last);
+                    || (plan->tp > 1 && !last)
+                    || (last && e->framework->loss_item_sync);
   b->sync = synced ? b->last : NONE;
   b->recv_to_gpu = !synced;
   if (dir == 0)
