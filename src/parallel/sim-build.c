@@ -412,7 +412,8 @@ add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
   if (b->wait != NONE)
     add_edge (sim, b->wait, id);
   b->wait = NONE;
-  /* A chunk's receive is what its first host op waits for. */
+  /* A chunk's receive is what its first host op waits for, or its first
+   * GPU op where the host does not wait (recv_to_gpu). */
   if (b->first_of_chunk == NONE)
     b->first_of_chunk = issue != NONE && !b->recv_to_gpu ? issue : id;
   if (b->module_first == NONE)
