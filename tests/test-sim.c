@@ -1215,12 +1215,13 @@ END_TEST
 
 START_TEST (test_deepspeed_host_syncs)
 {
-  /* DeepSpeed's pipeline engine synchronizes the device as each forward
-   * starts, and before a backward only on the last stage, where the
-   * engine reads the loss back (sim-build.c, emit_chunk), not around
-   * each backward as Megatron-LM's timers do. With pp 2, the first
-   * stage's host issues a backward while its GPU still runs the forward
-   * before it: with a host about as busy as the GPU (20 us a kernel
+  /* Under DeepSpeed's pipeline engine the host waits for the device
+   * only where the code reads it back (sim-build.c, emit_chunk): at tp 1,
+   * as the first and last stage load a batch and before the last
+   * stage's backward (the loss), not around every chunk as Megatron-LM's
+   * timers do. With pp 2, the first stage's host issues a backward while
+   * its GPU still runs the forward before it: with a host about as busy
+   * as the GPU (20 us a kernel
    * against 8 layers at micro-batch 4 and sequence 512) the step is
    * shorter than with a synchronize at every chunk, by more than a
    * kernel's issue (the last stage, which synchronizes, sets most of
@@ -1236,7 +1237,7 @@ START_TEST (test_deepspeed_host_syncs)
           e.topology.host.kernel_launch_s = 20e-6;
         double ds = run (&e, FALSE).iteration_time_s;
         FrameworkProfile every = *e.framework;
-        every.sync_forward_only = FALSE;
+        every.deepspeed_pipe_syncs = FALSE;
         e.framework = &every;
         double synced = run (&e, FALSE).iteration_time_s;
         if (busy && pp == 2)

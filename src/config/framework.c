@@ -201,7 +201,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
-    .sync_forward_only = TRUE, .loss_item_sync = TRUE,
+    .deepspeed_pipe_syncs = TRUE, .loss_item_sync = TRUE,
     .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },

@@ -70,11 +70,12 @@ struct FrameworkProfile {
   gboolean zero_allreduce;             /* ZeRO-2 and 3 all-reduce the
                                         * gradients and keep their partition
                                         * (DeepSpeed 0.3.x-0.4.x defaults) */
-  gboolean sync_forward_only;          /* the host synchronizes the device
-                                        * before each forward, not each
-                                        * backward (DeepSpeed's pipeline) */
-  gboolean loss_item_sync;             /* and reads the loss back before
-                                        * the last stage's backward
+  gboolean deepspeed_pipe_syncs;       /* the host waits for the device
+                                        * where DeepSpeed's pipeline engine
+                                        * reads it back, not at every
+                                        * chunk (sim-build.c, emit_chunk) */
+  gboolean loss_item_sync;             /* and before the last stage's
+                                        * backward, to read the loss
                                         * (DeepSpeed 0.9.3-0.13.2) */
   gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
                                         * embedding's fp32 gradient in bf16

@@ -799,23 +799,27 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
    * backward_step; global_vars.py _Timer.start and stop: Megatron-LM
    * v2.6): the host issues a chunk only once the GPU has finished the
    * last, and it waits for the chunk's receive (p2p_communication.py
-   * synchronizes after it). DeepSpeed's pipeline engine synchronizes the
-   * device only as each forward starts (_exec_forward_pass starts its
-   * ThroughputTimer, whose start() synchronizes: pipe/engine.py,
-   * utils/timer.py, v0.3.16 to v0.9.5), after that forward's receive;
-   * a backward's receive (p2p.recv, waited on by the stream, not the
-   * host) holds only the GPU, and the host issues the backward at once,
-   * but where tp > 1 partitions what stages send: there a stage but the
-   * last reads back the metadata of its partitioned output and of the
-   * gradient received before its backward (PartitionedTensor.from_meta,
-   * runtime/utils.py), a synchronize after the receive. And the last
-   * stage runs its backward through DeepSpeedEngine.backward, which from
-   * v0.9.3 to v0.13.2 reads the loss back first (loss.mean().item():
-   * DeepSpeed PRs #3428 and #4030; #5135 took it out "to improve
-   * performance"): the host waits for the forward there too. */
-  gboolean synced = dir == 0 || !e->framework->sync_forward_only
-                    || (plan->tp > 1 && !last)
-                    || (last && e->framework->loss_item_sync);
+   * synchronizes after it). DeepSpeed's pipeline engine makes no such
+   * call of its own (its ThroughputTimer's start() would, but only once
+   * stop() has run twice, and the pipeline never calls it:
+   * pipe/engine.py, utils/timer.py, v0.3.16 to v0.9.5), and its p2p.recv
+   * holds the stream, not the host. The host waits where the code reads the
+   * device back: on the first and last stage as a forward's batch loads
+   * (Megatron-DeepSpeed's get_batch_pipe: broadcast_data copies the
+   * sizes to the GPU and back, mpu/data.py); where tp > 1 partitions
+   * what stages send, on a receiving stage as it reads the partition's
+   * metadata back (PartitionedTensor.from_meta, runtime/utils.py), before
+   * a forward but on the first stage and a backward but on the last; and
+   * before the last stage's backward, which DeepSpeedEngine.backward runs
+   * and which from v0.9.3 to v0.13.2 reads the loss back first
+   * (loss.mean().item(): DeepSpeed PRs #3428 and #4030; #5135 took it
+   * out "to improve performance"). Elsewhere (at tp 1, a middle stage's
+   * forward and a backward but on the last stage) the host issues the
+   * chunk at once and its receive holds only the GPU. */
+  const FrameworkProfile *fw = e->framework;
+  gboolean synced = !fw->deepspeed_pipe_syncs
+    || (dir == 0 ? first || last || plan->tp > 1
+                 : last ? fw->loss_item_sync : plan->tp > 1);
   b->sync = synced ? b->last : NONE;
   b->recv_to_gpu = !synced;
   if (dir == 0)
@@ -885,7 +889,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
        * tensor, and copying the partition's metadata to the device
        * (PartitionedTensor.to_meta, runtime/utils.py) waits for the
        * compute before it. */
-      if (e->framework->sync_forward_only && plan->tp > 1)
+      if (e->framework->deepspeed_pipe_syncs && plan->tp > 1)
         b->sync = b->last;
       build_pp_comm (b, dir);
       size_t k = (size_t) b->rank * 2 + dir;
