@@ -145,7 +145,7 @@ EOF
 # script).
 # role: validation: nothing in trainsim was fitted or chosen on these. Goal:
 # 10 %, as the other kernel files. Known gap: the four large products of a
-# layer are within 5.5 % on average, but a few sizes run up to 2.8 times
+# layer are within 5.0 % on average, but a few sizes run up to 2.8 times
 # slower than their neighbours, stalls the slowest-call timing caught (the
 # two MLP products, of one shape, differ by up to 2.5 times at one size);
 # the attention's context products (2048 x 2048 by 2048 x d) are predicted

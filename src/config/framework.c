@@ -99,7 +99,13 @@
  * loss back in each DeepSpeedEngine.backward, which the pipeline runs
  * on the last stage (engine.py; pipe/engine.py _exec_backward_pass);
  * BLOOM's of 2022 (0.6) did not, a synchronize a micro-batch that GPU-
- * bound runs like BLOOM's do not feel. */
+ * bound runs like BLOOM's do not feel. Since its MoE support (50b32515,
+ * 2022-06-07) each ParallelTransformerLayer's forward makes two scalars
+ * on the GPU before its MLP (megatron/model/transformer.py: moe_loss and
+ * mlp_bias, torch.tensor (0.0, device=...)), each a copy from the host
+ * that PyTorch completes before returning (non_blocking=False): the host
+ * waits for the device there, in every forward and recomputed forward.
+ * BLOOM's fork predates it; its runs, GPU-bound, move by 0.1 %. */
 #define MEGATRON_DEEPSPEED "microsoft/Megatron-DeepSpeed f01c9e6e: " \
   "megatron/mpu/layers.py, megatron/arguments.py; " DEEPSPEED
 /* PyTorch FSDP (torch.distributed.fsdp, 1.12 on, as llm-foundry ran it in
@@ -202,6 +208,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
     .deepspeed_pipe_syncs = TRUE, .loss_item_sync = TRUE,
+    .layer_sync = TRUE,
     .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },

@@ -74,6 +74,9 @@ struct FrameworkProfile {
                                         * where DeepSpeed's pipeline engine
                                         * reads it back, not at every
                                         * chunk (sim-build.c, emit_chunk) */
+  gboolean layer_sync;                 /* a layer's forward waits for the
+                                        * device before its MLP (blocking
+                                        * copies: Megatron-DeepSpeed) */
   gboolean loss_item_sync;             /* and before the last stage's
                                         * backward, to read the loss
                                         * (DeepSpeed 0.9.3-0.13.2) */

@@ -217,6 +217,13 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 void
 transformer_layer_forward (const LayerShape *ls, GArray *ops)
 {
+  transformer_layer_forward_attention (ls, ops);
+  transformer_layer_forward_mlp (ls, ops);
+}
+
+void
+transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
+{
   int64_t tokens = ls->b * ls->s;
   double e = token_elems (ls);
   push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
@@ -227,6 +234,13 @@ transformer_layer_forward (const LayerShape *ls, GArray *ops)
   leave_tp (ops, ls, "tp_allreduce_attn");
   push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
+}
+
+void
+transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  double e = token_elems (ls);
   enter_tp (ops, ls, "tp_allgather_mlp");
   push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
   /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */

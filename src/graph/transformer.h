@@ -64,6 +64,9 @@ void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
 
 /* Each appends GraphOps to ops (a GArray of GraphOp). */
 void transformer_layer_forward (const LayerShape *ls, GArray *ops);
+/* Its two halves: up to the second layer norm, and the MLP after it. */
+void transformer_layer_forward_attention (const LayerShape *ls, GArray *ops);
+void transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops);
 void transformer_layer_backward (const LayerShape *ls, GArray *ops);
 /* The backward of a micro-batch after the first, whose gradients add into
  * those the earlier micro-batches left (gradient accumulation). */

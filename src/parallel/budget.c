@@ -101,6 +101,7 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   gboolean moves = plan->dp > 1 || sim->offload != OFFLOAD_NONE;
   gboolean bucketing = plan_dp_overlaps (e) && moves;
   double stage_params = 0;
+  uint64_t syncs = 0;
   *o = (RankOps) { 0 };
   for (int c = 0; c < v; c++)
     {
@@ -116,6 +117,11 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         + (last ? sim->head_bwd.tp_pieces : 0);
       add_program (sim, o, m, modules, fwd_tp);
       add_program (sim, o, m, modules, bwd_tp);
+      /* A layer's forward that waits for the device before its MLP
+       * (layer_sync) is two stretches, recomputed or not. */
+      if (sim->layer_fwd_mlp.pieces != NULL)
+        syncs = sat_add_u64 (syncs, sat_mul_u64 (
+                  m, layers * (1 + (rc == &sim->layer_fwd))));
       /* DeepSpeed 0.3 gathers a layer again after its recomputed forward. */
       if (sim->zero3_per_tensor && rc != NULL)
         {
@@ -142,12 +148,13 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1;
   /* The tied embedding's all-reduce, on the first and last stage. */
   o->dp += plan->pp > 1 && (stage == 0 || stage == plan->pp - 1);
+  o->compute = sat_add_u64 (o->compute, syncs);
   /* With a host model, every compute-stream op is issued by a host op,
-   * and a sync (each chunk's start, the optimizer) may add one more for
-   * the issuing left over from before it. */
+   * and a sync (each chunk's start, a layer's, the optimizer) may add one
+   * more for the issuing left over from before it. */
   if (sim->host_launch > 0)
     o->issue = sat_add_u64 (sat_add_u64 (o->compute, o->tp),
-                            sat_add_u64 (o->sends,
+                            sat_add_u64 (sat_add_u64 (o->sends, syncs),
                                          sat_mul_u64 (2 * m, (uint64_t) v) + 1));
 }
 

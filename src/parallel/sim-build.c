@@ -697,6 +697,23 @@ end_module (Builder *b)
   b->module_last[0] = b->last;
 }
 
+/* PROG, or a layer's forward in its two halves with the host waiting
+ * for the device between them (layer_sync). */
+static void
+emit_layer_program (Builder *b, const Program *prog, const char *phase)
+{
+  Sim *sim = b->sim;
+  if (prog != &sim->layer_fwd || sim->layer_fwd_mlp.pieces == NULL)
+    {
+      emit_program (b, prog, phase);
+      return;
+    }
+  emit_program (b, &sim->layer_fwd_attn, phase);
+  flush (b);
+  b->sync = b->last;
+  emit_program (b, &sim->layer_fwd_mlp, phase);
+}
+
 /* One module's program (its recomputed forward first, if any) between
  * ZeRO-3's gather of its parameters and the next module's. DeepSpeed 0.3
  * released the parameters after the recomputed forward and gathered them
@@ -708,14 +725,14 @@ emit_module (Builder *b, ModuleKind kind, const Program *recompute,
   begin_module (b, kind);
   if (recompute != NULL)
     {
-      emit_program (b, recompute, phase);
+      emit_layer_program (b, recompute, phase);
       if (b->sim->zero3_per_tensor)
         {
           end_module (b);
           begin_module (b, kind);
         }
     }
-  emit_program (b, program, phase);
+  emit_layer_program (b, program, phase);
   end_module (b);
 }
 
@@ -1168,6 +1185,13 @@ sim_prepare (Sim *sim)
   sim->head_params = transformer_head_params (&sim->ls)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
   sim->layer_fwd = program_from_graph (sim, transformer_layer_forward);
+  if (e->framework->layer_sync)
+    {
+      sim->layer_fwd_attn = program_from_graph (
+        sim, transformer_layer_forward_attention);
+      sim->layer_fwd_mlp = program_from_graph (sim,
+                                               transformer_layer_forward_mlp);
+    }
   sim->layer_bwd = program_from_graph (sim, transformer_layer_backward);
   sim->layer_bwd_acc = program_from_graph (
     sim, transformer_layer_backward_accumulating);
@@ -1322,6 +1346,8 @@ sim_clear (Sim *sim)
   GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
                         &sim->comms, &sim->uses, &sim->coll_uses,
                         &sim->use_at, &sim->layer_fwd.pieces,
+                        &sim->layer_fwd_attn.pieces,
+                        &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
                         &sim->attn_fwd.pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,

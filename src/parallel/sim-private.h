@@ -111,6 +111,9 @@ typedef struct {
   /* Each program, built once. */
   Program layer_fwd, layer_bwd, layer_bwd_acc, attn_fwd, emb_fwd, emb_bwd,
           emb_bwd_acc, head_fwd, head_bwd, head_bwd_acc;
+  /* layer_fwd's halves, where the host waits for the device between
+   * them (FrameworkProfile.layer_sync); pieces NULL otherwise. */
+  Program layer_fwd_attn, layer_fwd_mlp;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
