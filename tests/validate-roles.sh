@@ -350,19 +350,30 @@ grep -Eq "^  c +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{3}%  \(1\.000e\+290 GB/s bus
   fail_because "the row is not in exponent form: $(grep '^  c ' "$tmp/out" | cut -c1-120)"
 verdict "a bus bandwidth past a million GB/s prints in exponent form"
 
-for k in 'op: allreduce|collop|op: unknown value .allreduce. \(did you mean .all_reduce.\?\); valid values: all_reduce, reduce_scatter' \
-         'op: all_reduce, per_node: 3|collpernode|gpus must be at least 2 and a multiple of per_node' \
-         'op: all_reduce, per_node: 8|collwide|per_node must be at most the topology.s gpus_per_node' \
-         'op: all_reduce, model: gpt3-125m|collkey|unknown key .model. in case'; do
-  key=${k%%|*}
-  rest=${k#*|}
-  name=${rest%%|*}
-  {
-    printf 'schema_version: 1\nname: %s\nkind: collectives\nrole: validation\n' "$name"
-    printf 'cases:\n  - {id: c, topology: leonardo, gpus: 8, size: 1GiB, %s, measured: {bus_bandwidth: 40GB/s}}\n' "$key"
-  } >"$tmp/$name.yaml"
-  bad "collectives file: $key" "$name" "${rest#*|}"
-done
+# bad_cases LABEL KIND BODY SPEC...: for each SPEC, 'KEY|NAME|PATTERN',
+# a file NAME.yaml of kind KIND whose body (BODY, a printf format given
+# KEY) holds KEY is refused as bad() checks.
+bad_cases () {
+  label=$1 kind=$2 body=$3
+  shift 3
+  for k in "$@"; do
+    key=${k%%|*}
+    rest=${k#*|}
+    name=${rest%%|*}
+    {
+      printf 'schema_version: 1\nname: %s\nkind: %s\nrole: validation\n' "$name" "$kind"
+      printf "$body" "$key"
+    } >"$tmp/$name.yaml"
+    bad "$label: $key" "$name" "${rest#*|}"
+  done
+}
+
+bad_cases "collectives file" collectives \
+  'cases:\n  - {id: c, topology: leonardo, gpus: 8, size: 1GiB, %s, measured: {bus_bandwidth: 40GB/s}}\n' \
+  'op: allreduce|collop|op: unknown value .allreduce. \(did you mean .all_reduce.\?\); valid values: all_reduce, reduce_scatter' \
+  'op: all_reduce, per_node: 3|collpernode|gpus must be at least 2 and a multiple of per_node' \
+  'op: all_reduce, per_node: 8|collwide|per_node must be at most the topology.s gpus_per_node' \
+  'op: all_reduce, model: gpt3-125m|collkey|unknown key .model. in case'
 
 # A GEMM file (kind: gemm): a case is one matrix multiplication timed
 # alone, scored on the time its measured rate gives. Worked by hand for an
@@ -416,20 +427,13 @@ grep -Eq "^  t +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{3}%" "$tmp/out" ||
   fail_because "the error is not in exponent form: $(grep '^  t ' "$tmp/out" | cut -c1-120)"
 verdict "an error past 100,000 % prints in exponent form"
 
-for k in 'mm: 64|gemmkey|unknown key .mm. in case \(did you mean .m.\?\); valid keys: id, device, precision, batch, m, n, k, measured' \
-         'batch: 0|gemmbatch|case.batch must be a positive integer' \
-         'device: a100-sxm9|gemmdevice|unknown device .a100-sxm9.; known devices: a100-sxm4-40gb' \
-         'precision: fp8|gemmprecision|precision: unknown value .fp8.' \
-         'm: 64|gemmdup|duplicate key .m.'; do
-  key=${k%%|*}
-  rest=${k#*|}
-  name=${rest%%|*}
-  {
-    printf 'schema_version: 1\nname: %s\nkind: gemm\nrole: validation\n' "$name"
-    printf 'defaults: {device: a100-sxm4-80gb}\ncases:\n  - {id: g, m: 256, n: 256, k: 256, %s, measured: {throughput: 100TFLOP/s}}\n' "$key"
-  } >"$tmp/$name.yaml"
-  bad "GEMM file: $key" "$name" "${rest#*|}"
-done
+bad_cases "GEMM file" gemm \
+  'defaults: {device: a100-sxm4-80gb}\ncases:\n  - {id: g, m: 256, n: 256, k: 256, %s, measured: {throughput: 100TFLOP/s}}\n' \
+  'mm: 64|gemmkey|unknown key .mm. in case \(did you mean .m.\?\); valid keys: id, device, precision, batch, m, n, k, measured' \
+  'batch: 0|gemmbatch|case.batch must be a positive integer' \
+  'device: a100-sxm9|gemmdevice|unknown device .a100-sxm9.; known devices: a100-sxm4-40gb' \
+  'precision: fp8|gemmprecision|precision: unknown value .fp8.' \
+  'm: 64|gemmdup|duplicate key .m.'
 {
   printf 'schema_version: 1\nname: gemmrate\nkind: gemm\nrole: validation\n'
   printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: fast}}\n'

@@ -1,5 +1,19 @@
 # atomic-write.sh: sourced by the converters here (vtrain-allreduce-to-yaml.sh,
-# cookbook-gemm-to-yaml.sh, cookbook-layer-gemm-to-yaml.sh). write_to OUT
+# cookbook-gemm-to-yaml.sh, cookbook-layer-gemm-to-yaml.sh).
+#
+# converter_args WHAT DEFAULT "$@": a converter takes WHAT and an optional
+# OUT; sets input to the first and out to the second, DEFAULT if absent.
+# Any other count prints the usage and exits 2.
+converter_args () {
+	if [ $# -lt 3 ] || [ $# -gt 4 ]; then
+		echo "usage: $(basename "$0") $1 [OUT]" >&2
+		exit 2
+	fi
+	input=$3
+	out=${4:-$2}
+}
+
+# write_to OUT
 # copies stdin to OUT whole or not at all: into a temporary file beside
 # OUT, renamed over it once complete, removed if the script fails or is
 # interrupted first. OUT "-" is stdout; a directory is refused.

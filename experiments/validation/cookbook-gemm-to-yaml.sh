@@ -28,12 +28,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/atomic-write.sh"
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: cookbook-gemm-to-yaml.sh DIR [OUT]" >&2
-	exit 2
-fi
-dir=$1
-out=${2:-$here/eleutherai-a100-gemm.yaml}
+converter_args DIR "$here/eleutherai-a100-gemm.yaml" "$@"
+dir=$input
 
 cases() {
 	for set in mm/m_sweep mm/ksweep_low mm/ksweep_high bmm/bsweep bmm/msweep; do

@@ -38,12 +38,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/atomic-write.sh"
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: cookbook-layer-gemm-to-yaml.sh LOG [OUT]" >&2
-	exit 2
-fi
-log=$1
-out=${2:-$here/eleutherai-a100-layer-gemm.yaml}
+converter_args LOG "$here/eleutherai-a100-layer-gemm.yaml" "$@"
+log=$input
 if [ ! -r "$log" ] || [ -d "$log" ]; then
 	echo "cookbook-layer-gemm-to-yaml.sh: cannot read $log" >&2
 	exit 1

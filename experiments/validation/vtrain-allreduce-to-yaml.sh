@@ -21,12 +21,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/atomic-write.sh"
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: vtrain-allreduce-to-yaml.sh DIR [OUT]" >&2
-	exit 2
-fi
-dir=$1
-out=${2:-$here/vtrain-a100-allreduce.yaml}
+converter_args DIR "$here/vtrain-a100-allreduce.yaml" "$@"
+dir=$input
 
 cases() {
 	for g in 2 3 4 5 6 7 8; do
