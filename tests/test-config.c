@@ -272,6 +272,7 @@ START_TEST (test_experiment_good)
   ck_assert_int_eq (e.model.kv_heads, 4);        /* default: heads */
   ck_assert_int_eq (e.model.ffn_hidden, 256);    /* default: 4 * hidden */
   ck_assert_int_eq (e.model.vocab, 1000);
+  ck_assert_int_eq (e.model.vocab_divisible_by, 0);   /* default: 128 */
   ck_assert_int_eq (e.model.seq_len, 128);
   ck_assert_str_eq (t->name, "tinycluster");
   ck_assert_int_eq (t->gpus_per_node, 2);
@@ -454,6 +455,7 @@ START_TEST (test_experiment_overrides)
   const char *const sets[] = {
     "parallel.tp=4",
     "model.layers=6",                        /* through the scalar "model: tiny" */
+    "model.vocab_divisible_by=1",
     "topology.inter_node.nics_per_node=2",   /* into the named topology */
     "training.precision=bf16",
     "compute.mfu=0.5",
@@ -469,6 +471,7 @@ START_TEST (test_experiment_overrides)
   ck_assert_int_eq (e.parallel.tp, 4);
   ck_assert_str_eq (e.model.name, "tiny");
   ck_assert_int_eq (e.model.layers, 6);
+  ck_assert_int_eq (e.model.vocab_divisible_by, 1);
   ck_assert_int_eq (e.model.hidden, 64);
   ck_assert_str_eq (e.topology.name, "tinycluster");
   ck_assert_int_eq (e.topology.inter_node.nics_per_node, 2);
@@ -555,6 +558,10 @@ static const struct {
     "model file 'no/such.yaml' not found" },
   { "model: {name: tiny, kv_heads: 3}\ntopology: tinycluster\n" GPUS PAR, 1, 31,
     "model.kv_heads (3) must divide model.heads (4)" },
+  { "model: {name: tiny, vocab_divisible_by: 100000}\ntopology: tinycluster\n" GPUS PAR, 1, 41,
+    "model.vocab_divisible_by must be at most 65536, got 100000" },
+  { "model: {name: tiny, vocab_divisible_by: 0}\ntopology: tinycluster\n" GPUS PAR, 1, 41,
+    "model.vocab_divisible_by must be a positive integer or auto, got '0'" },
   { "model: {layers: 2, hidden: 8}\ntopology: tinycluster\n" GPUS PAR, 1, 8,
     "model is missing required keys: heads, vocab, seq_len" },
   { "model: tiny\ntopology:\n  gpus_per_node: 2\n  gpu: tiny-gpu\n  intra_node: {bandwidth: 1GB/s}\n"

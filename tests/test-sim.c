@@ -175,6 +175,23 @@ START_TEST (test_gemm_time)
   assert_gemm_time (&cm132, 8448, 512, 4096, 0.785 * k_eff);
   assert_gemm_time (&cm, 8448, 512, 4096, 0.785 * (264.0 / 324.0) * k_eff);
   experiment_spec_clear (&h);
+  /* A size that is not a multiple of 16 bytes (8 bf16 elements): the
+   * same 512 tiles and waves as 4096^3 at 0.67 of the rate; 4090 is odd
+   * by 2 bytes, 4092 by 8. */
+  double aligned = 0.785 * (512.0 / 540.0) * (4096.0 / (4096.0 + 256.0));
+  assert_gemm_time (&cm, 4096, 4092, 4096, 0.67 * aligned);
+  assert_gemm_time (&cm, 4096, 4096, 4090, 0.67 * (512.0 / 540.0) * 0.785
+                                           * (4090.0 / (4090.0 + 256.0)));
+  assert_gemm_time (&cm, 4095, 4096, 4096, 0.67 * aligned);
+  /* In fp32 16 bytes are 4 elements: 4092 is aligned. */
+  ComputeModel cm32;
+  e.topology.gpu.peak_flops[PRECISION_FP32] = 19.5e12;
+  compute_model_init (&cm32, &e.topology.gpu, &e.compute, PRECISION_FP32);
+  Kernel g32 = compute_gemm (&cm32, 1, 4096, 4092, 4096);
+  Kernel g32a = compute_gemm (&cm32, 1, 4096, 4096, 4096);
+  ck_assert_msg (fabs (compute_kernel_time (&cm32, &g32)
+                       / compute_kernel_time (&cm32, &g32a) - 4092.0 / 4096)
+                 < 1e-12, "fp32 4092 columns pay for alignment");
   /* A memory-bound kernel: bytes over 0.61 of 2039 GB/s. */
   Kernel m = compute_memory_op (1e9, 1);
   double expect = 1e9 / (2039e9 * 0.61);
@@ -556,8 +573,13 @@ START_TEST (test_flops_formulas)
   ck_assert_msg (fabs (transformer_megatron_flops (&m, 1536) / meg - 1)
                  < 1e-12, "megatron flops");
   /* The padded vocabulary: a multiple of 128 x tp. */
-  ck_assert_int_eq (transformer_padded_vocab (50257, 1), 50304);
-  ck_assert_int_eq (transformer_padded_vocab (50257, 8), 51200);
+  ModelSpec v = { .vocab = 50257 };
+  ck_assert_int_eq (transformer_padded_vocab (&v, 1), 50304);
+  ck_assert_int_eq (transformer_padded_vocab (&v, 8), 51200);
+  /* --make-vocab-size-divisible-by 1: a multiple of tp alone. */
+  v.vocab_divisible_by = 1;
+  ck_assert_int_eq (transformer_padded_vocab (&v, 1), 50257);
+  ck_assert_int_eq (transformer_padded_vocab (&v, 2), 50258);
 }
 END_TEST
 
@@ -1117,6 +1139,26 @@ START_TEST (test_sensitivity)
                      "after %.6g", gpus, r.samples_per_s, prev_tput);
       prev_tput = r.samples_per_s;
     }
+}
+END_TEST
+
+/* nanoGPT's lesson (karpathy/nanoGPT 77e7e04c): GPT-2's 50257-token
+ * vocabulary, left unpadded, makes the output layer's GEMMs odd-sized and
+ * the step slower than at 50304, which has more FLOPs. */
+START_TEST (test_vocab_padding)
+{
+  ExperimentSpec e = base_spec (1, 1, 1, 8, 8);
+  e.model.layers = 12;
+  e.model.hidden = 768;
+  e.model.heads = 12;
+  e.model.ffn_hidden = 3072;
+  e.model.vocab = 50257;
+  e.model.seq_len = 1024;
+  double padded = run (&e, FALSE).iteration_time_s;
+  e.model.vocab_divisible_by = 1;
+  double odd = run (&e, FALSE).iteration_time_s;
+  ck_assert_msg (odd > padded, "unpadded %.6g s, padded %.6g s", odd,
+                 padded);
 }
 END_TEST
 
@@ -2090,6 +2132,7 @@ sim_suite (void)
   tcase_add_test (exec, test_breakdown_adds_up);
   tcase_add_test (exec, test_deterministic);
   tcase_add_test (exec, test_sensitivity);
+  tcase_add_test (exec, test_vocab_padding);
   tcase_add_test (exec, test_auto_micro_batch_fits);
   tcase_add_test (exec, test_deepspeed_host_syncs);
   tcase_add_test (exec, test_layer_sync);

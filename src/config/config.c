@@ -191,6 +191,7 @@ static const Field model_fields[] = {
   F ("ffn_hidden", F_INT_AUTO, ModelSpec, ffn_hidden),
   F ("mlp", F_ENUM, ModelSpec, mlp, .arg = SPEC_ENUM_MLP),
   F ("vocab", F_INT, ModelSpec, vocab, REQUIRED),
+  F ("vocab_divisible_by", F_INT_AUTO, ModelSpec, vocab_divisible_by),
   F ("dropout", F_BOOL, ModelSpec, dropout),
   F ("seq_len", F_INT, ModelSpec, seq_len, REQUIRED),
   END
@@ -1379,6 +1380,10 @@ decode_map (const Loader *ld, const YNode *map, const char *path, const Field *f
 }
 
 /* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads. */
+/* Megatron pads by 128 (its default) and users by up to a few thousand;
+ * 65536 keeps a hostile value from padding the vocabulary past any model. */
+#define MAX_VOCAB_DIVISIBLE_BY 65536
+
 static gboolean
 model_finish (const YNode *map, const char *path, void *base, GError **error)
 {
@@ -1391,6 +1396,14 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
     {
       ytree_set_error (error, kv->value->mark, "%s.kv_heads (%d) must divide %s.heads (%d)",
                        path, m->kv_heads, path, m->heads);
+      return FALSE;
+    }
+  /* Capped so that the padded vocabulary stays a size the model can hold. */
+  if (m->vocab_divisible_by > MAX_VOCAB_DIVISIBLE_BY)
+    {
+      const YPair *d = ytree_map_find (map, "vocab_divisible_by");
+      ytree_set_error (error, d->value->mark, "%s.vocab_divisible_by must be at most "
+                       "%d, got %d", path, MAX_VOCAB_DIVISIBLE_BY, m->vocab_divisible_by);
       return FALSE;
     }
   if (m->ffn_hidden == 0)

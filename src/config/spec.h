@@ -236,6 +236,9 @@ typedef struct {
   int seq_len;
   MlpKind mlp;         /* default: gelu */
   gboolean dropout;    /* hidden and attention dropout on (default) or off */
+  int vocab_divisible_by; /* Megatron's --make-vocab-size-divisible-by:
+                           * the vocabulary is padded to a multiple of it
+                           * times tp; default (0 or auto) 128 */
 } ModelSpec;
 
 /* --- device profile (a GPU) -------------------------------------------- */

@@ -107,10 +107,11 @@ leave_tp (GArray *ops, const LayerShape *ls, const char *name)
 /* ---- shapes ------------------------------------------------------------ */
 
 int64_t
-transformer_padded_vocab (int64_t vocab, int tp)
+transformer_padded_vocab (const ModelSpec *m, int tp)
 {
-  int64_t mult = 128 * (int64_t) tp;
-  return (vocab + mult - 1) / mult * mult;
+  int64_t mult = (m->vocab_divisible_by > 0 ? m->vocab_divisible_by : 128)
+                 * (int64_t) tp;
+  return (m->vocab + mult - 1) / mult * mult;
 }
 
 void
@@ -125,7 +126,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->kv_heads = m->kv_heads;
   ls->ffn = m->ffn_hidden;
   ls->gated = m->mlp == MLP_SWIGLU;
-  ls->vocab = transformer_padded_vocab (m->vocab, tp);
+  ls->vocab = transformer_padded_vocab (m, tp);
   ls->t = tp;
   ls->sequence_parallel = sequence_parallel && tp > 1;
   ls->dropout = m->dropout;
@@ -564,6 +565,6 @@ double
 transformer_megatron_flops (const ModelSpec *m, int64_t global_batch)
 {
   double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
-  double V = (double) transformer_padded_vocab (m->vocab, 1);
+  double V = (double) transformer_padded_vocab (m, 1);
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 }

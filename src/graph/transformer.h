@@ -54,9 +54,9 @@ typedef struct {
   const ComputeModel *cm;
 } LayerShape;
 
-/* Megatron pads the vocabulary to a multiple of 128 x tp
- * (--make-vocab-size-divisible-by 128). */
-int64_t transformer_padded_vocab (int64_t vocab, int tp);
+/* Megatron pads the vocabulary to a multiple of m->vocab_divisible_by x
+ * tp (--make-vocab-size-divisible-by, 128 unless set). */
+int64_t transformer_padded_vocab (const ModelSpec *m, int tp);
 void transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
                               int micro_batch, gboolean sequence_parallel,
                               Attention attention,

@@ -58,11 +58,28 @@
  *   GEMMs vary k too little to settle it (with the efficiency
  *   refitted to them too, 0 to 256 fit alike: README, Accuracy), so it
  *   stays.
+ * GEMM_UNALIGNED: the fraction of its rate a GEMM keeps when a size is
+ *   not a multiple of 16 bytes (8 fp16 elements): cuBLAS then cannot use
+ *   its 16-byte vector loads and runs a kernel for narrower alignment.
+ *   Fitted to EleutherAI's A100 GEMMs
+ *   (experiments/validation/eleutherai-a100-gemm.yaml, calibration):
+ *   of the 27648 x 4096 products with 130 to 510 columns, those whose
+ *   column count is 2, 4 or 6 past a multiple of 8 run at 0.668, 0.672
+ *   and 0.676 of the mean of their two aligned neighbours (47 each, 0.56-
+ *   0.74); those of 64-126 columns lose 7-11 %, but the model already
+ *   times them by their bytes, which alignment does not change. Odd sizes
+ *   (2-byte alignment) are not in those data and take the same factor, a
+ *   bound: padding GPT-2's 50257-token vocabulary to 50304 made nanoGPT
+ *   "about 25 % faster" with the output layer "about 40 % of latency"
+ *   (A. Karpathy, karpathy/nanoGPT commit 77e7e04c, 2023-02-04), which is
+ *   2 to 2.7 times slower on that layer.
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.785
 #define HBM_EFFICIENCY        0.61
 #define GEMM_K_HALF           256.0
+#define GEMM_UNALIGNED        0.67
+#define GEMM_ALIGN_BYTES      16
 #define LAUNCH_FLOOR_S        4e-6
 /* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
  *   PyTorch: Python, the module and autograd layers, the dispatcher and
@@ -197,7 +214,10 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
       fill = MAX (fill, wave_efficiency (cm, tiles));
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
-  return fill * k_eff;
+  int64_t align = MAX ((int64_t) (GEMM_ALIGN_BYTES / cm->bytes_per_element), 1);
+  gboolean aligned = g->m % align == 0 && g->n % align == 0
+                     && g->k % align == 0;
+  return fill * k_eff * (aligned ? 1.0 : GEMM_UNALIGNED);
 }
 
 double
