@@ -67,18 +67,22 @@
  *   column count is 2, 4 or 6 past a multiple of 8 run at 0.668, 0.672
  *   and 0.676 of the mean of their two aligned neighbours (47 each, 0.56-
  *   0.74); those of 64-126 columns lose 7-11 %, but the model already
- *   times them by their bytes, which alignment does not change. Odd sizes
- *   (2-byte alignment) are not in those data and take the same factor, a
- *   bound: padding GPT-2's 50257-token vocabulary to 50304 made nanoGPT
- *   "about 25 % faster" with the output layer "about 40 % of latency"
- *   (A. Karpathy, karpathy/nanoGPT commit 77e7e04c, 2023-02-04), which is
- *   2 to 2.7 times slower on that layer.
+ *   times them by their bytes, which alignment does not change.
+ * GEMM_ODD: the same for an odd size, which those data do not hold (one
+ *   element's alignment: cuBLAS's slowest kernels). Padding GPT-2's
+ *   50257-token vocabulary to 50304 made nanoGPT "about 25 % faster",
+ *   the output layer being "about 40 % of latency" (A. Karpathy,
+ *   karpathy/nanoGPT commit 77e7e04c, 2023-02-04, on A100s): 0.4 of the
+ *   step became 0.2 (25 % more throughput) or 0.15 (25 % less time), so
+ *   that layer ran 2 to 2.7 times slower at the odd size; 0.5, the
+ *   smaller slowdown.
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.785
 #define HBM_EFFICIENCY        0.61
 #define GEMM_K_HALF           256.0
 #define GEMM_UNALIGNED        0.67
+#define GEMM_ODD              0.5
 #define GEMM_ALIGN_BYTES      16
 #define LAUNCH_FLOOR_S        4e-6
 /* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
@@ -215,9 +219,10 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
   int64_t align = MAX ((int64_t) (GEMM_ALIGN_BYTES / cm->bytes_per_element), 1);
-  gboolean aligned = g->m % align == 0 && g->n % align == 0
-                     && g->k % align == 0;
-  return fill * k_eff * (aligned ? 1.0 : GEMM_UNALIGNED);
+  double alignment = (g->m | g->n | g->k) & 1 ? GEMM_ODD
+                     : g->m % align || g->n % align || g->k % align
+                     ? GEMM_UNALIGNED : 1.0;
+  return fill * k_eff * alignment;
 }
 
 double
