@@ -44,8 +44,8 @@ gemm_cases "$committed" | awk '
       print "--------"
       if (last == "") {
         print "Throughput (in TFLOP/s) for tiny_product (4x64x64, b=1): 1.000"
-        print "Throughput (in TFLOP/s) for odd_scores (64x2048x130x2048): 69.467"
-        print "Throughput (in TFLOP/s) for odd_context (64x2048x2048x130): 88.627"
+        print "Throughput (in TFLOP/s) for misaligned_scores (64x2048x130x2048): 69.467"
+        print "Throughput (in TFLOP/s) for misaligned_context (64x2048x2048x130): 88.627"
       }
       last = h
     }
@@ -54,7 +54,7 @@ gemm_cases "$committed" | awk '
     print "Throughput (in TFLOP/s) for " label " (" dims "): " r
   }' >"$tmp/h_sweep.out"
 
-drop_counts () { grep -v "^# Of the log's\|-odd-" "$1"; }
+drop_counts () { grep -v "^# Of the log's\|-misaligned-" "$1"; }
 if ! sh "$script" "$tmp/h_sweep.out" "$tmp/out.yaml" 2>"$tmp/err"; then
   fail_because "the script failed on the log rebuilt from the committed file"
 elif [ "$(drop_counts "$committed")" != "$(drop_counts "$tmp/out.yaml")" ]; then
@@ -62,8 +62,8 @@ elif [ "$(drop_counts "$committed")" != "$(drop_counts "$tmp/out.yaml")" ]; then
   fail_because "its output differs from the committed file: $(drop_counts "$tmp/out.yaml" | diff "$tmp/committed.yaml" - | head -n 4 | tr '\n' ' ')"
 elif grep -q "tiny" "$tmp/out.yaml"; then
   fail_because "the short call was kept"
-elif ! grep -Fqx '  - {id: h8192-odd-scores, batch: 64, m: 2048, n: 2048, k: 130, measured: {throughput: 69.467TFLOP/s}}' "$tmp/out.yaml" \
-     || ! grep -q "^  - {id: h8192-odd-context, batch: 64, m: 2048, n: 130, k: 2048," "$tmp/out.yaml"; then
+elif ! grep -Fqx '  - {id: h8192-misaligned-scores, batch: 64, m: 2048, n: 2048, k: 130, measured: {throughput: 69.467TFLOP/s}}' "$tmp/out.yaml" \
+     || ! grep -q "^  - {id: h8192-misaligned-context, batch: 64, m: 2048, n: 130, k: 2048," "$tmp/out.yaml"; then
   fail_because "a product with a size of 130 was not kept as written"
 fi
 verdict "the committed file is the script's output, but for its counts and the products added"

@@ -182,16 +182,25 @@ START_TEST (test_gemm_time)
   assert_gemm_time (&cm, 4096, 4092, 4096, 0.67 * aligned);
   assert_gemm_time (&cm, 4096, 4096, 4090, 0.67 * (512.0 / 540.0) * 0.785
                                            * (4090.0 / (4090.0 + 256.0)));
-  assert_gemm_time (&cm, 4095, 4096, 4096, 0.5 * aligned);
-  /* In fp32 16 bytes are 4 elements: 4092 is aligned. */
+  assert_gemm_time (&cm, 4096, 4095, 4096, 0.5 * aligned);
+  /* In fp32 16 bytes are 4 elements: 4092 is aligned, 4094 (8 bytes) and
+   * 4095 (4 bytes, odd but no narrower than fp16's 4094) run at 0.67. */
   ComputeModel cm32;
   e.topology.gpu.peak_flops[PRECISION_FP32] = 19.5e12;
   compute_model_init (&cm32, &e.topology.gpu, &e.compute, PRECISION_FP32);
-  Kernel g32 = compute_gemm (&cm32, 1, 4096, 4092, 4096);
   Kernel g32a = compute_gemm (&cm32, 1, 4096, 4096, 4096);
-  ck_assert_msg (fabs (compute_kernel_time (&cm32, &g32)
-                       / compute_kernel_time (&cm32, &g32a) - 4092.0 / 4096)
-                 < 1e-12, "fp32 4092 columns pay for alignment");
+  double t32 = compute_kernel_time (&cm32, &g32a);
+  const struct { int64_t n; double rate; } fp32[] = {
+    { 4092, 1.0 }, { 4094, 0.67 }, { 4095, 0.67 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (fp32); i++)
+    {
+      Kernel g32 = compute_gemm (&cm32, 1, 4096, fp32[i].n, 4096);
+      ck_assert_msg (fabs (compute_kernel_time (&cm32, &g32) / t32
+                           - fp32[i].n / 4096.0 / fp32[i].rate) < 1e-12,
+                     "fp32, %ld columns: not at %g of the rate",
+                     (long) fp32[i].n, fp32[i].rate);
+    }
   /* A memory-bound kernel: bytes over 0.61 of 2039 GB/s. */
   Kernel m = compute_memory_op (1e9, 1);
   double expect = 1e9 / (2039e9 * 0.61);
@@ -570,8 +579,15 @@ START_TEST (test_flops_formulas)
   ck_assert_msg (fabs (transformer_model_flops (&m, 1536) / model - 1) < 1e-12,
                  "model flops %.6g vs %.6g",
                  transformer_model_flops (&m, 1536), model);
-  ck_assert_msg (fabs (transformer_megatron_flops (&m, 1536) / meg - 1)
+  ck_assert_msg (fabs (transformer_megatron_flops (&m, 1536, 8) / meg - 1)
                  < 1e-12, "megatron flops");
+  /* Megatron counts its padded vocabulary, which grows with tp: GPT-2's
+   * 50257 tokens are 50304 at tp 1, 51200 at tp 8. */
+  m.vocab = 50257;
+  double at1 = transformer_megatron_flops (&m, 1536, 1);
+  double at8 = transformer_megatron_flops (&m, 1536, 8);
+  ck_assert_msg (fabs ((at8 - at1) / (6 * 1536 * s * h * 896) - 1) < 1e-9,
+                 "padding of 896 tokens at tp 8: %.6g more FLOPs", at8 - at1);
   /* The padded vocabulary: a multiple of 128 x tp. */
   ModelSpec v = { .vocab = 50257 };
   ck_assert_int_eq (transformer_padded_vocab (&v, 1), 50304);

@@ -1379,11 +1379,11 @@ decode_map (const Loader *ld, const YNode *map, const char *path, const Field *f
   return decode_fields (ld, map, path, fields, base, TRUE, error);
 }
 
-/* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads. */
-/* Megatron pads by 128 (its default) and users by up to a few thousand;
- * 65536 keeps a hostile value from padding the vocabulary past any model. */
+/* A sanity cap: Megatron pads by 128 and users by a few thousand at most. */
 #define MAX_VOCAB_DIVISIBLE_BY 65536
 
+/* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads
+ * and that vocab_divisible_by is within its cap. */
 static gboolean
 model_finish (const YNode *map, const char *path, void *base, GError **error)
 {
@@ -1398,7 +1398,6 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
                        path, m->kv_heads, path, m->heads);
       return FALSE;
     }
-  /* Capped so that the padded vocabulary stays a size the model can hold. */
   if (m->vocab_divisible_by > MAX_VOCAB_DIVISIBLE_BY)
     {
       const YPair *d = ytree_map_find (map, "vocab_divisible_by");

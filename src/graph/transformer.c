@@ -562,9 +562,9 @@ transformer_model_flops (const ModelSpec *m, int64_t global_batch)
 }
 
 double
-transformer_megatron_flops (const ModelSpec *m, int64_t global_batch)
+transformer_megatron_flops (const ModelSpec *m, int64_t global_batch, int tp)
 {
   double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
-  double V = (double) transformer_padded_vocab (m, 1);
+  double V = (double) transformer_padded_vocab (m, tp);
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 }

@@ -98,9 +98,11 @@ double transformer_largest_tensor (const LayerShape *ls);
 /* FLOPs of one iteration over global_batch sequences, all GPUs together:
  * model FLOPs (3 x the forward GEMMs: the MFU basis), and Megatron's eq. 3
  * (Narayanan 2021: 96 B s l h^2 (1 + s/6h + V/16lh), the number Megatron's
- * logs print; V padded). */
+ * logs print; V padded as at tensor parallelism tp, as its logs have it:
+ * training.py counts args.padded_vocab_size). */
 double transformer_model_flops (const ModelSpec *m, int64_t global_batch);
-double transformer_megatron_flops (const ModelSpec *m, int64_t global_batch);
+double transformer_megatron_flops (const ModelSpec *m, int64_t global_batch,
+                                   int tp);
 /* Forward GEMM FLOPs of one layer over global_batch sequences (for
  * hardware FLOPs, which add the recomputed forward). */
 double transformer_layer_forward_flops (const ModelSpec *m,

@@ -59,8 +59,9 @@
  *   refitted to them too, 0 to 256 fit alike: README, Accuracy), so it
  *   stays.
  * GEMM_UNALIGNED: the fraction of its rate a GEMM keeps when a size is
- *   not a multiple of 16 bytes (8 fp16 elements): cuBLAS then cannot use
- *   its 16-byte vector loads and runs a kernel for narrower alignment.
+ *   not a multiple of 16 bytes (8 fp16 elements) but of 4: cuBLAS then
+ *   cannot use its 16-byte vector loads and runs a kernel for narrower
+ *   alignment.
  *   Fitted to EleutherAI's A100 GEMMs
  *   (experiments/validation/eleutherai-a100-gemm.yaml, calibration):
  *   of the 27648 x 4096 products with 130 to 510 columns, those whose
@@ -68,8 +69,9 @@
  *   and 0.676 of the mean of their two aligned neighbours (47 each, 0.56-
  *   0.74); those of 64-126 columns lose 7-11 %, but the model already
  *   times them by their bytes, which alignment does not change.
- * GEMM_ODD: the same for an odd size, which those data do not hold (one
- *   element's alignment: cuBLAS's slowest kernels). Padding GPT-2's
+ * GEMM_ODD: the same for a size aligned to 2 bytes only (an odd one in
+ *   fp16 or bf16), which those data do not hold: cuBLAS's slowest
+ *   kernels, one element at a time. Padding GPT-2's
  *   50257-token vocabulary to 50304 made nanoGPT "about 25 % faster",
  *   the output layer being "about 40 % of latency" (A. Karpathy,
  *   karpathy/nanoGPT commit 77e7e04c, 2023-02-04, on A100s): 0.4 of the
@@ -218,10 +220,15 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
       fill = MAX (fill, wave_efficiency (cm, tiles));
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
-  int64_t align = MAX ((int64_t) (GEMM_ALIGN_BYTES / cm->bytes_per_element), 1);
-  double alignment = (g->m | g->n | g->k) & 1 ? GEMM_ODD
-                     : g->m % align || g->n % align || g->k % align
-                     ? GEMM_UNALIGNED : 1.0;
+  /* The bytes every size is a multiple of (up to 16): its lowest set bit
+   * times the element's bytes. All three sizes count, as a kernel does not
+   * say which are leading dimensions (a weight gradient puts the tokens in
+   * one). */
+  int64_t sizes = g->m | g->n | g->k;
+  double align = MIN ((double) (sizes & -sizes), GEMM_ALIGN_BYTES)
+                 * cm->bytes_per_element;
+  double alignment = align >= GEMM_ALIGN_BYTES ? 1.0
+                     : align >= 4 ? GEMM_UNALIGNED : GEMM_ODD;
   return fill * k_eff * alignment;
 }
 

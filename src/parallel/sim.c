@@ -306,7 +306,7 @@ fill_result (Sim *sim, SimResult *r)
   r->model_tflops_per_gpu = model / t / gpus / 1e12;
   r->hardware_tflops_per_gpu = hw / t / gpus / 1e12;
   r->megatron_tflops_per_gpu =
-    transformer_megatron_flops (&e->model, gb) / t / gpus / 1e12;
+    transformer_megatron_flops (&e->model, gb, p->tp) / t / gpus / 1e12;
   r->mfu = model / t / gpus / peak;
   r->hfu = hw / t / gpus / peak;
   g_strlcpy (r->model, e->model.name ? e->model.name : "(inline)",
