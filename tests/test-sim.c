@@ -176,13 +176,17 @@ START_TEST (test_gemm_time)
   assert_gemm_time (&cm, 8448, 512, 4096, 0.785 * (264.0 / 324.0) * k_eff);
   experiment_spec_clear (&h);
   /* A size that is not a multiple of 16 bytes (8 bf16 elements): the
-   * same 512 tiles and waves as 4096^3 at 0.67 of the rate (4092 is 8
-   * bytes past a multiple, 4090 4); an odd one at 0.5. */
+   * same 512 tiles and waves as 4096^3 at 0.67 of the rate for 4092
+   * columns or rows (8 bytes past a multiple) or an inner size of 4090 (4
+   * bytes past), at 0.3 for an odd size. */
   double aligned = 0.785 * (512.0 / 540.0) * (4096.0 / (4096.0 + 256.0));
   assert_gemm_time (&cm, 4096, 4092, 4096, 0.67 * aligned);
+  assert_gemm_time (&cm, 4092, 4096, 4096, 0.67 * aligned);
   assert_gemm_time (&cm, 4096, 4096, 4090, 0.67 * (512.0 / 540.0) * 0.785
                                            * (4090.0 / (4090.0 + 256.0)));
-  assert_gemm_time (&cm, 4096, 4095, 4096, 0.5 * aligned);
+  assert_gemm_time (&cm, 4096, 4095, 4096, 0.3 * aligned);
+  /* Several misaligned sizes: the narrowest kernel, not a product. */
+  assert_gemm_time (&cm, 4092, 4095, 4096, 0.3 * aligned);
   /* In fp32 16 bytes are 4 elements: 4092 is aligned, 4094 (8 bytes) and
    * 4095 (4 bytes, odd but no narrower than fp16's 4094) run at 0.67. */
   ComputeModel cm32;

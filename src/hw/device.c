@@ -58,33 +58,38 @@
  *   GEMMs vary k too little to settle it (with the efficiency
  *   refitted to them too, 0 to 256 fit alike: README, Accuracy), so it
  *   stays.
- * GEMM_UNALIGNED: the fraction of its rate a GEMM keeps when a size is
- *   not a multiple of 16 bytes (8 fp16 elements) but of 4: cuBLAS then
- *   cannot use its 16-byte vector loads and runs a kernel for narrower
- *   alignment.
+ * Alignment: a GEMM with a size that is not a multiple of 16 bytes (8
+ *   fp16 elements) cannot use cuBLAS's 16-byte vector loads and runs a
+ *   kernel for narrower alignment; one aligned to 2 bytes only (an odd
+ *   fp16 or bf16 size) runs cuBLAS's slowest, an element at a time.
  *   Fitted to EleutherAI's A100 GEMMs
- *   (experiments/validation/eleutherai-a100-gemm.yaml, calibration):
- *   of the 27648 x 4096 products with 130 to 510 columns, those whose
- *   column count is 2, 4 or 6 past a multiple of 8 run at 0.668, 0.672
- *   and 0.676 of the mean of their two aligned neighbours (47 each, 0.56-
- *   0.74); those of 64-126 columns lose 7-11 %, but the model already
- *   times them by their bytes, which alignment does not change.
- * GEMM_ODD: the same for a size aligned to 2 bytes only (an odd one in
- *   fp16 or bf16), which those data do not hold: cuBLAS's slowest
- *   kernels, one element at a time. Padding GPT-2's
- *   50257-token vocabulary to 50304 made nanoGPT "about 25 % faster",
- *   the output layer being "about 40 % of latency" (A. Karpathy,
- *   karpathy/nanoGPT commit 77e7e04c, 2023-02-04, on A100s): 0.4 of the
- *   step became 0.2 (25 % more throughput) or 0.15 (25 % less time), so
- *   that layer ran 2 to 2.7 times slower at the odd size; 0.5, the
- *   smaller slowdown.
+ *   (experiments/validation/eleutherai-a100-gemm.yaml, calibration), each
+ *   against the mean of its two aligned neighbours:
+ *   GEMM_UNALIGNED, a size aligned to 4 or 8 bytes: 0.673-0.674 for the
+ *     8192 x 51200 by 51200 x 14272-14400 products with 2, 4 or 6
+ *     columns past a multiple of 8 (16 each, 0.665-0.683), 0.668-0.676
+ *     for the 27648 x 4096 by 4096 x 130-510 ones (47 each, 0.56-0.74;
+ *     those of 64-126 columns lose 7-11 %, but the model times them by
+ *     their bytes, which alignment does not change). An inner size so
+ *     loses more at 51136-51264 (0.587-0.594 for 8192 x k by k x 14336,
+ *     16 each), but the attention's products of inner size 130-510 in
+ *     eleutherai-a100-layer-gemm.yaml, never fitted to, lose less: one
+ *     factor serves (README, Accuracy);
+ *   GEMM_ODD, a size aligned to 2 bytes: 0.279 for the odd column counts
+ *     above (16 of each residue, 0.276-0.281), 0.312-0.317 for the odd
+ *     inner sizes (64, 0.296-0.348).
+ *   Padding GPT-2's 50257-token vocabulary to 50304 made nanoGPT "about
+ *   25 % faster", its output layer being "about 40 % of latency" (A.
+ *   Karpathy, karpathy/nanoGPT commit 77e7e04c, 2023-02-04, A100s): that
+ *   layer ran 2 to 2.7 times slower at the odd size, against 3.2-3.6
+ *   here for its GEMMs alone.
  * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
  *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
 #define MATMUL_EFFICIENCY     0.785
 #define HBM_EFFICIENCY        0.61
 #define GEMM_K_HALF           256.0
 #define GEMM_UNALIGNED        0.67
-#define GEMM_ODD              0.5
+#define GEMM_ODD              0.3
 #define GEMM_ALIGN_BYTES      16
 #define LAUNCH_FLOOR_S        4e-6
 /* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
@@ -203,6 +208,17 @@ attention_efficiency (const ComputeModel *cm, const Kernel *a)
   return rate / ATTN_BENCH_PEAK * wave_efficiency (cm, (double) a->batch * rows);
 }
 
+/* The rate a GEMM keeps for one of its sizes: full where it is a multiple
+ * of 16 bytes, GEMM_UNALIGNED where of 4 (its lowest set bit times the
+ * element's bytes), GEMM_ODD below. */
+static double
+size_alignment (const ComputeModel *cm, int64_t size)
+{
+  double bytes = (double) (size & -size) * cm->bytes_per_element;
+  return bytes >= GEMM_ALIGN_BYTES ? 1.0
+         : bytes >= 4 ? GEMM_UNALIGNED : GEMM_ODD;
+}
+
 /* Fraction of the large-GEMM rate this shape reaches: the last wave of
  * output tiles leaves SMs idle, and a short inner dimension cannot hide
  * the cost of loading each tile. */
@@ -220,15 +236,12 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
       fill = MAX (fill, wave_efficiency (cm, tiles));
     }
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
-  /* The bytes every size is a multiple of (up to 16): its lowest set bit
-   * times the element's bytes. All three sizes count, as a kernel does not
-   * say which are leading dimensions (a weight gradient puts the tokens in
-   * one). */
-  int64_t sizes = g->m | g->n | g->k;
-  double align = MIN ((double) (sizes & -sizes), GEMM_ALIGN_BYTES)
-                 * cm->bytes_per_element;
-  double alignment = align >= GEMM_ALIGN_BYTES ? 1.0
-                     : align >= 4 ? GEMM_UNALIGNED : GEMM_ODD;
+  /* Every size counts, as a kernel does not say which are leading
+   * dimensions (a weight gradient makes the tokens one); the narrowest
+   * decides the kernel. */
+  double alignment = MIN (MIN (size_alignment (cm, g->m),
+                               size_alignment (cm, g->n)),
+                          size_alignment (cm, g->k));
   return fill * k_eff * alignment;
 }
 
