@@ -364,6 +364,25 @@ START_TEST (test_framework_buckets)
       assert_close (e.parallel.bucket_bytes, cases[i].bytes, "bucket");
       experiment_spec_clear (&e);
     }
+
+  /* The vocabulary: Megatron's frameworks pad it (0: 128 x tp), FSDP's
+   * models take it as given; a value given wins. */
+  static const struct { const char *sets[3]; int by; } vocab[] = {
+    { { NULL }, 0 },
+    { { "framework=deepspeed", NULL }, 0 },
+    { { "framework=pytorch-fsdp", NULL }, 1 },
+    { { "framework=pytorch-fsdp", "model.vocab_divisible_by=64", NULL }, 64 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (vocab); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      ExperimentSpec e;
+      ck_assert_msg (config_load_experiment (path, vocab[i].sets, &e, &error),
+                     "load: %s", error->message);
+      ck_assert_msg (e.model.vocab_divisible_by == vocab[i].by,
+                     "vocabulary row %zu: %d", i, e.model.vocab_divisible_by);
+      experiment_spec_clear (&e);
+    }
 }
 END_TEST
 

@@ -506,10 +506,10 @@ experiment_defaults (ExperimentSpec *e)
   e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
 }
 
-/* The framework's ways for the parallel keys the file leaves out (ROOT,
- * the experiment's tree): how it overlaps TP communication, accumulates
- * gradients and in what precision it reduces them, and its buckets,
- * which hold gradients in that precision. (Its DP overlap depends on the
+/* The framework's ways for the keys the file leaves out (ROOT, the
+ * experiment's tree): how it pads the vocabulary, overlaps TP
+ * communication, accumulates gradients and in what precision it reduces
+ * them, and its buckets, which hold gradients in that precision. (Its DP overlap depends on the
  * ZeRO stage, which search varies: plan_dp_overlaps decides it as the
  * plan runs.) A reduction precision given must be fp32 or the run's:
  * frameworks cast gradients up for the reduction, never across. */
@@ -522,6 +522,8 @@ framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
   Precision run = e->training.precision;
   const YPair *reduce = p ? ytree_map_find (p, "grad_reduce_precision") : NULL;
 
+  if (e->model.vocab_divisible_by == 0 && f->vocab_as_given)
+    e->model.vocab_divisible_by = 1;
   if (!p || !ytree_map_find (p, "tp_overlap"))
     e->parallel.tp_overlap = f->tp_overlap;
   if (!p || !ytree_map_find (p, "grad_accumulation"))

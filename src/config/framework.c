@@ -125,7 +125,10 @@
  * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
  * attention.py scaled_multihead_dot_product_attention, v0.3.0, under
  * autocast as llm-foundry's amp_bf16 runs it; mpt_softmax, costed in
- * transformer.c push_softmax), with no fused kernel. */
+ * transformer.c push_softmax), with no fused kernel. Its models embed the
+ * vocabulary as configured (MPT: nn.Embedding (config.vocab_size, ...),
+ * llmfoundry/models/mpt/modeling_mpt.py; its yamls pad by hand, 50368),
+ * not padded as Megatron's. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
@@ -249,6 +252,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
     .zero2_every_micro_batch = TRUE,
     .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_softmax = TRUE,
+    .vocab_as_given = TRUE,
     .source = FSDP,
   },
 };

@@ -91,6 +91,9 @@ struct FrameworkProfile {
   /* Unfused attention's softmax is MPT's PyTorch code (transformer.c
    * push_softmax) rather than Megatron's. */
   gboolean mpt_softmax;
+  /* Its models take the vocabulary as configured, where Megatron's pad it
+   * to a multiple of 128 x tp (model.vocab_divisible_by left out). */
+  gboolean vocab_as_given;
   const char *source;                  /* the code and docs it is read from */
 };
 
