@@ -509,10 +509,11 @@ experiment_defaults (ExperimentSpec *e)
 /* The framework's ways for the keys the file leaves out (ROOT, the
  * experiment's tree): how it pads the vocabulary, overlaps TP
  * communication, accumulates gradients and in what precision it reduces
- * them, and its buckets, which hold gradients in that precision. (Its DP overlap depends on the
- * ZeRO stage, which search varies: plan_dp_overlaps decides it as the
- * plan runs.) A reduction precision given must be fp32 or the run's:
- * frameworks cast gradients up for the reduction, never across. */
+ * them, and its buckets, which hold gradients in that precision. (Its DP
+ * overlap depends on the ZeRO stage, which search varies: plan_dp_overlaps
+ * decides it as the plan runs.) A reduction precision given must be fp32
+ * or the run's: frameworks cast gradients up for the reduction, never
+ * across. */
 static gboolean
 framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
 {

@@ -238,7 +238,8 @@ typedef struct {
   gboolean dropout;    /* hidden and attention dropout on (default) or off */
   int vocab_divisible_by; /* Megatron's --make-vocab-size-divisible-by:
                            * the vocabulary is padded to a multiple of it
-                           * times tp; default (0 or auto) 128 */
+                           * times tp; 0 (auto): the framework's, 128 or 1
+                           * (framework_defaults in config.c) */
 } ModelSpec;
 
 /* --- device profile (a GPU) -------------------------------------------- */

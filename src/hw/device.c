@@ -238,11 +238,8 @@ gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
   double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
   /* Every size counts, as a kernel does not say which are leading
    * dimensions (a weight gradient makes the tokens one); the narrowest
-   * decides the kernel. */
-  double alignment = MIN (MIN (size_alignment (cm, g->m),
-                               size_alignment (cm, g->n)),
-                          size_alignment (cm, g->k));
-  return fill * k_eff * alignment;
+   * decides the kernel, and their OR's lowest set bit is the narrowest's. */
+  return fill * k_eff * size_alignment (cm, g->m | g->n | g->k);
 }
 
 double
