@@ -217,6 +217,14 @@ ts validate "$tmp/order.yaml"
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
 has order ", in measured order: 1 of 2 groups"
 has order "; FAIL: groups out of measured order above the goal 0"
+# The group out of order is named by its pair whose measured times differ
+# most (a1 and a4, not a2), the faster first; the group in order is not.
+grep -Fxq "  out of order: a1 ran in 1.000s, a4 in 3.000s; predicted $(
+  awk -v a="$(pred 1 64)" -v b="$(pred 4 64)" 'function t(s) { return s < 1 ? sprintf ("%.2fms", s * 1e3) : sprintf ("%.3fs", s) }
+       BEGIN { printf "%s and %s", t(a), t(b) }')" "$tmp/out" ||
+  fail_because "no line naming a1 and a4 out of order in: $(grep -F 'out of order:' "$tmp/out")"
+[ "$(grep -c 'out of order:' "$tmp/out")" -eq 1 ] ||
+  fail_because "not one line out of order: $(grep -F 'out of order:' "$tmp/out")"
 verdict "order_within: one group of two in measured order; the goal of none out of order fails"
 scored ordergap 0 "KNOWN GAP (goal: groups out of measured order 0)" \
   "one group out of order within a known gap of one passes"

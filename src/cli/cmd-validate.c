@@ -207,22 +207,54 @@ bounds_text (GString *s, const ValidationBounds *b)
     g_string_append_printf (s, "%smemory misses %d", sep, b->memory_misses);
 }
 
+/* A time for a line of text: milliseconds below a second, as the table. */
+static void
+seconds_text (char *buf, gsize size, double s)
+{
+  g_snprintf (buf, size, s < 1 ? "%.2fms" : s < 1e6 ? "%.3fs" : "%.3es",
+              s < 1 ? s * 1e3 : s);
+}
+
 /* Groups of V's cases (order_within) whose predicted times are not in the
- * order of their measured ones; a time of 0 is a case without one. */
+ * order of their measured ones; a time of 0 is a case without one. Unless
+ * OUT is NULL, a line per such group names the two cases that show it
+ * best: of the pairs predicted in the wrong order, the one whose measured
+ * times differ most, faster first. */
 static int
 misordered_groups (const ValidationSpec *v, const double *meas,
-                   const double *pred)
+                   const double *pred, GString *out)
 {
-  g_autofree gboolean *bad = g_new0 (gboolean, v->order_groups);
+  g_autofree int *faster = g_new (int, v->order_groups);
+  g_autofree int *slower = g_new (int, v->order_groups);
   int n = 0;
+  for (int g = 0; g < v->order_groups; g++)
+    faster[g] = -1;
   for (guint i = 0; i < v->cases->len; i++)
     for (guint j = 0; j < v->cases->len; j++)
       {
         int g = ((ValidationCase *) g_ptr_array_index (v->cases, i))->order_group;
-        if (g >= 0 && g == ((ValidationCase *) g_ptr_array_index (v->cases, j))->order_group
-            && meas[i] > 0 && meas[j] > 0 && meas[i] < meas[j] && pred[i] >= pred[j]
-            && !bad[g])
-          bad[g] = TRUE, n++;
+        if (g < 0 || g != ((ValidationCase *) g_ptr_array_index (v->cases, j))->order_group
+            || meas[i] <= 0 || meas[j] <= 0 || meas[i] >= meas[j] || pred[i] < pred[j])
+          continue;
+        if (faster[g] < 0)
+          n++;
+        if (faster[g] < 0 || meas[j] / meas[i] > meas[slower[g]] / meas[faster[g]])
+          faster[g] = (int) i, slower[g] = (int) j;
+      }
+  for (int g = 0; out != NULL && g < v->order_groups; g++)
+    if (faster[g] >= 0)
+      {
+        int i = faster[g], j = slower[g];
+        char mi[32], mj[32], pi[32], pj[32];
+        seconds_text (mi, sizeof mi, meas[i]);
+        seconds_text (mj, sizeof mj, meas[j]);
+        seconds_text (pi, sizeof pi, pred[i]);
+        seconds_text (pj, sizeof pj, pred[j]);
+        g_string_append_printf (out, "  out of order: %s ran in %s, %s in %s; "
+                                "predicted %s and %s\n",
+                                ((ValidationCase *) g_ptr_array_index (v->cases, i))->id, mi,
+                                ((ValidationCase *) g_ptr_array_index (v->cases, j))->id, mj,
+                                pi, pj);
       }
   return n;
 }
@@ -361,7 +393,7 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
     }
   progress_clear (&progress);
   Scores s = { score_mape (&score), score.max_abs, score_mean_signed (&score),
-               misordered_groups (v, time_meas, time_pred),
+               misordered_groups (v, time_meas, time_pred, csv ? NULL : out),
                oom_but_ran + fit_but_oom };
   int status = 0;
   GString *summary = g_string_new (NULL);
@@ -441,10 +473,12 @@ cli_validate (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE...");
   g_option_context_set_summary (context,
     "Predicts every case of each validation file and compares the iteration\n"
-    "time with the measured one: a row per case, then per file the line\n"
-    "'MAPE x.x% max y.y% over N cases', with the mean signed error, the\n"
-    "file's role and whether it meets its goal; given several files, the\n"
-    "totals of each role (calibration, validation) close the output.\n"
+    "time with the measured one: a row per case, a line per group of\n"
+    "order_within out of measured order (the two cases that show it), then\n"
+    "per file the line 'MAPE x.x% max y.y% over N cases', with the mean\n"
+    "signed error, the file's role and whether it meets its goal; given\n"
+    "several files, the totals of each role (calibration, validation) close\n"
+    "the output.\n"
     "A file of kind: collectives holds nccl-tests-like runs of one\n"
     "collective, predicted as 'trainsim collective' does and totalled apart;\n"
     "one of kind: gemm holds matrix multiplications timed alone on a device,\n"
