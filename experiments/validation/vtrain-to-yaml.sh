@@ -153,9 +153,10 @@ convert() {
 			print "# 11): MAPE <= 10 %, max <= 35 %, |mean signed error| <= 4 %, and, for each"
 			print "# model and layout, the runs that differ only in micro-batch in the measured"
 			print "# order of time (order_within). MAPE, max and mean signed error meet it; the"
-			print "# known gap bounds the order (README, Accuracy and Not yet): pipelined runs"
-			print "# at tp 1 lose time at each stage that grows with the activation sent, which"
-			print "# trainsim does not model."
+			print "# known gap bounds the order (README, Accuracy and Not yet): every group out"
+			print "# of order is pipelined, and the runs show costs trainsim does not model (tp 1"
+			print "# layers as if not recomputed, tp 1 output layers as if the vocabulary were"
+			print "# odd, pipeline slots longer as the activation sent grows)."
 		}
 		print "schema_version: 1"
 		print "name: vtrain-" set
