@@ -67,18 +67,10 @@ grep -Fqx '  - {id: mm-vocab-v-sweep-8192x14336x51137, m: 8192, n: 14336, k: 511
   "$committed" || fail_because "the vocabulary sweep's 8192x51137x14336, b=1 is not read as m 8192, n 14336, k 51137"
 verdict "cases hold the logs' rates, the benchmark's inner dimension as k"
 
-ts validate "$committed"
-[ "$rc" -le 1 ] || fail_because "validate exit $rc"
-grep -q "eleutherai-a100-gemm.yaml: MAPE .* over $(grep -c '^  - {id: ' "$committed") cases" \
-  "$tmp/out" || fail_because "no summary of every case"
-verdict "validate scores the file"
+scores_every_case "$committed"
 
 # bad LOGDIR: each variant fails and leaves no output.
 bad () { converter_refuses "$1" "$script" "$tmp/bad" "$2"; }
-fresh () {
-  rm -rf "$tmp/bad"
-  cp -R "$tmp/logs" "$tmp/bad"
-}
 
 fresh
 rm "$tmp/bad/gemm_data/bmm/bsweep/a100.out"

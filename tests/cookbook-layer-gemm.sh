@@ -81,11 +81,7 @@ grep -Fqx '  - {id: h8192-attention-key-value-query-transform, m: 8192, n: 6144,
   "$committed" || fail_because "(4x8192x6144, b=2048) is not read as m 8192, n 6144, k 8192"
 verdict "cases hold the log's rates, the tokens as m and the inner size as k"
 
-ts validate "$committed"
-[ "$rc" -le 1 ] || fail_because "validate exit $rc"
-grep -q "eleutherai-a100-layer-gemm.yaml: MAPE .* over $cases cases" \
-  "$tmp/out" || fail_because "no summary of every case"
-verdict "validate scores the file"
+scores_every_case "$committed"
 
 # bad LOG: each variant fails and leaves no output.
 bad () { converter_refuses "$1" "$script" "$tmp/bad.out" "$2"; }

@@ -397,6 +397,40 @@ small_layer (ComputeModel *cm, LayerShape *ls)
   transformer_layer_shape (ls, &e.model, 2, 2, FALSE, ATTENTION_UNFUSED, cm);
 }
 
+/* The MLP block alone (kind: mlp files) is FC1 (b s tokens by h into
+ * ffn / t), the GeLU over FC1's output and FC2 back to h, then FC2's
+ * all-reduce of the s b h output at t = 2; a layer's MLP half is that
+ * block and the residual's bias-dropout-add. */
+START_TEST (test_mlp_block_ops)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  g_autoptr (GArray) mlp = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  g_autoptr (GArray) half = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_mlp_forward (&ls, mlp);
+  transformer_layer_forward_mlp (&ls, half);
+  const char *names[] = { "fc1", "gelu", "fc2", "tp_allreduce_mlp" };
+  ck_assert_uint_eq (mlp->len, G_N_ELEMENTS (names));
+  for (guint i = 0; i < mlp->len; i++)
+    ck_assert_str_eq (g_array_index (mlp, GraphOp, i).name, names[i]);
+  const GraphOp *fc1 = &g_array_index (mlp, GraphOp, 0);
+  const GraphOp *fc2 = &g_array_index (mlp, GraphOp, 2);
+  ck_assert (fc1->kernel.m == 2 * 512 && fc1->kernel.n == 4096 / 2
+             && fc1->kernel.k == 1024);
+  ck_assert (fc2->kernel.m == 2 * 512 && fc2->kernel.n == 1024
+             && fc2->kernel.k == 4096 / 2);
+  /* bf16: the GeLU reads and writes 2 x 512 x 2048 elements of 2 bytes. */
+  ck_assert_double_eq (g_array_index (mlp, GraphOp, 1).kernel.bytes,
+                       2.0 * 512 * 2048 * 4);
+  ck_assert_int_eq (g_array_index (mlp, GraphOp, 3).kind, GOP_TP_ALL_REDUCE);
+  ck_assert_double_eq (g_array_index (mlp, GraphOp, 3).comm_bytes,
+                       2.0 * 2 * 512 * 1024);
+  ck_assert_uint_eq (half->len, mlp->len + 1);
+  ck_assert_str_eq (g_array_index (half, GraphOp, mlp->len).name, "residual2");
+}
+END_TEST
+
 /* The accumulating backward is the backward and one more op: an add over
  * the layer's parameters, 3 w bytes each into .grad (autograd), 4 + 4 +
  * w into the fp32 main_grad (main-grad), and fused, over the biases and
@@ -2113,6 +2147,7 @@ sim_suite (void)
   TCase *models = tcase_create ("models");
   tcase_add_test (models, test_ring_allreduce_4_ranks);
   tcase_add_test (models, test_gemm_time);
+  tcase_add_test (models, test_mlp_block_ops);
   tcase_add_test (models, test_hbm_calibration);
   tcase_add_test (models, test_attention_kernels);
   tcase_add_test (models, test_loss_and_softmax_ops);

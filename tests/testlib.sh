@@ -79,6 +79,24 @@ gemm_cases () {
   }' "$1"
 }
 
+# scores_every_case FILE: records whether validate reads the validation
+# FILE that a converter wrote and scores each of its cases (its summary
+# line counts every "  - {id: " line), meeting its goal or not.
+scores_every_case () {
+  ts validate "$1"
+  [ "$rc" -le 1 ] || fail_because "validate exit $rc"
+  grep -q "$(basename "$1"): MAPE .* over $(grep -c '^  - {id: ' "$1") cases" "$tmp/out" ||
+    fail_because "no summary of every case: $(grep ': MAPE' "$tmp/out")"
+  verdict "validate scores the file"
+}
+
+# fresh: $tmp/bad becomes a copy of $tmp/logs, the input a converter test
+# rebuilt, for a bad variant of it.
+fresh () {
+  rm -rf "$tmp/bad"
+  cp -R "$tmp/logs" "$tmp/bad"
+}
+
 # converter_refuses DESC SCRIPT INPUT [REGEX]: records whether the converter
 # SCRIPT (experiments/validation/*-to-yaml.sh) fails on INPUT without
 # writing its output ($tmp/bad.yaml), saying REGEX on stderr ($tmp/err)

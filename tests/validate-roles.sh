@@ -457,5 +457,59 @@ bad "GEMM file: a rate above the device's peak" gemmpeak "case g: measured.throu
   printf 'cases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: 100TFLOP/s}}\n'
 } >"$tmp/gemmflops.yaml"
 bad "GEMM file: a training runs' key (flops)" gemmflops "flops applies to training runs only, not to a file of kind: gemm"
+# The same rate given in the file's defaults, not in the case: the error
+# is at the case, which has no measured key of its own (it crashed).
+{
+  printf 'schema_version: 1\nname: gemmpeakdef\nkind: gemm\nrole: validation\n'
+  printf 'defaults: {device: a100-sxm4-80gb, measured: {throughput: 313TFLOP/s}}\n'
+  printf 'cases:\n  - {id: g, m: 256, n: 256, k: 256}\n'
+} >"$tmp/gemmpeakdef.yaml"
+bad "GEMM file: a rate above the peak in the defaults" gemmpeakdef "case g: measured.throughput \\(313 TFLOP/s\\) is above"
+grep -q 'gemmpeakdef.yaml:7:5:' "$tmp/err" || fail_because "not at the case, gemmpeakdef.yaml:7:5: $(cat "$tmp/err")"
+verdict "the rate from the defaults is refused at the case"
+
+# An MLP file (kind: mlp): a case is a transformer's MLP block alone, its
+# forward priced as a layer prices it: FC1 and FC2 as the GEMM file prices
+# those products, and the GeLU between, a pass over the FC1 output read
+# and written in fp16: 2048 tokens x 4096 x (2 + 2) bytes = 33.55 MB at
+# 0.61 of 2,039 GB/s, 26.98 us.
+{
+  printf 'schema_version: 1\nname: mlpgemm\nkind: gemm\nrole: validation\n'
+  printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, measured: {throughput: 100TFLOP/s}}\ncases:\n'
+  printf '  - {id: fc1, m: 2048, n: 4096, k: 1024}\n  - {id: fc2, m: 2048, n: 1024, k: 4096}\n'
+} >"$tmp/mlpgemm.yaml"
+{
+  printf 'schema_version: 1\nname: mlp\nkind: mlp\nrole: validation\n'
+  printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, seq_len: 2048}\ncases:\n'
+  printf '  - {id: m, hidden: 1024, micro_batch: 1, measured: {forward_ms: 1}}\n'
+} >"$tmp/mlp.yaml"
+ts validate --format csv "$tmp/mlpgemm.yaml" "$tmp/mlp.yaml"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+awk -F, '$2 == "fc1" { g += $4 } $2 == "fc2" { g += $4 } $2 == "m" { m = $4 }
+  END { gelu = 2048 * 4096 * 4 / (2039e9 * 0.61)
+        exit !(m > 0 && (m - g - gelu) / m < 1e-5 && (m - g - gelu) / m > -1e-5) }' "$tmp/out" ||
+  fail_because "the block is not FC1 + FC2 + 26.98 us: $(grep -E ',(fc1|fc2|m),' "$tmp/out")"
+grep -Fq "mlp, role validation: 1 files, 1 cases" "$tmp/err" ||
+  fail_because "the MLP file is not totalled apart: $(cat "$tmp/err")"
+verdict "an MLP file: the block is its two GEMMs and the GeLU's pass, totalled apart"
+
+bad_cases "MLP file" mlp \
+  'defaults: {device: a100-sxm4-80gb, seq_len: 2048}\ncases:\n  - {id: m, micro_batch: 1, %s, measured: {forward_ms: 10}}\n' \
+  'hiden: 1024|mlpkey|unknown key .hiden. in case \(did you mean .hidden.\?\); valid keys: id, device, precision, hidden, ffn_hidden, mlp, seq_len, micro_batch, measured' \
+  'ffn_hidden: 4096|mlpnohidden|case is missing required key: hidden' \
+  'hidden: 0|mlpzero|case.hidden must be a positive integer' \
+  'hidden: 1024, mlp: geglu|mlpkind|mlp: unknown value .geglu.' \
+  'hidden: 1024, hidden: 2048|mlpdup|duplicate key .hidden.'
+{
+  printf 'schema_version: 1\nname: mlpfast\nkind: mlp\nrole: validation\n'
+  printf 'cases:\n  - {id: m, device: a100-sxm4-80gb, hidden: 8192, seq_len: 2048, micro_batch: 4, measured: {forward_ms: 7}}\n'
+} >"$tmp/mlpfast.yaml"
+bad "MLP file: a time its GEMMs cannot take at the device's peak" mlpfast \
+  "case m: measured.forward_ms \\(7\\) is less than its GEMMs take at the device's bf16 peak \\(312 TFLOP/s: 28.19 ms\\)"
+{
+  printf 'schema_version: 1\nname: mlporder\nkind: mlp\nrole: validation\norder_within: [micro_batch]\n'
+  printf 'cases:\n  - {id: m, device: a100-sxm4-80gb, hidden: 1024, seq_len: 2048, micro_batch: 4, measured: {forward_ms: 7}}\n'
+} >"$tmp/mlporder.yaml"
+bad "MLP file: a training runs' key (order_within)" mlporder "order_within applies to training runs only, not to a file of kind: mlp"
 
 finish

@@ -56,11 +56,7 @@ grep -Fqx '  - {id: vtrain-ar-8g-1mib, gpus: 8, size: 1MiB, measured: {bus_bandw
   "$committed" || fail_because "8 GPUs at 1 MiB is not vTrain's 19.78 GB/s out-of-place"
 verdict "a case holds the table's out-of-place bus bandwidth"
 
-ts validate "$committed"
-[ "$rc" -le 1 ] || fail_because "validate exit $rc"
-grep -q "vtrain-a100-allreduce.yaml: MAPE .* over 77 cases" "$tmp/out" ||
-  fail_because "no summary of 77 cases"
-verdict "validate scores the file"
+scores_every_case "$committed"
 
 # bad LUTDIR: each variant fails and leaves no output.
 bad () { converter_refuses "$1" "$script" "$tmp/badlut"; }

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/progress.h"
 #include "config/config.h"
+#include "graph/transformer.h"
 #include "hw/device.h"
 #include "net/net.h"
 #include "parallel/sim.h"
@@ -333,6 +334,34 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
                    note->str, &score);
           continue;
         }
+      if (v->kind == VALIDATION_MLP)
+        {
+          /* Scored on time: the MLP block's kernels as a layer's forward
+           * prices them, on one device. */
+          ComputeModel cm;
+          compute_model_init (&cm, &c->experiment.topology.gpu,
+                              &c->experiment.compute,
+                              c->experiment.training.precision);
+          LayerShape ls;
+          transformer_layer_shape (&ls, &c->experiment.model, 1,
+                                   c->experiment.parallel.micro_batch, FALSE,
+                                   ATTENTION_UNFUSED, &cm);
+          g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+          transformer_mlp_forward (&ls, ops);
+          double pred = 0, flops = 0;
+          for (guint k = 0; k < ops->len; k++)
+            {
+              const GraphOp *op = &g_array_index (ops, GraphOp, k);
+              pred += compute_kernel_time (&cm, &op->kernel);
+              flops += op->kernel.flops;
+            }
+          double meas_s = c->measured_forward_ms / 1e3;
+          g_string_printf (note, "  (%.1f TFLOP/s, predicted %.1f)",
+                           flops / meas_s / 1e12, flops / pred / 1e12);
+          r = (SimResult) { .fits_memory = TRUE };
+          compare (out, csv, v->name, c->id, meas_s, pred, &r, note->str, &score);
+          continue;
+        }
       if (!sim_run (&c->experiment, &options, &r, &error))
         {
           progress_clear (&progress);
@@ -482,7 +511,9 @@ cli_validate (int argc, char **argv)
     "A file of kind: collectives holds nccl-tests-like runs of one\n"
     "collective, predicted as 'trainsim collective' does and totalled apart;\n"
     "one of kind: gemm holds matrix multiplications timed alone on a device,\n"
-    "predicted as a training step prices its GEMMs, and totalled apart.");
+    "predicted as a training step prices its GEMMs, and totalled apart; one\n"
+    "of kind: mlp holds a transformer's MLP block timed alone, predicted as a\n"
+    "layer's forward prices it, and totalled apart.");
   g_option_context_set_description (context,
     "Exit status: 0 every file meets its goal (tolerance), or stays within\n"
     "its known_gap; 1 a file does not; 2 bad usage or bad input.");

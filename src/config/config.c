@@ -370,18 +370,42 @@ static const Field gemm_measured_fields[] = {
      .arg = UNIT_FLOPS),
   END
 };
+/* The keys that open a case timed alone on one device (kind gemm, mlp). */
+#define DEVICE_CASE_FIELDS \
+  F ("id", F_NAME, ValidationCase, id, REQUIRED), \
+  F ("device", F_REF, ValidationCase, experiment.topology.gpu, REQUIRED, \
+     .arg = REF_DEVICE, .sub = device_fields), \
+  F ("precision", F_ENUM, ValidationCase, experiment.training.precision, \
+     .arg = SPEC_ENUM_PRECISION)
 static const Field gemm_case_fields[] = {
-  F ("id", F_NAME, ValidationCase, id, REQUIRED),
-  F ("device", F_REF, ValidationCase, experiment.topology.gpu, REQUIRED,
-     .arg = REF_DEVICE, .sub = device_fields),
-  F ("precision", F_ENUM, ValidationCase, experiment.training.precision,
-     .arg = SPEC_ENUM_PRECISION),
+  DEVICE_CASE_FIELDS,
   F ("batch", F_INT, ValidationCase, batch),
   F ("m", F_INT, ValidationCase, m, REQUIRED),
   F ("n", F_INT, ValidationCase, n, REQUIRED),
   F ("k", F_INT, ValidationCase, k, REQUIRED),
   { .key = "measured", .type = F_MAP, .required = TRUE,
     .sub = gemm_measured_fields },
+  END
+};
+
+/* A case of an MLP file (kind: mlp), the file's defaults merged under it:
+ * a transformer's MLP block alone (the two GEMMs and the activation
+ * between them, as Megatron's ParallelMLP runs its forward) on a device,
+ * and the time its forward took. */
+static const Field mlp_measured_fields[] = {
+  F ("forward_ms", F_NUMBER, ValidationCase, measured_forward_ms, REQUIRED),
+  END
+};
+static const Field mlp_case_fields[] = {
+  DEVICE_CASE_FIELDS,
+  F ("hidden", F_INT, ValidationCase, experiment.model.hidden, REQUIRED),
+  F ("ffn_hidden", F_INT_AUTO, ValidationCase, experiment.model.ffn_hidden),
+  F ("mlp", F_ENUM, ValidationCase, experiment.model.mlp, .arg = SPEC_ENUM_MLP),
+  F ("seq_len", F_INT, ValidationCase, experiment.model.seq_len, REQUIRED),
+  F ("micro_batch", F_INT, ValidationCase, experiment.parallel.micro_batch,
+     REQUIRED),
+  { .key = "measured", .type = F_MAP, .required = TRUE,
+    .sub = mlp_measured_fields },
   END
 };
 
@@ -1758,13 +1782,16 @@ config_topology_description (const char *name, const char *near)
 
 /* --- validation files ----------------------------------------------------- */
 
-/* The mark of measured.KEY in CASE_NODE, whose measured mapping is known
- * to hold KEY. */
+/* The mark of measured.KEY in CASE_NODE, or CASE_NODE's own where the
+ * file's defaults gave it. */
 static YMark
 measured_mark (const YNode *case_node, const char *key)
 {
-  const YNode *measured = ytree_map_find (case_node, "measured")->value;
-  return ytree_map_find (measured, key)->value->mark;
+  const YPair *measured = ytree_map_find (case_node, "measured");
+  const YPair *at = measured && measured->value->kind == YNODE_MAPPING
+                    ? ytree_map_find (measured->value, key) : NULL;
+  /* Given in the file's defaults, not in the case: the case is where. */
+  return at ? at->value->mark : case_node->mark;
 }
 
 /* Checks that every measured key of C can be scored (cmd-validate.c
@@ -1923,6 +1950,40 @@ load_gemm_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
                        "device's %s peak (%.4g TFLOP/s); no GEMM runs faster than that",
                        c->id, c->measured_flops / 1e12,
                        spec_enum_name (SPEC_ENUM_PRECISION, precision), peak / 1e12);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* An MLP file's case: ffn_hidden defaults as a model's does, and no MLP
+ * runs its GEMMs faster than the device's peak, so a measured time that
+ * would take more is a mistake in the data. */
+static gboolean
+load_mlp_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
+               ValidationCase *c, YNode **tree, GError **error)
+{
+  if (!load_alone_case (ld, defaults, case_node, mlp_case_fields, c, tree, error))
+    return FALSE;
+  ModelSpec *m = &c->experiment.model;
+  if (!model_finish (*tree, "case", m, error))
+    {
+      g_clear_pointer (tree, ytree_free);
+      return FALSE;
+    }
+  Precision precision = c->experiment.training.precision;
+  double peak = c->experiment.topology.gpu.peak_flops[precision];
+  /* FC1 (twice as wide when gated) and FC2, 2 FLOPs a multiply-add. */
+  double flops = 2.0 * c->experiment.parallel.micro_batch * m->seq_len * m->hidden
+                 * m->ffn_hidden * (m->mlp == MLP_SWIGLU ? 3 : 2);
+  if (peak > 0 && flops / (c->measured_forward_ms / 1e3) > peak)
+    {
+      g_clear_pointer (tree, ytree_free);
+      ytree_set_error (error, measured_mark (case_node, "forward_ms"),
+                       "case %s: measured.forward_ms (%.4g) is less than its GEMMs "
+                       "take at the device's %s peak (%.4g TFLOP/s: %.4g ms)", c->id,
+                       c->measured_forward_ms,
+                       spec_enum_name (SPEC_ENUM_PRECISION, precision), peak / 1e12,
+                       flops / peak * 1e3);
       return FALSE;
     }
   return TRUE;
@@ -2155,8 +2216,8 @@ config_load_validation (const char *path, GError **error)
       || !check_known_gap (root, v, error) || !check_order_within (root, &order, error))
     return NULL;
   v->has_known_gap = ytree_map_find (root, "known_gap") != NULL;
-  /* flops and order_within describe training runs: a file of collectives
-   * or GEMMs that gives them says something validate would not use. */
+  /* flops and order_within describe training runs: a file of collectives,
+   * GEMMs or MLPs that gives them says something validate would not use. */
   static const char *const training_only[] = { "flops", "order_within" };
   for (size_t i = 0; v->kind != VALIDATION_TRAINING && i < G_N_ELEMENTS (training_only); i++)
     {
@@ -2212,6 +2273,8 @@ config_load_validation (const char *path, GError **error)
           ? !load_collective_case (&ld, dv, node, c, &tree, error)
           : v->kind == VALIDATION_GEMM
           ? !load_gemm_case (&ld, dv, node, c, &tree, error)
+          : v->kind == VALIDATION_MLP
+          ? !load_mlp_case (&ld, dv, node, c, &tree, error)
           : !load_case (&ld, v, dv, node, c, &tree, error))
         return NULL;
       g_ptr_array_add (trees, tree);

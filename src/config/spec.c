@@ -73,7 +73,7 @@ static const char *const collective_names[COLL_N] = {
 
 static const char *const validation_kind_names[VALIDATION_KIND_N] = {
   [VALIDATION_TRAINING] = "training", [VALIDATION_COLLECTIVES] = "collectives",
-  [VALIDATION_GEMM] = "gemm",
+  [VALIDATION_GEMM] = "gemm", [VALIDATION_MLP] = "mlp",
 };
 
 static const struct {

@@ -165,12 +165,14 @@ typedef enum {
 } CollKind;
 
 /* What a validation file measured: training runs, collectives alone
- * (nccl-tests-like runs of one collective on a topology), or matrix
- * multiplications alone (one GEMM on one device). */
+ * (nccl-tests-like runs of one collective on a topology), matrix
+ * multiplications alone (one GEMM on one device), or a transformer's MLP
+ * block alone (its forward on one device). */
 typedef enum {
   VALIDATION_TRAINING,
   VALIDATION_COLLECTIVES,
   VALIDATION_GEMM,
+  VALIDATION_MLP,
   VALIDATION_KIND_N
 } ValidationKind;
 
@@ -531,6 +533,11 @@ typedef struct {
    * FLOP/s (2 batch m n k a second) it measured. */
   int batch, m, n, k;
   double measured_flops;
+  /* An MLP file's case: the MLP block alone (transformer_mlp_forward) of
+   * experiment.model (hidden, ffn_hidden, mlp) over experiment.parallel.
+   * micro_batch sequences of experiment.model.seq_len tokens, and the
+   * forward time it measured. */
+  double measured_forward_ms;
 } ValidationCase;
 
 /* Bounds on a file's scores: fractions (SPEC_UNSET when not given) and

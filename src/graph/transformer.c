@@ -238,10 +238,9 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
 }
 
 void
-transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops)
+transformer_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
-  double e = token_elems (ls);
   enter_tp (ops, ls, "tp_allgather_mlp");
   push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
   /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */
@@ -250,7 +249,13 @@ transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops)
                     0);
   push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
   leave_tp (ops, ls, "tp_allreduce_mlp");
-  push_elementwise (ops, ls, "residual2", e, 2, 1, 1);
+}
+
+void
+transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops)
+{
+  transformer_mlp_forward (ls, ops);
+  push_elementwise (ops, ls, "residual2", token_elems (ls), 2, 1, 1);
 }
 
 /* Backward of a GEMM Y = X W (X: m x k, W: k x n): dX = dY W^T and
