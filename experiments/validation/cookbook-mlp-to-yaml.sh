@@ -6,79 +6,87 @@
 # Usage: cookbook-mlp-to-yaml.sh DIR [OUT]
 #   DIR  the sizing/results directory of a checkout of
 #        github.com/EleutherAI/cookbook at commit 27dff48 (2023-12-25), which
-#        holds transformer_data/h_sweep_tp.out
+#        holds transformer_data/h_sweep_tp.out and flash_attn_hsweep.out
 #   OUT  default: eleutherai-a100-mlp.yaml next to this script; "-" writes
 #        to stdout
 #
-# The log is that of sizing/benchmarks/torch_transformer_flops.py's
-# benchmark_transformer: for each configuration a line
+# Each log is that of sizing/benchmarks/torch_transformer_flops.py's
+# benchmark_transformer (flash_attn_hsweep.out with FlashAttention in the
+# attention, which the MLP does not use): for each configuration a line
 #   num_attention_heads: A, hidden_size: H, train_micro_batch_size_per_gpu: B,
 #   tensor_mp_size: T, pipeline_mp_size: 1, dp_size: 1
 # (one line in the log), then, after "Actual", the median time of GPT-NeoX's
 # ParallelMLP forward (its two GEMMs and the fused bias-GeLU between them,
 # fp16, under torch.no_grad) as
 #   MLP duration (in seconds): X
-# with other lines between. The benchmark runs in one process
-# (megatron_wrapper.py sets WORLD_SIZE 1), and the layers divide their sizes
-# by the model-parallel world size, 1: T only labels four sweeps of the same
-# tp-1 MLP, each a case here. Each iteration is timed with time.time()
+# with other lines between; a case's id is the log's name, T and H. The
+# benchmark runs in one process (megatron_wrapper.py sets WORLD_SIZE 1), and
+# the layers divide their sizes by the model-parallel world size, 1: T
+# only labels h_sweep_tp.out's four sweeps of the same tp-1 MLP. Each iteration is timed with time.time()
 # around the call and a torch.cuda.synchronize(), and the log rounds X to
 # 0.1 ms: a time under 1 ms is left out, its rounding alone being 5 % or
-# more. A log without an MLP line, or with a configuration line or an MLP
-# line that does not parse, or a hidden size of more than 7 digits, fails
-# the script without writing OUT. POSIX sh and awk (mawk, gawk or busybox).
+# more. A log missing or without an MLP line, or with a configuration line
+# or an MLP line that does not parse, or a hidden size of more than 7
+# digits, fails the script without writing OUT. POSIX sh and awk (mawk, gawk or busybox).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/atomic-write.sh"
 converter_args DIR "$here/eleutherai-a100-mlp.yaml" "$@"
-log=$input/transformer_data/h_sweep_tp.out
 
-if [ ! -r "$log" ]; then
-	echo "cookbook-mlp-to-yaml.sh: cannot read $log" >&2
-	exit 1
-fi
-body=$(LC_ALL=C awk -v name="transformer_data/h_sweep_tp.out" '
-	function field(key,    s, i) {
-		s = ", " $0
-		i = index(s, ", " key ": ")
-		if (i == 0)
-			return ""
-		s = substr(s, i + length(key) + 4)
-		sub(/,.*/, "", s)
-		return s
-	}
-	{ sub(/\r$/, "") }
-	/^num_attention_heads: / {
-		h = field("hidden_size"); b = field("train_micro_batch_size_per_gpu")
-		t = field("tensor_mp_size")
-		if (h !~ /^[1-9][0-9]*$/ || length(h) > 7 || b !~ /^[1-9][0-9]*$/ ||
-		    length(b) > 7 || t !~ /^[1-9][0-9]*$/ || length(t) > 7) {
-			printf "%s:%d: cannot read \"%s\"\n", name, NR, $0 > "/dev/stderr"
-			bad = 1; h = ""
+cases() {
+	for set in h_sweep_tp flash_attn_hsweep; do
+		log=$input/transformer_data/$set.out
+		if [ ! -r "$log" ]; then
+			echo "cookbook-mlp-to-yaml.sh: cannot read $log" >&2
+			return 1
+		fi
+		tag=$(echo "$set" | sed 's/_tp$//' | tr _ -)
+		LC_ALL=C awk -v name="transformer_data/$set.out" -v tag="$tag" '
+		function field(key,    s, i) {
+			s = ", " $0
+			i = index(s, ", " key ": ")
+			if (i == 0)
+				return ""
+			s = substr(s, i + length(key) + 4)
+			sub(/,.*/, "", s)
+			return s
 		}
-		next
-	}
-	/^MLP duration \(in seconds\): / {
-		x = $0; sub(/^MLP duration \(in seconds\): /, "", x)
-		if (h == "" || x !~ /^[0-9]+(\.[0-9]+)?$/) {
-			printf "%s:%d: cannot read \"%s\"%s\n", name, NR, $0,
-			       h == "" ? " (no configuration before it)" : "" > "/dev/stderr"
-			bad = 1; next
+		{ sub(/\r$/, "") }
+		/^num_attention_heads: / {
+			h = field("hidden_size"); b = field("train_micro_batch_size_per_gpu")
+			t = field("tensor_mp_size")
+			if (h !~ /^[1-9][0-9]*$/ || length(h) > 7 || b !~ /^[1-9][0-9]*$/ ||
+			    length(b) > 7 || t !~ /^[1-9][0-9]*$/ || length(t) > 7) {
+				printf "%s:%d: cannot read \"%s\"\n", name, NR, $0 > "/dev/stderr"
+				bad = 1; h = ""
+			}
+			next
 		}
-		seen++
-		if (x + 0 >= 0.001)
-			printf "  - {id: h-sweep-tp%s-%s, hidden: %s, micro_batch: %s, measured: {forward_ms: %.1f}}\n", \
-			       t, h, h, b, x * 1000
-		h = ""
-	}
-	END {
-		if (!bad && seen == 0) {
-			printf "%s: no MLP duration line\n", name > "/dev/stderr"
-			bad = 1
+		/^MLP duration \(in seconds\): / {
+			x = $0; sub(/^MLP duration \(in seconds\): /, "", x)
+			if (h == "" || x !~ /^[0-9]+(\.[0-9]+)?$/) {
+				printf "%s:%d: cannot read \"%s\"%s\n", name, NR, $0,
+				       h == "" ? " (no configuration before it)" : "" > "/dev/stderr"
+				bad = 1; next
+			}
+			seen++
+			if (x + 0 >= 0.001)
+				printf "  - {id: %s-tp%s-%s, hidden: %s, micro_batch: %s, measured: {forward_ms: %.1f}}\n", \
+				       tag, t, h, h, b, x * 1000
+			h = ""
 		}
-		exit bad
-	}' "$log")
+		END {
+			if (!bad && seen == 0) {
+				printf "%s: no MLP duration line\n", name > "/dev/stderr"
+				bad = 1
+			}
+			exit bad
+		}' "$log" || return 1
+	done
+}
+
+body=$(cases)
 
 emit() {
 	cat <<'EOF'
@@ -91,11 +99,12 @@ emit() {
 # their transformer sizing study (Anthony, Hatef, Schoelkopf and Biderman,
 # "The Case for Co-Designing Model Architectures with Hardware", ICPP 2024,
 # arXiv:2401.14489), github.com/EleutherAI/cookbook commit 27dff48
-# (2023-12-25), sizing/results/transformer_data/h_sweep_tp.out, Apache-2.0:
-# hidden sizes of 128 to 23168 by 128, in four sweeps that the log labels
-# tensor_mp_size 1, 2, 4 and 8 but that all ran the same tp-1 block (see
-# the script). The sequence length (2048) is the benchmark's
-# (torch_transformer_flops.py, megatron_wrapper.py). The log does not say
+# (2023-12-25), sizing/results/transformer_data/h_sweep_tp.out and
+# flash_attn_hsweep.out, Apache-2.0: hidden sizes of 128 to 23168 by 128 in
+# four sweeps that the first log labels tensor_mp_size 1, 2, 4 and 8 but
+# that all ran the same tp-1 block (see the script), and of 128 to 32640 by
+# 128 in the second. The sequence length (2048) is the benchmark's
+# (torch_transformer_flops.py, megatron_wrapper.py). The logs do not say
 # which A100: the device is the 80 GB SXM4 one, as in eleutherai-a100-gemm.
 # Times under 1 ms are left out (see the script).
 # role: validation: nothing in trainsim was fitted to these timings (the
@@ -104,12 +113,13 @@ emit() {
 # prices the block as a layer's forward prices its MLP (transformer.c,
 # transformer_mlp_forward). Goal: 10 %, as the GEMM files. Known gap: at
 # hidden 20608-22272 the block runs about 20 % slower than at its
-# neighbours' rate, in all four sweeps, as if cuBLAS picked a slower kernel
-# there (EleutherAI profiled the dip: sizing/profiles/mlp_dip_h_20544 and
+# neighbours' rate in all four sweeps of h_sweep_tp.out (9-10 % in
+# flash_attn_hsweep.out), as if cuBLAS picked a slower kernel there
+# (EleutherAI profiled the dip: sizing/profiles/mlp_dip_h_20544 and
 # _20608.ncu-rep); trainsim has no such step.
 schema_version: 1
 name: eleutherai-a100-mlp
-source: "Anthony et al., ICPP 2024 (arXiv:2401.14489): github.com/EleutherAI/cookbook 27dff48, sizing/results/transformer_data/h_sweep_tp.out, Apache-2.0"
+source: "Anthony et al., ICPP 2024 (arXiv:2401.14489): github.com/EleutherAI/cookbook 27dff48, sizing/results/transformer_data/h_sweep_tp.out and flash_attn_hsweep.out, Apache-2.0"
 kind: mlp
 role: validation
 tolerance: {mape: 0.10, max: 0.10}
