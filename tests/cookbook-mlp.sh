@@ -5,9 +5,10 @@
 # here from the committed file's cases, with the lines between that the
 # benchmark prints and a block too fast to keep: the script must give that
 # file back byte for byte, and validate must read it. Then its bad input:
-# a log missing, a configuration line or an MLP line that does not parse,
-# an MLP line with no configuration before it, a hidden size of 8 digits, a
-# log without an MLP line; each fails without writing the output.
+# either log missing, a configuration line or an MLP line that does not
+# parse, an MLP line with no configuration before it, a hidden size of 8
+# digits, a configuration given twice, a log without an MLP line, logs
+# with no block of 1 ms; each fails without writing the output.
 #
 # Run by automake with TRAINSIM and srcdir in the environment; by hand, from
 # the top build directory: TRAINSIM=./trainsim srcdir=. sh tests/cookbook-mlp.sh
@@ -104,5 +105,27 @@ bad "an MLP line with no configuration before it fails at its line" \
 fresh
 grep -v '^MLP duration' "$tmp/logs/$log" >"$tmp/bad/$log"
 bad "a log without an MLP line fails" "h_sweep_tp.out: no MLP duration line"
+
+flash=transformer_data/flash_attn_hsweep.out
+fresh
+rm "$tmp/bad/$flash"
+bad "the second log missing fails, named" "cannot read .*flash_attn_hsweep.out"
+
+fresh
+sed '8s/: 0.0001$/: 1e-3/' "$tmp/logs/$flash" >"$tmp/bad/$flash"
+bad "an MLP time in the second log that does not parse fails at its line" \
+  "flash_attn_hsweep.out:8: cannot read"
+
+# The first log's second block (its first case) again, at its end.
+fresh
+sed -n '13,24p' "$tmp/logs/$log" >>"$tmp/bad/$log"
+bad "a configuration given twice fails at its line" \
+  "h_sweep_tp.out:[0-9]+: tensor_mp_size 1, hidden_size [0-9]+ again"
+
+fresh
+for f in "$log" "$flash"; do
+  awk '/^MLP duration/ { $NF = "0.0009" } { print }' "$tmp/logs/$f" >"$tmp/bad/$f"
+done
+bad "logs with no block of 1 ms fail" "no MLP block of 1 ms or more in the logs"
 
 finish

@@ -469,29 +469,42 @@ grep -q 'gemmpeakdef.yaml:7:5:' "$tmp/err" || fail_because "not at the case, gem
 verdict "the rate from the defaults is refused at the case"
 
 # An MLP file (kind: mlp): a case is a transformer's MLP block alone, its
-# forward priced as a layer prices it: FC1 and FC2 as the GEMM file prices
-# those products, and the GeLU between, a pass over the FC1 output read
-# and written in fp16: 2048 tokens x 4096 x (2 + 2) bytes = 33.55 MB at
-# 0.61 of 2,039 GB/s, 26.98 us.
-{
-  printf 'schema_version: 1\nname: mlpgemm\nkind: gemm\nrole: validation\n'
-  printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, measured: {throughput: 100TFLOP/s}}\ncases:\n'
-  printf '  - {id: fc1, m: 2048, n: 4096, k: 1024}\n  - {id: fc2, m: 2048, n: 1024, k: 4096}\n'
-} >"$tmp/mlpgemm.yaml"
-{
-  printf 'schema_version: 1\nname: mlp\nkind: mlp\nrole: validation\n'
-  printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, seq_len: 2048}\ncases:\n'
-  printf '  - {id: m, hidden: 1024, micro_batch: 1, measured: {forward_ms: 1}}\n'
-} >"$tmp/mlp.yaml"
-ts validate --format csv "$tmp/mlpgemm.yaml" "$tmp/mlp.yaml"
-[ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
-awk -F, '$2 == "fc1" { g += $4 } $2 == "fc2" { g += $4 } $2 == "m" { m = $4 }
-  END { gelu = 2048 * 4096 * 4 / (2039e9 * 0.61)
-        exit !(m > 0 && (m - g - gelu) / m < 1e-5 && (m - g - gelu) / m > -1e-5) }' "$tmp/out" ||
-  fail_because "the block is not FC1 + FC2 + 26.98 us: $(grep -E ',(fc1|fc2|m),' "$tmp/out")"
+# forward priced as a layer prices it: FC1 and FC2 as a GEMM file prices
+# those products, and the activation between, a pass over FC1's output.
+# mlp_is_gemms NAME CASE FC1_WIDTH FFN ACT_BYTES: validates a GEMM file of
+# FC1 (2048 tokens by hidden 1024 into FC1_WIDTH) and FC2 (FFN back to
+# 1024) and the MLP file NAME.yaml whose case is CASE, and records whether
+# the block takes the two GEMMs and ACT_BYTES an element of the 2048 x FFN
+# activation at 0.61 of 2,039 GB/s.
+mlp_is_gemms () {
+  {
+    printf 'schema_version: 1\nname: %sgemm\nkind: gemm\nrole: validation\n' "$1"
+    printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, measured: {throughput: 100TFLOP/s}}\ncases:\n'
+    printf '  - {id: fc1, m: 2048, n: %s, k: 1024}\n  - {id: fc2, m: 2048, n: 1024, k: %s}\n' "$3" "$4"
+  } >"$tmp/$1gemm.yaml"
+  {
+    printf 'schema_version: 1\nname: %s\nkind: mlp\nrole: validation\n' "$1"
+    printf 'defaults: {device: a100-sxm4-80gb, precision: fp16, seq_len: 2048, measured: {forward_ms: 1}}\ncases:\n'
+    printf '  - {id: block, hidden: 1024, micro_batch: 1%s}\n' "$2"
+  } >"$tmp/$1.yaml"
+  ts validate --format csv "$tmp/$1gemm.yaml" "$tmp/$1.yaml"
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+  awk -F, -v ffn="$4" -v w="$5" '$2 == "fc1" || $2 == "fc2" { g += $4 } $2 == "block" { m = $4 }
+    END { act = 2048 * ffn * w / (2039e9 * 0.61)
+          exit !(m > 0 && (m - g - act) / m < 1e-5 && (m - g - act) / m > -1e-5) }' "$tmp/out" ||
+    fail_because "the block is not FC1 ($3 wide) + FC2 + the activation: $(grep -E ',(fc1|fc2|block),' "$tmp/out")"
+}
+# GeLU reads and writes FC1's output in fp16: 2048 x 4096 x (2 + 2) bytes
+# = 33.55 MB at 1,243.8 GB/s, 26.98 us.
+mlp_is_gemms mlp "" 4096 4096 4
 grep -Fq "mlp, role validation: 1 files, 1 cases" "$tmp/err" ||
   fail_because "the MLP file is not totalled apart: $(cat "$tmp/err")"
 verdict "an MLP file: the block is its two GEMMs and the GeLU's pass, totalled apart"
+# A SwiGLU block's FC1 computes the gate and the up projection at once,
+# twice as wide, and the SwiGLU reads both halves and writes one: 2048 x
+# 2816 x (2 + 2 + 2) bytes = 34.60 MB, 27.82 us.
+mlp_is_gemms swiglu ", ffn_hidden: 2816, mlp: swiglu" 5632 2816 6
+verdict "an MLP file: a SwiGLU block's FC1 twice as wide"
 
 bad_cases "MLP file" mlp \
   'defaults: {device: a100-sxm4-80gb, seq_len: 2048}\ncases:\n  - {id: m, micro_batch: 1, %s, measured: {forward_ms: 10}}\n' \
@@ -506,6 +519,36 @@ bad_cases "MLP file" mlp \
 } >"$tmp/mlpfast.yaml"
 bad "MLP file: a time its GEMMs cannot take at the device's peak" mlpfast \
   "case m: measured.forward_ms \\(7\\) is less than its GEMMs take at the device's bf16 peak \\(312 TFLOP/s: 28.19 ms\\)"
+# SwiGLU's FC1 is twice as wide: 6 FLOPs a token and hidden x ffn, not 4
+# (1024 x 2816 x 6 x 8192 tokens = 141.7 GFLOP, 0.4543 ms at 312 TFLOP/s);
+# given in the defaults, the time is refused at the case.
+{
+  printf 'schema_version: 1\nname: mlpfastswi\nkind: mlp\nrole: validation\n'
+  printf 'defaults: {device: a100-sxm4-80gb, seq_len: 2048, measured: {forward_ms: 0.4}}\n'
+  printf 'cases:\n  - {id: m, hidden: 1024, ffn_hidden: 2816, mlp: swiglu, micro_batch: 4}\n'
+} >"$tmp/mlpfastswi.yaml"
+bad "MLP file: a SwiGLU block's time below its peak, from the defaults" mlpfastswi \
+  "case m: measured.forward_ms \\(0.4\\) is less than its GEMMs take at the device's bf16 peak \\(312 TFLOP/s: 0.4543 ms\\)"
+grep -q 'mlpfastswi.yaml:7:5:' "$tmp/err" || fail_because "not at the case, mlpfastswi.yaml:7:5: $(cat "$tmp/err")"
+verdict "the time from the defaults is refused at the case"
+# A device that gives no peak in the case's precision would take forever.
+{
+  printf 'schema_version: 1\nname: mlpnopeak\nkind: mlp\nrole: validation\n'
+  printf 'defaults: {device: {peak: {fp16: 312TFLOPS, bf16: 312TFLOPS}, memory: 80GiB, hbm_bandwidth: 2039GB/s}, seq_len: 2048}\n'
+  printf 'cases:\n  - {id: m, precision: fp32, hidden: 1024, micro_batch: 4, measured: {forward_ms: 9}}\n'
+} >"$tmp/mlpnopeak.yaml"
+bad "MLP file: a device with no peak in the case's precision" mlpnopeak \
+  "case m: the device gives no fp32 peak; give it one \\(peak.fp32\\) or choose another precision"
+sed 's/^name: mlpnopeak$/name: gemmnopeak/; s/^kind: mlp$/kind: gemm/; s/hidden: 1024, micro_batch: 4, measured: {forward_ms: 9}/m: 64, n: 64, k: 64, measured: {throughput: 1TFLOP\/s}/; s/, seq_len: 2048//' \
+  "$tmp/mlpnopeak.yaml" >"$tmp/gemmnopeak.yaml"
+bad "GEMM file: a device with no peak in the case's precision" gemmnopeak \
+  "case m: the device gives no fp32 peak"
+{
+  printf 'schema_version: 1\nname: mlpmemory\nkind: mlp\nrole: validation\ntolerance: {mape: 0.1, memory_misses: 0}\n'
+  printf 'cases:\n  - {id: m, device: a100-sxm4-80gb, hidden: 1024, seq_len: 2048, micro_batch: 4, measured: {forward_ms: 9}}\n'
+} >"$tmp/mlpmemory.yaml"
+bad "MLP file: a bound on runs out of memory" mlpmemory \
+  "tolerance.memory_misses applies to training runs only, not to a file of kind: mlp"
 {
   printf 'schema_version: 1\nname: mlporder\nkind: mlp\nrole: validation\norder_within: [micro_batch]\n'
   printf 'cases:\n  - {id: m, device: a100-sxm4-80gb, hidden: 1024, seq_len: 2048, micro_batch: 4, measured: {forward_ms: 7}}\n'

@@ -1,5 +1,6 @@
 # atomic-write.sh: sourced by the converters here (vtrain-allreduce-to-yaml.sh,
-# cookbook-gemm-to-yaml.sh, cookbook-layer-gemm-to-yaml.sh).
+# cookbook-gemm-to-yaml.sh, cookbook-layer-gemm-to-yaml.sh,
+# cookbook-mlp-to-yaml.sh).
 #
 # converter_args WHAT DEFAULT "$@": a converter takes WHAT and an optional
 # OUT; sets input to the first and out to the second, DEFAULT if absent.

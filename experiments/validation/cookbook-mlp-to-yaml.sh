@@ -15,19 +15,21 @@
 # attention, which the MLP does not use): for each configuration a line
 #   num_attention_heads: A, hidden_size: H, train_micro_batch_size_per_gpu: B,
 #   tensor_mp_size: T, pipeline_mp_size: 1, dp_size: 1
-# (one line in the log), then, after "Actual", the median time of GPT-NeoX's
-# ParallelMLP forward (its two GEMMs and the fused bias-GeLU between them,
-# fp16, under torch.no_grad) as
+# (one line in the log), then, after "Actual", the median time of
+# GPT-NeoX's ParallelMLP forward (its two GEMMs and the fused bias-GeLU
+# between them, fp16, under torch.no_grad) as
 #   MLP duration (in seconds): X
 # with other lines between; a case's id is the log's name, T and H. The
 # benchmark runs in one process (megatron_wrapper.py sets WORLD_SIZE 1), and
-# the layers divide their sizes by the model-parallel world size, 1: T
-# only labels h_sweep_tp.out's four sweeps of the same tp-1 MLP. Each iteration is timed with time.time()
-# around the call and a torch.cuda.synchronize(), and the log rounds X to
-# 0.1 ms: a time under 1 ms is left out, its rounding alone being 5 % or
-# more. A log missing or without an MLP line, or with a configuration line
-# or an MLP line that does not parse, or a hidden size of more than 7
-# digits, fails the script without writing OUT. POSIX sh and awk (mawk, gawk or busybox).
+# the layers divide their sizes by the model-parallel world size, 1: T only
+# labels h_sweep_tp.out's four sweeps of the same tp-1 MLP. Each iteration
+# is timed with time.time() around the call and a torch.cuda.synchronize(),
+# and the log rounds X to 0.1 ms: a time under 1 ms is left out, its
+# rounding alone being 5 % or more. A log missing or without an MLP line, or
+# with a configuration line or an MLP line that does not parse, a hidden
+# size of more than 7 digits, or a configuration that it already gave (an id
+# twice), and logs that leave no case, fail the script without writing OUT.
+# POSIX sh and awk (mawk, gawk or busybox).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,14 +37,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 converter_args DIR "$here/eleutherai-a100-mlp.yaml" "$@"
 
 cases() {
-	for set in h_sweep_tp flash_attn_hsweep; do
-		log=$input/transformer_data/$set.out
+	for sweep in h_sweep_tp flash_attn_hsweep; do
+		log=$input/transformer_data/$sweep.out
 		if [ ! -r "$log" ]; then
 			echo "cookbook-mlp-to-yaml.sh: cannot read $log" >&2
 			return 1
 		fi
-		tag=$(echo "$set" | sed 's/_tp$//' | tr _ -)
-		LC_ALL=C awk -v name="transformer_data/$set.out" -v tag="$tag" '
+		tag=$(echo "$sweep" | sed 's/_tp$//' | tr _ -)
+		LC_ALL=C awk -v name="transformer_data/$sweep.out" -v tag="$tag" '
 		function field(key,    s, i) {
 			s = ", " $0
 			i = index(s, ", " key ": ")
@@ -71,9 +73,15 @@ cases() {
 				bad = 1; next
 			}
 			seen++
+			id = tag "-tp" t "-" h
+			if (id in given) {
+				printf "%s:%d: tensor_mp_size %s, hidden_size %s again\n", name, NR, t, h > "/dev/stderr"
+				bad = 1
+			}
+			given[id] = 1
 			if (x + 0 >= 0.001)
-				printf "  - {id: %s-tp%s-%s, hidden: %s, micro_batch: %s, measured: {forward_ms: %.1f}}\n", \
-				       tag, t, h, h, b, x * 1000
+				printf "  - {id: %s, hidden: %s, micro_batch: %s, measured: {forward_ms: %.1f}}\n", \
+				       id, h, b, x * 1000
 			h = ""
 		}
 		END {
@@ -87,6 +95,10 @@ cases() {
 }
 
 body=$(cases)
+if [ -z "$body" ]; then
+	echo "cookbook-mlp-to-yaml.sh: no MLP block of 1 ms or more in the logs" >&2
+	exit 1
+fi
 
 emit() {
 	cat <<'EOF'

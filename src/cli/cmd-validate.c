@@ -217,10 +217,10 @@ seconds_text (char *buf, gsize size, double s)
 }
 
 /* Groups of V's cases (order_within) whose predicted times are not in the
- * order of their measured ones; a time of 0 is a case without one. Unless
- * OUT is NULL, a line per such group names the two cases that show it
- * best: of the pairs predicted in the wrong order, the one whose measured
- * times differ most, faster first. */
+ * order of their measured ones; a time of 0 is a case without one. A line
+ * per such group, added to OUT, names the two cases that show it best: of
+ * the pairs predicted in the wrong order, the one whose measured times
+ * differ most, faster first. */
 static int
 misordered_groups (const ValidationSpec *v, const double *meas,
                    const double *pred, GString *out)
@@ -228,6 +228,8 @@ misordered_groups (const ValidationSpec *v, const double *meas,
   g_autofree int *faster = g_new (int, v->order_groups);
   g_autofree int *slower = g_new (int, v->order_groups);
   int n = 0;
+  if (v->order_groups == 0)
+    return 0;   /* pairs of every two cases: none to look at */
   for (int g = 0; g < v->order_groups; g++)
     faster[g] = -1;
   for (guint i = 0; i < v->cases->len; i++)
@@ -242,7 +244,7 @@ misordered_groups (const ValidationSpec *v, const double *meas,
         if (faster[g] < 0 || meas[j] / meas[i] > meas[slower[g]] / meas[faster[g]])
           faster[g] = (int) i, slower[g] = (int) j;
       }
-  for (int g = 0; out != NULL && g < v->order_groups; g++)
+  for (int g = 0; g < v->order_groups; g++)
     if (faster[g] >= 0)
       {
         int i = faster[g], j = slower[g];
@@ -421,9 +423,16 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
         }
     }
   progress_clear (&progress);
+  /* The groups out of order: in the table, or beside the summaries on
+   * stderr with --format csv. */
+  g_autoptr (GString) order_lines = g_string_new (NULL);
   Scores s = { score_mape (&score), score.max_abs, score_mean_signed (&score),
-               misordered_groups (v, time_meas, time_pred, csv ? NULL : out),
+               misordered_groups (v, time_meas, time_pred, order_lines),
                oom_but_ran + fit_but_oom };
+  if (csv)
+    fputs (order_lines->str, stderr);
+  else
+    g_string_append (out, order_lines->str);
   int status = 0;
   GString *summary = g_string_new (NULL);
   /* The contract line first (trainsim(1), validate: tests and hooks grep it). */
@@ -445,9 +454,11 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
   if (fit_but_oom > 0)
     g_string_append_printf (summary, ", predicted to fit but ran out of "
                             "memory: %d", fit_but_oom);
+  /* Only the cases with layer times are paired: a file of thousands of
+   * runs has none. */
   for (guint i = 0; i < n; i++)
-    for (guint j = 0; j < n; j++)
-      if (layer_meas[i] > 0 && layer_meas[j] > 0
+    for (guint j = 0; layer_meas[i] > 0 && j < n; j++)
+      if (layer_meas[j] > 0
           && layer_meas[i] < layer_meas[j] && layer_pred[i] >= layer_pred[j]
           && status == 0)
         {
@@ -494,7 +505,8 @@ cli_validate (int argc, char **argv)
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       "table (default) or csv (file,id,measured_s,predicted_s,error_pct,"
-      "micro_batch,virtual_stages,fits,oom; summaries on stderr)", "FORMAT" },
+      "micro_batch,virtual_stages,fits,oom; summaries and out-of-order lines "
+      "on stderr)", "FORMAT" },
     { "full", 0, 0, G_OPTION_ARG_NONE, &full,
       "Simulate every rank, not one per pipeline stage", NULL },
     { NULL }

@@ -1881,9 +1881,9 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   return TRUE;
 }
 
-/* Loads CASE_NODE of a file of one kernel or collective a case (kind:
- * collectives or gemm) into C by FIELDS, DEFAULTS (may be NULL) merged
- * under it; the merged tree goes to *TREE. */
+/* Loads CASE_NODE of a file of one collective, GEMM or MLP block a case
+ * (kind: collectives, gemm or mlp) into C by FIELDS, DEFAULTS (may be
+ * NULL) merged under it; the merged tree goes to *TREE. */
 static gboolean
 load_alone_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
                  const Field *fields, ValidationCase *c, YNode **tree, GError **error)
@@ -1932,6 +1932,26 @@ load_collective_case (const Loader *ld, const YNode *defaults, const YNode *case
   return TRUE;
 }
 
+/* The device's peak in a case's precision, or 0 with *ERROR set (and
+ * *TREE freed) where the device gives none: a GEMM would take forever. */
+static double
+case_peak (const ValidationCase *c, const YNode *case_node, YNode **tree, GError **error)
+{
+  Precision precision = c->experiment.training.precision;
+  double peak = c->experiment.topology.gpu.peak_flops[precision];
+  if (peak <= 0)
+    {
+      const YPair *at = ytree_map_find (case_node, "precision");
+      g_clear_pointer (tree, ytree_free);
+      ytree_set_error (error, at ? at->value->mark : case_node->mark,
+                       "case %s: the device gives no %s peak; give it one "
+                       "(peak.%s) or choose another precision", c->id,
+                       spec_enum_name (SPEC_ENUM_PRECISION, precision),
+                       spec_enum_name (SPEC_ENUM_PRECISION, precision));
+    }
+  return peak;
+}
+
 /* A GEMM file's case: no product runs faster than the device's peak in its
  * precision, so a measured rate above it is a mistake in the data. */
 static gboolean
@@ -1941,8 +1961,10 @@ load_gemm_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
   if (!load_alone_case (ld, defaults, case_node, gemm_case_fields, c, tree, error))
     return FALSE;
   Precision precision = c->experiment.training.precision;
-  double peak = c->experiment.topology.gpu.peak_flops[precision];
-  if (peak > 0 && c->measured_flops > peak)
+  double peak = case_peak (c, case_node, tree, error);
+  if (peak <= 0)
+    return FALSE;
+  if (c->measured_flops > peak)
     {
       g_clear_pointer (tree, ytree_free);
       ytree_set_error (error, measured_mark (case_node, "throughput"),
@@ -1971,11 +1993,13 @@ load_mlp_case (const Loader *ld, const YNode *defaults, const YNode *case_node,
       return FALSE;
     }
   Precision precision = c->experiment.training.precision;
-  double peak = c->experiment.topology.gpu.peak_flops[precision];
+  double peak = case_peak (c, case_node, tree, error);
+  if (peak <= 0)
+    return FALSE;
   /* FC1 (twice as wide when gated) and FC2, 2 FLOPs a multiply-add. */
   double flops = 2.0 * c->experiment.parallel.micro_batch * m->seq_len * m->hidden
                  * m->ffn_hidden * (m->mlp == MLP_SWIGLU ? 3 : 2);
-  if (peak > 0 && flops / (c->measured_forward_ms / 1e3) > peak)
+  if (flops / (c->measured_forward_ms / 1e3) > peak)
     {
       g_clear_pointer (tree, ytree_free);
       ytree_set_error (error, measured_mark (case_node, "forward_ms"),
@@ -2226,6 +2250,21 @@ config_load_validation (const char *path, GError **error)
         {
           ytree_set_error (error, pair->key_mark, "%s applies to training runs only, not "
                            "to a file of kind: %s", training_only[i],
+                           spec_enum_name (SPEC_ENUM_VALIDATION_KIND, v->kind));
+          return NULL;
+        }
+    }
+  /* Nor does a bound on runs that ran out of memory, which only training
+   * runs have. */
+  for (int k = 0; v->kind != VALIDATION_TRAINING && k < 2; k++)
+    {
+      const char *bounds = k ? "known_gap" : "tolerance";
+      const YPair *b = ytree_map_find (root, bounds);
+      const YPair *m = b ? ytree_map_find (b->value, "memory_misses") : NULL;
+      if (m)
+        {
+          ytree_set_error (error, m->key_mark, "%s.memory_misses applies to training "
+                           "runs only, not to a file of kind: %s", bounds,
                            spec_enum_name (SPEC_ENUM_VALIDATION_KIND, v->kind));
           return NULL;
         }

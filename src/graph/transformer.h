@@ -68,8 +68,9 @@ void transformer_layer_forward (const LayerShape *ls, GArray *ops);
 void transformer_layer_forward_attention (const LayerShape *ls, GArray *ops);
 void transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops);
 /* The MLP block alone, as Megatron's ParallelMLP module runs its forward:
- * FC1, the activation and FC2, and FC2's TP all-reduce (without the
- * residual that follows it in a layer). */
+ * with sequence parallelism the all-gather of its input, FC1, the
+ * activation and FC2, and FC2's TP all-reduce (or reduce-scatter with
+ * SP); not the residual that follows it in a layer. */
 void transformer_mlp_forward (const LayerShape *ls, GArray *ops);
 void transformer_layer_backward (const LayerShape *ls, GArray *ops);
 /* The backward of a micro-batch after the first, whose gradients add into
