@@ -713,7 +713,7 @@ START_TEST (test_validation_good)
   const ValidationCase *c;
 
   no_data_path ();
-  v = config_load_validation (path, &error);
+  v = config_load_validation (path, NULL, &error);
   ck_assert_msg (v != NULL, "load: %s", error ? error->message : "");
   ck_assert_str_eq (v->name, "tiny-validation");
   ck_assert_str_eq (v->source, "made up for the tests");
@@ -791,7 +791,7 @@ START_TEST (test_validation_bad)
   g_autoptr (ValidationSpec) v = NULL;
 
   use_fixture_data_path ();
-  v = config_load_validation (path, &error);
+  v = config_load_validation (path, NULL, &error);
   ck_assert_msg (v == NULL, "row %d should fail", _i);
   assert_input_error (error, prefix, bad_validations[_i].part);
 }

@@ -229,6 +229,46 @@ verdict "order_within: one group of two in measured order; the goal of none out 
 scored ordergap 0 "KNOWN GAP (goal: groups out of measured order 0)" \
   "one group out of order within a known gap of one passes"
 
+# --- --set: every case of a file of training runs, as if the file said so ----------
+
+# The probe with --set training.recompute=none predicts, case by case, what
+# the probe rewritten to say recompute: none does, and its summary says it
+# ran under the override.
+sed 's/recompute: full/recompute: none/' "$tmp/probe.yaml" >"$tmp/probenone.yaml"
+ts validate --format csv "$tmp/probenone.yaml"
+cut -d, -f2,4 "$tmp/out" >"$tmp/written.csv"
+ts validate --format csv --set training.recompute=none "$tmp/probe.yaml"
+[ "$rc" -le 1 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+cut -d, -f2,4 "$tmp/out" >"$tmp/set.csv"
+cmp -s "$tmp/written.csv" "$tmp/set.csv" ||
+  fail_because "--set predicts otherwise than the file saying so: $(diff "$tmp/written.csv" "$tmp/set.csv" | head -n 3 | tr '\n' ' ')"
+cut -d, -f2,4 "$tmp/probe.csv" | cmp -s "$tmp/written.csv" - &&
+  fail_because "--set changed nothing"
+grep -Fq "probe.yaml: MAPE" "$tmp/err" && grep -F "probe.yaml: MAPE" "$tmp/err" |
+  grep -Fq ", role validation, with --set training.recompute=none" ||
+  fail_because "the summary does not say the override: $(grep -F 'probe.yaml: MAPE' "$tmp/err")"
+verdict "validate --set: each case as if the file said so, the summary saying it"
+
+{ vhead setorder validation 'order_within: [parallel.micro_batch]'; timed a1 1 0; timed a2 2 0; } >"$tmp/setorder.yaml"
+ts validate --set parallel.micro_batch=2 "$tmp/setorder.yaml"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -Fq -- "--set parallel.micro_batch: the file orders its cases by parallel.micro_batch (order_within)" \
+  "$tmp/err" || fail_because "no refusal of the ordering key: $(cat "$tmp/err")"
+verdict "validate --set on the key order_within groups by is refused"
+
+printf 'schema_version: 1\nname: setgemm\nkind: gemm\nrole: validation\ncases:\n  - {id: g, device: a100-sxm4-80gb, m: 256, n: 256, k: 256, measured: {throughput: 100TFLOP/s}}\n' \
+  >"$tmp/setgemm.yaml"
+ts validate --set training.recompute=none "$tmp/setgemm.yaml"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -Fq -- "--set training.recompute: overrides apply to files of training runs, not to a file of kind: gemm" \
+  "$tmp/err" || fail_because "no refusal for a GEMM file: $(cat "$tmp/err")"
+verdict "validate --set on a file of GEMMs is refused"
+
+ts validate --set training.recompte=none "$tmp/probe.yaml"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "unknown key 'recompte'" "$tmp/err" || fail_because "no unknown key: $(cat "$tmp/err")"
+verdict "validate --set with an unknown key is refused"
+
 # --- the memory model: runs that ran, runs that did not, measured memory --------------
 
 small='topology: {name: selene, gpu: {name: a100-sxm4-80gb, memory: 1GiB}}'

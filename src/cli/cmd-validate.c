@@ -262,14 +262,15 @@ misordered_groups (const ValidationSpec *v, const double *meas,
   return n;
 }
 
-/* Validates one file, adding its comparisons to its role's in BY_ROLE;
- * returns its exit status. */
+/* Validates one file, its training cases with SETS over them (NULL for
+ * none), adding its comparisons to its role's in BY_ROLE; returns its exit
+ * status. */
 static int
-validate_file (const char *path, gboolean full, gboolean csv, GString *out,
-               RoleTotal by_role[VALIDATION_KIND_N][ROLE_N])
+validate_file (const char *path, const char *const *sets, gboolean full, gboolean csv,
+               GString *out, RoleTotal by_role[VALIDATION_KIND_N][ROLE_N])
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (ValidationSpec) v = config_load_validation (path, &error);
+  g_autoptr (ValidationSpec) v = config_load_validation (path, sets, &error);
   if (v == NULL)
     return cli_fail (error);
   Score score = { 0 }, memory = { 0 };
@@ -440,6 +441,9 @@ validate_file (const char *path, gboolean full, gboolean csv, GString *out,
                           "signed error %+.1f%%, role %s", s.mape, s.max,
                           score.n, s.mean_signed,
                           spec_enum_name (SPEC_ENUM_ROLE, v->role));
+  /* Predictions under overrides say so: they are not the file's score. */
+  for (size_t i = 0; sets && sets[i]; i++)
+    g_string_append_printf (summary, "%s--set %s", i ? " " : ", with ", sets[i]);
   if (v->order_groups > 0)
     g_string_append_printf (summary, ", in measured order: %d of %d groups",
                             v->order_groups - s.misordered, v->order_groups);
@@ -501,8 +505,13 @@ int
 cli_validate (int argc, char **argv)
 {
   g_autofree char *format_name = NULL;
+  g_auto (GStrv) sets = NULL;
   gboolean full = FALSE;
   GOptionEntry entries[] = {
+    /* FILENAME: the value's bytes as typed, as run's --set. */
+    { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
+      "Override a value of every case of files of training runs (repeatable), "
+      "e.g. training.recompute=none: what the runs would take so", "KEY=VALUE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       "table (default) or csv (file,id,measured_s,predicted_s,error_pct,"
       "micro_batch,virtual_stages,fits,oom; summaries and out-of-order lines "
@@ -558,7 +567,8 @@ cli_validate (int argc, char **argv)
                           "micro_batch,virtual_stages,fits,oom\n");
   for (int i = 1; i < argc; i++)
     {
-      int s = validate_file (argv[i], full, csv, out, by_role);
+      int s = validate_file (argv[i], (const char *const *) sets, full, csv, out,
+                             by_role);
       /* Rows are printed as each file finishes. */
       fputs (out->str, stdout);
       fflush (stdout);

@@ -631,6 +631,7 @@ typedef struct {
   const char *root_file;  /* the experiment or validation file */
   const char *doc_what;   /* "the experiment": names the top-level mapping */
   SpecMarks *marks;       /* where to record marks, or NULL */
+  const char *const *overrides;  /* a validation file's cases' --set, or NULL */
 } Loader;
 
 /* PATH relative to the current directory when it lies below it: marks then
@@ -1875,6 +1876,9 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   ytree_map_remove (rest, "id");
   ytree_map_remove (rest, "measured");
   experiment = case_tree (defaults, rest);
+  for (size_t i = 0; ld->overrides && ld->overrides[i]; i++)
+    if (!apply_set (experiment, ld->overrides[i], error))
+      return FALSE;
   if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error))
     return FALSE;
   *tree = g_steal_pointer (&experiment);
@@ -2215,14 +2219,52 @@ group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **e
   return TRUE;
 }
 
+/* Refuses OVERRIDES where they cannot apply: in a file of another kind
+ * than training runs, and on a key of ORDER (order_within's list, may be
+ * NULL) or a mapping holding one, which would merge the groups it
+ * orders. */
+static gboolean
+check_overrides (const ValidationSpec *v, const YNode *order,
+                 const char *const *overrides, GError **error)
+{
+  for (size_t i = 0; overrides && overrides[i]; i++)
+    {
+      const char *eq = strchr (overrides[i], '=');
+      g_autofree char *key = g_strndup (overrides[i], eq ? (size_t) (eq - overrides[i])
+                                                         : strlen (overrides[i]));
+      if (v->kind != VALIDATION_TRAINING)
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "--set %s: overrides apply to "
+                       "files of training runs, not to a file of kind: %s", key,
+                       spec_enum_name (SPEC_ENUM_VALIDATION_KIND, v->kind));
+          return FALSE;
+        }
+      for (guint j = 0; order && j < order->items->len; j++)
+        {
+          const char *o = ((const YNode *) g_ptr_array_index (order->items, j))->text;
+          size_t n = MIN (strlen (key), strlen (o));
+          if (strncmp (key, o, n) == 0 && (key[n] == '\0' || key[n] == '.')
+              && (o[n] == '\0' || o[n] == '.'))
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "--set %s: the file orders "
+                           "its cases by %s (order_within); setting it would merge "
+                           "the groups it orders", key, o);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
 ValidationSpec *
-config_load_validation (const char *path, GError **error)
+config_load_validation (const char *path, const char *const *overrides, GError **error)
 {
   g_autoptr (YNode) root = ytree_parse_file (path, error);
   g_autoptr (ValidationSpec) v = NULL;
   g_autoptr (GHashTable) ids = NULL;
   g_autoptr (GPtrArray) trees = NULL;
-  Loader ld = { .root_file = path, .doc_what = "the validation file" };
+  Loader ld = { .root_file = path, .doc_what = "the validation file",
+                .overrides = overrides };
   const ValidationBounds unset = { SPEC_UNSET, SPEC_UNSET, SPEC_UNSET, -1, -1 };
   const YPair *defaults, *cases;
   const YNode *order = NULL;
@@ -2237,7 +2279,8 @@ config_load_validation (const char *path, GError **error)
                        error))
     return NULL;
   if (!decode_map (&ld, root, "", validation_fields, v, error)
-      || !check_known_gap (root, v, error) || !check_order_within (root, &order, error))
+      || !check_known_gap (root, v, error) || !check_order_within (root, &order, error)
+      || !check_overrides (v, order, overrides, error))
     return NULL;
   v->has_known_gap = ytree_map_find (root, "known_gap") != NULL;
   /* flops and order_within describe training runs: a file of collectives,

@@ -40,8 +40,13 @@ gboolean config_load_topology (const char *ref, const char *const *overrides,
 char *config_topology_description (const char *name, const char *near);
 
 /* Loads a validation file: each case is its `defaults` with the case
- * merged over them, loaded as an experiment written in PATH. */
-ValidationSpec *config_load_validation (const char *path, GError **error);
+ * merged over them, loaded as an experiment written in PATH, and with
+ * OVERRIDES ("dotted.key=value", as for `run --set`; NULL for none) set
+ * over that: a diagnostic, "what if these runs had...". Overrides are
+ * for files of training runs only, and not for a key that order_within
+ * groups the cases by. */
+ValidationSpec *config_load_validation (const char *path, const char *const *overrides,
+                                        GError **error);
 
 /* The two halves of config_load_experiment, for `trainsim sweep`, which
  * reads a file once and then loads one experiment per point:

@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   fuzz_init ();
   if (fuzz_load_experiment (data, size, &spec))
     experiment_spec_clear (&spec);
-  validation = config_load_validation (fuzz_file (data, size), &error);
+  validation = config_load_validation (fuzz_file (data, size), NULL, &error);
   g_assert ((validation != NULL) == (error == NULL));
   g_assert (error == NULL || error->domain == TS_ERROR);
   return 0;
