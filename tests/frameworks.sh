@@ -30,7 +30,7 @@ refused "megatron-lm: ZeRO-2" "framework megatron-lm@3 .*cannot run ZeRO stage 2
 refused "megatron-lm: offload" "cannot run CPU offload" --set zero.stage=1 --set zero.offload=optimizer
 refused "megatron-lm@2: sequence parallelism" "framework megatron-lm@2 .*cannot run sequence parallelism" \
   --set framework=megatron-lm@2.6 --set parallel.sequence_parallel=true
-refused "megatron-lm@2: ZeRO-1" "framework megatron-lm@2 .*cannot run ZeRO stage 1" \
+refused "megatron-lm@2: ZeRO-1" "framework megatron-lm@2 .*cannot run ZeRO stage 1: .*valid: zero.stage 0$" \
   --set framework=megatron-lm@2 --set zero.stage=1
 refused "megatron-deepspeed: ZeRO-2 with pp" "^  --set zero.stage:.*PipelineEngine asserts ZeRO stage < 2 (deepspeed/runtime/pipe/engine.py); valid: zero.stage 0 or 1 with pp > 1, or pp 1" \
   --set framework=megatron-deepspeed --set zero.stage=2 --set parallel.pp=8 --set parallel.dp=16
@@ -43,7 +43,7 @@ refused "deepspeed: tp" "framework deepspeed@0.5 .*cannot run tp 8: DeepSpeed ha
   --set framework=deepspeed
 refused "pytorch-fsdp: pp" "cannot run pp 16: FSDP has no pipeline schedule" \
   --set framework=pytorch-fsdp --set parallel.tp=1 --set parallel.dp=64
-refused "pytorch-fsdp: ZeRO-1" "cannot run ZeRO stage 1: its ShardingStrategy" \
+refused "pytorch-fsdp: ZeRO-1" "cannot run ZeRO stage 1: its ShardingStrategy.*valid: zero.stage 0, 2 or 3$" \
   --set framework=pytorch-fsdp --set parallel.tp=1 --set parallel.pp=1 --set parallel.dp=1024 \
   --set zero.stage=1
 refused "pytorch-fsdp: the optimizer offloaded alone" "cannot run the optimizer offloaded alone: CPUOffload" \

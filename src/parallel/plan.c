@@ -85,11 +85,14 @@ framework_rules (GString *list, const ExperimentSpec *e)
             "recompute none or full");
   if (zs > f->max_zero || (zs == 1 && !f->zero1))
     {
+      /* The stages it runs: 0 to max_zero, but 1 where it has none (FSDP). */
+      g_autoptr (GString) valid = g_string_new ("zero.stage 0");
+      int last = f->max_zero;
+      for (int s = 1; s <= last; s++)
+        if (s != 1 || f->zero1)
+          g_string_append_printf (valid, "%s%d", s == last ? " or " : ", ", s);
       g_snprintf (what, sizeof what, "ZeRO stage %d", zs);
-      refuse (list, e, mk->zero_stage, what, f->zero_why,
-              f->zero1 ? (f->max_zero == 0 ? "zero.stage 0"
-                                           : "zero.stage 0 or 1")
-                       : "zero.stage 0, 2 or 3");
+      refuse (list, e, mk->zero_stage, what, f->zero_why, valid->str);
     }
   else if (p->pp > 1 && zs > f->max_zero_with_pp)
     {
