@@ -217,6 +217,22 @@ ts "$@" -o "$tmp/partial.csv" --resume
 cmp -s "$tmp/partial.csv" "$tmp/full.csv" || fail_because "the resumed file differs from a full run"
 verdict "sweep --resume cuts a partial last row away and completes the file"
 
+# A kill in the middle of the lines before the rows: of the first line,
+# and of the header after a whole first line.
+for cut in 21 "$(($(head -n 1 "$tmp/full.csv" | wc -c) + 20))"; do
+  head -c "$cut" "$tmp/full.csv" >"$tmp/head-cut.csv"
+  ts "$@" -o "$tmp/head-cut.csv" --resume
+  [ "$rc" -eq 0 ] || fail_because "cut at byte $cut: exit status $rc, expected 0"
+  cmp -s "$tmp/head-cut.csv" "$tmp/full.csv" ||
+    fail_because "cut at byte $cut: the resumed file differs from a full run"
+done
+verdict "sweep --resume cuts a partial first line or header away and starts over"
+printf 'my notes' >"$tmp/notes.csv"
+ts "$@" -o "$tmp/notes.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+[ "$(cat "$tmp/notes.csv")" = "my notes" ] || fail_because "the file was changed"
+verdict "sweep --resume refuses a file of one line that is not a sweep's, and leaves it alone"
+
 cp "$tmp/list-range.csv" "$tmp/other.csv"
 ts "$@" -o "$tmp/other.csv" --resume
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"

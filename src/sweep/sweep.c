@@ -910,8 +910,14 @@ resume_prepare (const char *path, const char *start, guint start_lines,
     }
   if (ferror (f))
     goto io_error;
-  if (lines == 0)
+  /* An interrupted write of the lines before the rows: what is there (all
+   * of it kept in FIRST) begins START. It is cut, and the sweep starts
+   * over; anything else is not this sweep's, and is refused below. */
+  if (lines < start_lines && (gint64) first->len == offset
+      && strncmp (first->str, start, first->len) == 0)
     {
+      if (offset > 0 && (fflush (f) != 0 || ftruncate (fileno (f), 0) != 0))
+        goto io_error;
       fclose (f);
       return TRUE;
     }
