@@ -74,6 +74,26 @@ awk -v a="$(field days_expected "$tmp/out")" -v b="$expected" 'BEGIN { exit !(a 
   || fail_because "a 2 h interval is not slower than Young/Daly's"
 verdict "reliability.checkpoint_interval replaces Young/Daly's, and costs more"
 
+# A stretch between checkpoints far longer than the time between failures
+# never ends (each failure undoes it: exp (stretch / MTBF) restarts): the
+# run is refused at once, saying what to change, where it replayed without
+# end. So is a replay of more draws than a minute's work.
+lim=
+command -v timeout >/dev/null 2>&1 && lim="timeout 60"
+for set in reliability.checkpoint_interval=1000h topology.storage.bandwidth=1B/s; do
+  $lim "$TRAINSIM" plan "$gpt" --as-written --set "$set" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail_because "$set: exit status $rc, expected 2"
+  grep -q "would begin stretches again .* times on average, more than 1e+06; give a shorter reliability.checkpoint_interval, or faster storage" \
+    "$tmp/err" || fail_because "$set: $(cat "$tmp/err")"
+done
+verdict "a run that fails faster than it checkpoints is refused, not replayed without end"
+ts plan "$gpt" --as-written --set reliability.node_failures_per_hour=1 --set reliability.trials=100000
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "its 100000 trials would replay .* checkpoints and failures, more than 1e+09; give fewer reliability.trials" \
+  "$tmp/err" || fail_because "$(cat "$tmp/err")"
+verdict "a Monte Carlo of more than 1e9 draws is refused"
+
 # Energy: the GPUs at the step's mean power and the nodes at 3.3 kW, for
 # the days, times the PUE of 1.1; CO2 only with a grid intensity.
 w=$(field gpu_step_w "$tmp/written.json")

@@ -373,9 +373,7 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   g_autofree char *why = NULL;
   if (!goodput_monte_carlo (&m, rel->trials, (guint32) rel->seed, &stats, &why))
     {
-      fprintf (stderr, "trainsim plan: %s: %s; give a longer "
-                       "reliability.checkpoint_interval\n",
-               e->marks.file, why);
+      fprintf (stderr, "trainsim plan: %s: %s\n", e->marks.file, why);
       return FALSE;
     }
   o->failures = stats.failures;

@@ -68,8 +68,34 @@ goodput_monte_carlo (const GoodputModel *m, int trials, guint32 seed,
   if (whole + 1 > GOODPUT_MAX_SEGMENTS)
     {
       *why = g_strdup_printf ("a checkpoint every %g s of %g s of work makes "
-                              "more than %g checkpoints", m->interval_s,
+                              "more than %g checkpoints; give a longer "
+                              "reliability.checkpoint_interval", m->interval_s,
                               m->work_s, GOODPUT_MAX_SEGMENTS);
+      return FALSE;
+    }
+  /* The expected failures: a stretch of s seconds (work and checkpoint)
+   * is begun again after each, exp (lambda s) - 1 of them on average. */
+  double lambda = m->gpu_rate + m->node_rate;
+  double stretch = m->interval_s + m->checkpoint_s;
+  double fails = (whole > 0 ? whole * expm1 (lambda * stretch) : 0)
+                 + (last > 0 ? expm1 (lambda * (last + m->checkpoint_s)) : 0);
+  if (!(fails <= GOODPUT_MAX_FAILURES))
+    {
+      *why = g_strdup_printf ("the cluster fails every %.3g s on average, and a "
+                              "stretch between checkpoints takes %.3g s (the "
+                              "interval and the checkpoint's write): the run "
+                              "would begin stretches again %.3g times on average, "
+                              "more than %g; give a shorter "
+                              "reliability.checkpoint_interval, or faster storage",
+                              1 / lambda, stretch, fails, GOODPUT_MAX_FAILURES);
+      return FALSE;
+    }
+  if ((whole + 1 + fails) * trials > GOODPUT_MAX_DRAWS)
+    {
+      *why = g_strdup_printf ("its %d trials would replay %.3g checkpoints and "
+                              "failures, more than %g; give fewer "
+                              "reliability.trials", trials,
+                              (whole + 1 + fails) * trials, GOODPUT_MAX_DRAWS);
       return FALSE;
     }
   g_autoptr (GRand) rng = g_rand_new_with_seed (seed);

@@ -50,9 +50,16 @@ double goodput_first_order_s (const GoodputModel *m);
 /* The run replayed TRIALS times with failures drawn from GRand seeded
  * with SEED (the same seed gives the same numbers on every machine):
  * the mean wall time, its 10th and 90th percentiles, and the mean count
- * of failures. FALSE, with *WHY set (owned), when the run would need
- * more than GOODPUT_MAX_SEGMENTS checkpoints (an interval far too short
- * for the work). */
+ * of failures. FALSE, with *WHY set (owned, saying what to change), when
+ * the run would need more than GOODPUT_MAX_SEGMENTS checkpoints (an
+ * interval far too short for the work), or would fail more than
+ * GOODPUT_MAX_FAILURES times on average (a stretch between checkpoints
+ * far longer than the time between failures: each failure undoes it, and
+ * the expected restarts grow as exp (stretch / MTBF)), or the replay
+ * would draw more than GOODPUT_MAX_DRAWS segments and failures over all
+ * its trials (about a minute of work). */
 #define GOODPUT_MAX_SEGMENTS 10000000.0
+#define GOODPUT_MAX_FAILURES 1000000.0
+#define GOODPUT_MAX_DRAWS 1000000000.0
 gboolean goodput_monte_carlo (const GoodputModel *m, int trials,
                               guint32 seed, GoodputStats *out, char **why);
