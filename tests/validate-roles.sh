@@ -229,6 +229,17 @@ verdict "order_within: one group of two in measured order; the goal of none out 
 scored ordergap 0 "KNOWN GAP (goal: groups out of measured order 0)" \
   "one group out of order within a known gap of one passes"
 
+# A name and an id with a comma and quotes stay one cell each (RFC 4180).
+{
+  printf 'schema_version: 1\nname: %s\nrole: validation\n' "'t1, \"quoted\"'"
+  printf 'defaults: {topology: selene, gpus: 8, model: gpt3-125m, parallel: {tp: 1, pp: 1, global_batch: 64}}\n'
+  printf 'cases:\n  - {id: %s, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1}}\n' "'tp 8, mb 4'"
+} >"$tmp/csvquote.yaml"
+ts validate --format csv "$tmp/csvquote.yaml"
+grep -q '^"t1, ""quoted""","tp 8, mb 4",1,' "$tmp/out" ||
+  fail_because "the row's first cells are not quoted: $(tail -n 1 "$tmp/out")"
+verdict "validate's CSV quotes a name and an id that hold a comma or quotes"
+
 # --- --set: every case of a file of training runs, as if the file said so ----------
 
 # The probe with --set training.recompute=none predicts, case by case, what

@@ -10,6 +10,7 @@
 #include "graph/transformer.h"
 #include "hw/device.h"
 #include "net/net.h"
+#include "output/report.h"
 #include "parallel/sim.h"
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +68,16 @@ typedef struct {
 /* Scores one comparison and writes its row; seconds in both. NOTE ends
  * the row. (A run that ran out of memory has no time: its row is not
  * written here, and only its rows have "oom" in the CSV.) */
+/* A CSV row's first two cells, the file's name and the case's id, quoted
+ * where they hold a comma, a quote or a line break. */
+static void
+csv_names (GString *out, const char *file, const char *id)
+{
+  report_append_csv_cell (out, file);
+  g_string_append_c (out, ',');
+  report_append_csv_cell (out, id);
+}
+
 static void
 compare (GString *out, gboolean csv, const char *file, const char *id,
          double meas, double pred, const SimResult *r, const char *note,
@@ -75,9 +86,12 @@ compare (GString *out, gboolean csv, const char *file, const char *id,
   double err = (pred - meas) / meas * 100;
   score_add (score, err);
   if (csv)
-    g_string_append_printf (out, "%s,%s,%.6g,%.6g,%.2f,%d,%d,%d,\n", file,
-                            id, meas, pred, err, r->micro_batch,
-                            r->virtual_stages, r->fits_memory ? 1 : 0);
+    {
+      csv_names (out, file, id);
+      g_string_append_printf (out, ",%.6g,%.6g,%.2f,%d,%d,%d,\n", meas, pred, err,
+                              r->micro_batch, r->virtual_stages,
+                              r->fits_memory ? 1 : 0);
+    }
   else
     {
       /* A row stays a row: a time past a million seconds, or an error
@@ -412,9 +426,12 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
            * scored on whether it agrees. */
           fit_but_oom += r.fits_memory;
           if (csv)
-            g_string_append_printf (out, "%s,%s,,%.6g,,%d,%d,%d,oom\n", v->name,
-                                    c->id, r.iteration_time_s, r.micro_batch,
-                                    r.virtual_stages, r.fits_memory ? 1 : 0);
+            {
+              csv_names (out, v->name, c->id);
+              g_string_append_printf (out, ",,%.6g,,%d,%d,%d,oom\n",
+                                      r.iteration_time_s, r.micro_batch,
+                                      r.virtual_stages, r.fits_memory ? 1 : 0);
+            }
           else
             g_string_append_printf (out, "  %-28s ran out of memory; predicted "
                                     "%.1f GiB of %.1f: %s%s\n", c->id,
