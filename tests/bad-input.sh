@@ -76,6 +76,10 @@ table () {
 2 | experiment.yaml:2:8: cannot read model file | did you mean | run $t/loop/experiment.yaml
 2 | Too many levels of symbolic links | did you mean | run $t/loop/experiment.yaml
 2 | --set model: cannot read model file | not found | run $d/valid.yaml --set model=$t/self.yaml
+# A directory given as an input is bad input, as a missing file is.
+2 | cannot read | - | run $t/loop
+2 | cannot read | - | validate $t/loop
+2 | cannot read | - | plan $t/loop
 # A file that is not an input is not quoted.
 2 | not-an-experiment.txt:1:1: an experiment file must be a mapping | c2VjcmV0 | run $d/not-an-experiment.txt
 2 | not-an-experiment.txt:1:1: a validation file must be a mapping | c2VjcmV0 | validate $d/not-an-experiment.txt

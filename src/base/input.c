@@ -107,8 +107,10 @@ input_read (const char *path, char **text, gsize *len, GError **error)
         {
           int saved = errno;
           close (fd);
-          g_set_error (error, TS_ERROR, TS_ERROR_IO, "cannot read %s: %s", path,
-                       g_strerror (saved));
+          /* A directory opens but does not read: a path given wrong, bad
+           * input as a missing file is; other errors are the system's. */
+          g_set_error (error, TS_ERROR, saved == EISDIR ? TS_ERROR_INPUT : TS_ERROR_IO,
+                       "cannot read %s: %s", path, g_strerror (saved));
           return FALSE;
         }
       if (n == 0)
