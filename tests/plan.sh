@@ -200,6 +200,10 @@ refused "two files" "expected one experiment file" "$gpt" "$gpt"
 refused "a budget too small" "budget-usd 1 is too small for any model of family gpt3: the smallest, gpt3-125m, needs" "$gpt" --budget-usd 1 -j 2
 refused "an unknown family" "family nope: no models named nope-\\* (families: .*gpt3" "$gpt" --budget-usd 1e6 --family nope
 refused "two budgets" "give one budget" "$gpt" --budget-usd 1e6 --days 3
+for bad in 0 -5 nan inf; do
+  refused "a budget of $bad" "give one budget, .*positive and finite" "$gpt" --budget-usd "$bad"
+done
+refused "zero days" "give one budget, .*positive and finite" "$gpt" --days 0
 refused "a family without a budget" "family needs a budget" "$gpt" --family gpt
 verdict "bad input exits 2, saying where and what is valid"
 

@@ -14,6 +14,7 @@
 #include "sweep/goodput.h"
 #include "sweep/plansearch.h"
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -599,7 +600,8 @@ cli_plan (int argc, char **argv)
   g_autofree char *format_name = NULL, *output = NULL, *family = NULL;
   gboolean as_written = FALSE;
   int jobs = -1;   /* -1: not given, the core count */
-  double usd = 0, gpu_hours = 0, days = 0;
+  /* -DBL_MAX: not given (0, a negative, NaN or infinity given is refused). */
+  double usd = -DBL_MAX, gpu_hours = -DBL_MAX, days = -DBL_MAX;
   GOptionEntry entries[] = {
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       PLANSEARCH_SET_HELP, "KEY=VALUE" },
@@ -663,12 +665,13 @@ cli_plan (int argc, char **argv)
   const Budget *budget = NULL;
   for (guint i = 0; i < G_N_ELEMENTS (budgets); i++)
     {
-      if (budgets[i].limit == 0)
+      if (budgets[i].limit == -DBL_MAX)
         continue;
-      if (budget != NULL || budgets[i].limit < 0 || as_written)
+      if (budget != NULL || !(budgets[i].limit > 0 && isfinite (budgets[i].limit))
+          || as_written)
         {
           fprintf (stderr, "trainsim plan: give one budget, --budget-usd, "
-                           "--gpu-hours or --days, positive, and without "
+                           "--gpu-hours or --days, positive and finite, and without "
                            "--as-written\nTry 'trainsim plan --help'.\n");
           return 2;
         }
