@@ -1027,6 +1027,9 @@ got (const YNode *v)
 {
   if (v->kind == YNODE_SCALAR)
     return excerpt (v->text);
+  /* An empty one is what is wrong with a list that must hold something. */
+  if (v->kind == YNODE_SEQUENCE && v->items->len == 0)
+    return g_strdup ("an empty list");
   return g_strdup (ytree_kind_name (v->kind));
 }
 
