@@ -272,6 +272,14 @@ ts merge "$tmp/shard1.csv" "$tmp/shard2.csv"
 [ "$(lines "$tmp/shard1.csv")" -eq 162 ] || fail_because "shard 1 was overwritten"
 verdict "merge SHARD1 SHARD2 (no output named) leaves shard 1 alone and exits 2"
 
+# So is another sweep's output named first: it is not replaced either.
+cp "$tmp/list-range.csv" "$tmp/other-out.csv"
+ts merge "$tmp/other-out.csv" "$tmp/shard1.csv" "$tmp/shard2.csv"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "looks like a sweep's shard or merge" "$tmp/err" || fail_because "no reason: $(cat "$tmp/err")"
+cmp -s "$tmp/other-out.csv" "$tmp/list-range.csv" || fail_because "another sweep's output was overwritten"
+verdict "merge OUT where OUT is another sweep's output leaves it alone and exits 2"
+
 ts merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$tmp/list-range.csv"
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 grep -q 'comes from other settings' "$tmp/err" || fail_because "no word of the settings"

@@ -20,9 +20,9 @@ cli_merge (int argc, char **argv)
     "point j * N + K - 1, so merge needs all N shards, complete, in K order\n"
     "(1/N first); their headers must match. CSV or JSON lines, as written.\n"
     "OUT is written to a temporary file renamed into place. An existing OUT\n"
-    "that looks like a shard (or an earlier merge) is replaced only when\n"
-    "given with -o, so that 'merge SHARD1 SHARD2', OUT forgotten, cannot\n"
-    "overwrite SHARD1.");
+    "that looks like a sweep's shard (or a merge), of any sweep, is replaced\n"
+    "only when given with -o, so that 'merge SHARD1 SHARD2', OUT forgotten,\n"
+    "cannot overwrite SHARD1.");
   g_option_context_set_description (context,
     "Exit status: 0 success; 1 a file could not be read or written; 2 bad\n"
     "usage, or shards that do not fit together (headers that differ, a\n"

@@ -1403,10 +1403,10 @@ merge_open (Shard *shards, guint n, Identity *id, SweepFormat *format, GError **
   return TRUE;
 }
 
-/* PATH exists and is an output of the sweep of ID: a shard itself, or an
- * earlier merge. */
+/* PATH exists and is a sweep's output, of this sweep or another: a shard
+ * itself, or an earlier merge (a shard named first, OUT left out). */
 static gboolean
-looks_like_output (const char *path, const Identity *id)
+looks_like_output (const char *path)
 {
   FILE *f = fopen (path, "rb");
   g_autofree char *line = NULL;
@@ -1418,8 +1418,7 @@ looks_like_output (const char *path, const Identity *id)
     return FALSE;
   gboolean read = getline (&line, &size, f) > 0;
   fclose (f);
-  return read && parse_identity (line, &got, &format)
-         && strcmp (got.settings, id->settings) == 0;
+  return read && parse_identity (line, &got, &format);
 }
 
 gboolean
@@ -1449,10 +1448,10 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
     }
   if (!merge_open (shards, n, &id, &format, error))
     goto done;
-  if (!replace && !to_stdout && looks_like_output (output, &id))
+  if (!replace && !to_stdout && looks_like_output (output))
     {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s exists and looks like a shard or "
-                   "a merge of this sweep: name a new output first (trainsim merge OUT "
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s exists and looks like a sweep's "
+                   "shard or merge: name a new output first (trainsim merge OUT "
                    "SHARD...), or give it with -o to replace it", output);
       goto done;
     }
