@@ -28,17 +28,19 @@ refused () {
 refused "megatron-lm: ZeRO-2" "framework megatron-lm@3 .*cannot run ZeRO stage 2: .*distrib_optimizer.py.*valid: zero.stage 0 or 1" \
   --set zero.stage=2
 refused "megatron-lm: offload" "cannot run CPU offload" --set zero.stage=1 --set zero.offload=optimizer
-refused "megatron-lm@2: sequence parallelism" "framework megatron-lm@2 .*cannot run sequence parallelism" \
+refused "megatron-lm@2: sequence parallelism" "^  --set parallel.sequence_parallel: framework megatron-lm@2 .*cannot run sequence parallelism" \
   --set framework=megatron-lm@2.6 --set parallel.sequence_parallel=true
 refused "megatron-lm@2: ZeRO-1" "framework megatron-lm@2 .*cannot run ZeRO stage 1: .*valid: zero.stage 0$" \
   --set framework=megatron-lm@2 --set zero.stage=1
 refused "megatron-deepspeed: ZeRO-2 with pp" "^  --set zero.stage:.*PipelineEngine asserts ZeRO stage < 2 (deepspeed/runtime/pipe/engine.py); valid: zero.stage 0 or 1 with pp > 1, or pp 1" \
   --set framework=megatron-deepspeed --set zero.stage=2 --set parallel.pp=8 --set parallel.dp=16
-refused "megatron-deepspeed: interleaving" "cannot run the interleaved schedule: DeepSpeed's TrainSchedule" \
+refused "megatron-deepspeed: interleaving" "^  --set parallel.virtual_stages: .*cannot run the interleaved schedule: DeepSpeed's TrainSchedule" \
   --set framework=megatron-deepspeed --set parallel.schedule=interleaved --set parallel.virtual_stages=2 \
   --set parallel.pp=8 --set parallel.dp=16
-refused "megatron-deepspeed: selective recompute" "cannot run selective recompute" \
+refused "megatron-deepspeed: selective recompute" "^  --set training.recompute: .*cannot run selective recompute" \
   --set framework=megatron-deepspeed --set training.recompute=selective
+refused "megatron-deepspeed: the interleaved schedule alone" "^  --set parallel.schedule: .*cannot run the interleaved schedule" \
+  --set framework=megatron-deepspeed --set parallel.schedule=interleaved
 refused "deepspeed: tp" "framework deepspeed@0.5 .*cannot run tp 8: DeepSpeed has no tensor-parallel layers" \
   --set framework=deepspeed
 refused "pytorch-fsdp: pp" "cannot run pp 16: FSDP has no pipeline schedule" \

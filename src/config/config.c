@@ -203,9 +203,11 @@ static const Field parallel_fields[] = {
   F ("dp", F_INT_AUTO, ParallelSpec, dp, MARK (dp)),
   F ("micro_batch", F_INT_AUTO, ParallelSpec, micro_batch, REQUIRED, MARK (micro_batch)),
   F ("global_batch", F_INT, ParallelSpec, global_batch, REQUIRED, MARK (global_batch)),
-  F ("schedule", F_ENUM, ParallelSpec, schedule, .arg = SPEC_ENUM_SCHEDULE),
+  F ("schedule", F_ENUM, ParallelSpec, schedule, .arg = SPEC_ENUM_SCHEDULE,
+     MARK (schedule)),
   F ("virtual_stages", F_INT_AUTO, ParallelSpec, virtual_stages, MARK (virtual_stages)),
-  F ("sequence_parallel", F_BOOL, ParallelSpec, sequence_parallel),
+  F ("sequence_parallel", F_BOOL, ParallelSpec, sequence_parallel,
+     MARK (sequence_parallel)),
   F ("gradient_bucketing", F_BOOL, ParallelSpec, gradient_bucketing),
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
@@ -229,7 +231,8 @@ static const Field zero_fields[] = {
 
 static const Field training_fields[] = {
   F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
-  F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE),
+  F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE,
+     MARK (recompute)),
   F ("attention", F_ENUM, TrainingSpec, attention, .arg = SPEC_ENUM_ATTENTION),
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
   F ("tokens", F_TOKENS, TrainingSpec, tokens),

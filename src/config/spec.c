@@ -170,6 +170,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->micro_batch) X ((m)->global_batch) X ((m)->virtual_stages) \
   X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
+  X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
   X ((m)->placement) X ((m)->sweep)
 
 void

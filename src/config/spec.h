@@ -480,6 +480,7 @@ typedef struct {
   char *layers, *heads;
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
+  char *schedule, *sequence_parallel, *recompute;
   char *placement;      /* topology.inter_node.fabric.placement */
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;

@@ -74,14 +74,16 @@ framework_rules (GString *list, const ExperimentSpec *e)
     }
   if ((p->virtual_stages > 1 || p->schedule == SCHEDULE_INTERLEAVED)
       && !f->interleaved.allowed)
-    refuse (list, e, mk->virtual_stages, "the interleaved schedule",
-            f->interleaved.why, "schedule 1f1b, virtual_stages 1");
+    refuse (list, e, p->virtual_stages > 1 && mk->virtual_stages ? mk->virtual_stages
+                                                                 : mk->schedule,
+            "the interleaved schedule", f->interleaved.why,
+            "schedule 1f1b, virtual_stages 1");
   if (p->sequence_parallel && p->tp > 1 && !f->sequence_parallel.allowed)
-    refuse (list, e, mk->tp, "sequence parallelism", f->sequence_parallel.why,
-            "sequence_parallel: false");
+    refuse (list, e, mk->sequence_parallel, "sequence parallelism",
+            f->sequence_parallel.why, "sequence_parallel: false");
   if (e->training.recompute == RECOMPUTE_SELECTIVE
       && !f->selective_recompute.allowed)
-    refuse (list, e, NULL, "selective recompute", f->selective_recompute.why,
+    refuse (list, e, mk->recompute, "selective recompute", f->selective_recompute.why,
             "recompute none or full");
   if (zs > f->max_zero || (zs == 1 && !f->zero1))
     {
