@@ -448,9 +448,17 @@ START_TEST (test_merge_keeps_a_shard_named_first)
 
   /* "trainsim merge keep1 keep2": keep1 is taken for the output. */
   ck_assert (!sweep_merge (one, inputs, 1, FALSE, &error));
-  ck_assert_msg (strstr (error->message, "looks like a shard") != NULL, "%s", error->message);
+  ck_assert_msg (strstr (error->message, "looks like a sweep's shard") != NULL, "%s",
+                 error->message);
   after = read_all (one);
   ck_assert_str_eq (after, ID (H, 1, 1, 1) "a,b\n1,2\n");
+  g_clear_error (&error);
+  /* Another sweep's output is kept too. */
+  g_autofree char *other = tmp_file ("keep-other.out", ID (G, 1, 1, 1) "a,b\n5,6\n");
+  g_autofree char *kept = NULL;
+  ck_assert (!sweep_merge (other, inputs, 1, FALSE, &error));
+  kept = read_all (other);
+  ck_assert_str_eq (kept, ID (G, 1, 1, 1) "a,b\n5,6\n");
   g_clear_error (&error);
   inputs[0] = one;
   ck_assert (!sweep_merge (one, inputs, 1, TRUE, &error));
