@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/readme.sh: the README's samples are what the binary prints (issue 13,
-# item 2). A sample is an indented block whose first line starts with "$ ":
+# item 2). A sample is a block indented by 4 spaces or more (inside a list
+# item) whose first line starts with "$ ":
 # each "$ " line (with its "\" continuation lines) is a command, run from a
 # directory holding ./trainsim and experiments/ (a block's commands share
 # one shell, so a variable set by one is seen by the next), and the lines
@@ -41,31 +42,35 @@ ln -s "$srcdir/experiments" "$work/experiments"
 # Split the README into samples: $tmp/sN.cmd (the block's commands as a
 # script whose output is cut into parts by marker lines) and $tmp/sN.want
 # (the expected lines, each command's after a marker), with the README line
-# range of each sample in $tmp/samples ("N FIRST LAST").
+# range of each sample and its indentation in $tmp/samples ("N FIRST LAST
+# INDENT").
 awk -v dir="$tmp" '
   function close_sample() {
     if (in_block) {
-      printf "%d %d %d\n", n, first, last >> (dir "/samples")
+      printf "%d %d %d %d\n", n, first, last, indent >> (dir "/samples")
       close(cmd); close(want)
     }
     in_block = 0
   }
   {
     line = $0
-    if (in_block && (line ~ /^    / || line == "")) {
+    if (in_block && (substr(line, 1, indent) == pad || line == "")) {
       if (line == "") { blank++; next }
       if (blank) close_sample()
     }
-    if (!in_block && line ~ /^    \$ /) {
+    # A sample starts at "$ " after 4 spaces or more (a list item adds
+    # its own); its lines keep that indentation.
+    if (!in_block && match(line, /^    +\$ /)) {
       in_block = 1; n++; first = NR; blank = 0
+      indent = RLENGTH - 2; pad = substr(line, 1, indent)
       cmd = dir "/s" n ".cmd"; want = dir "/s" n ".want"
       cont = 0
     }
     if (!in_block) next
-    if (line !~ /^    /) { close_sample(); next }
+    if (substr(line, 1, indent) != pad) { close_sample(); next }
     blank = 0
     last = NR
-    body = substr(line, 5)
+    body = substr(line, indent + 1)
     if (cont) {
       print body > cmd
       cont = body ~ /\\$/
@@ -137,7 +142,7 @@ match () {
 
 [ -s "$tmp/samples" ] || { echo "no samples found in $readme" >&2; exit 99; }
 cp "$readme" "$tmp/readme.new"
-while read -r k first last; do
+while read -r k first last indent; do
   (cd "$work" && sh "$tmp/s$k.cmd") >"$tmp/s$k.got" 2>"$tmp/err"
   head=$(sed -n 2p "$tmp/s$k.cmd" | cut -c 1-70)
   if match "$tmp/s$k.want" "$tmp/s$k.got"; then
@@ -145,7 +150,7 @@ while read -r k first last; do
     continue
   fi
   if [ "$update" = yes ] && match "$tmp/s$k.want" "$tmp/s$k.got" "$tmp/s$k.new"; then
-    echo "$k $first $last" >>"$tmp/updates"
+    echo "$k $first $last $indent" >>"$tmp/updates"
     ok "README line $first: $head (to update)"
     continue
   fi
@@ -159,14 +164,17 @@ done <"$tmp/samples"
 # before it still hold: its commands as they were, each command's
 # expected lines from sN.new in order.
 if [ -s "$tmp/updates" ]; then
-  sort -k2,2nr "$tmp/updates" | while read -r k first last; do
-    awk -v first="$first" -v last="$last" -v new="$tmp/s$k.new" '
-      BEGIN { while ((getline l < new) > 0) r[++n] = l; i = 0 }
+  sort -k2,2nr "$tmp/updates" | while read -r k first last indent; do
+    awk -v first="$first" -v last="$last" -v new="$tmp/s$k.new" -v indent="$indent" '
+      BEGIN {
+        while ((getline l < new) > 0) r[++n] = l
+        i = 0; pad = sprintf ("%" indent "s", "")
+      }
       NR < first || NR > last { print; next }
       # A command ends at its line without a final backslash: its
       # expected lines go after that one.
       {
-        body = substr($0, 5)
+        body = substr($0, indent + 1)
         if (!cont && body !~ /^\$ /)
           next
         print
@@ -175,7 +183,7 @@ if [ -s "$tmp/updates" ]; then
           next
         i++    # the marker line
         while (i < n && r[i + 1] != "@@trainsim-readme-marker@@") {
-          i++; print "    " r[i]
+          i++; print pad r[i]
         }
       }' "$tmp/readme.new" >"$tmp/readme.next" && mv "$tmp/readme.next" "$tmp/readme.new"
   done
