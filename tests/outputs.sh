@@ -106,9 +106,21 @@ ts collective selene -f 1.0000001
 grep -q 'raise -f' "$tmp/err" || fail_because "stderr does not say what to do"
 verdict "collective -f 1.0000001 is refused instead of printing a billion rows"
 
-ts search "$tiny" -j 0
-[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-grep -q 'jobs from 1' "$tmp/err" || fail_because "stderr does not say what is valid"
-verdict "search -j 0 is refused, not silently the default"
+for j in 0 -1; do
+  ts search "$tiny" -j "$j"
+  [ "$rc" -eq 2 ] || fail_because "-j $j: exit status $rc, expected 2"
+  grep -q 'jobs from 1' "$tmp/err" || fail_because "-j $j: stderr does not say what is valid"
+  ts plan "$tiny" -j "$j"
+  [ "$rc" -eq 2 ] || fail_because "plan -j $j: exit status $rc, expected 2"
+done
+verdict "search and plan -j 0 or -1 are refused, not silently the default"
+
+for o in "--gpus 0" "--per-node 0"; do
+  # shellcheck disable=SC2086
+  ts collective selene $o -b 1M -e 1M
+  [ "$rc" -eq 2 ] || fail_because "$o: exit status $rc, expected 2"
+  grep -q 'must be' "$tmp/err" || fail_because "$o: stderr does not say what is valid"
+done
+verdict "collective --gpus 0 and --per-node 0 are refused, not silently the default"
 
 finish

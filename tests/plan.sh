@@ -88,6 +88,10 @@ for set in reliability.checkpoint_interval=1000h topology.storage.bandwidth=1B/s
     "$tmp/err" || fail_because "$set: $(cat "$tmp/err")"
 done
 verdict "a run that fails faster than it checkpoints is refused, not replayed without end"
+ts plan "$gpt" --as-written --set topology.storage.bandwidth=1e-300GB/s
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "have no end; give the storage more bandwidth" "$tmp/err" || fail_because "$(cat "$tmp/err")"
+verdict "a checkpoint that takes forever to write is refused, not planned as 0 days"
 ts plan "$gpt" --as-written --set reliability.node_failures_per_hour=1 --set reliability.trials=100000
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 grep -q "its 100000 trials would replay .* checkpoints and failures, more than 1e+09; give fewer reliability.trials" \

@@ -37,10 +37,12 @@ ts sweep "$tmp/exp.yaml" -j 1 -o "$tmp/results.csv" --force
 [ "$(wc -l <"$tmp/results.csv")" -eq 6 ] || fail_because "not an identity, a header and 4 rows"
 verdict "sweep -o EXISTING --force replaces it"
 
-ts sweep "$tmp/exp.yaml" -j 0 -o "$tmp/other.csv"
-[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-[ -e "$tmp/other.csv" ] && fail_because "an output was written"
-verdict "sweep -j 0 is refused, not silently the default"
+for j in 0 -1; do
+  ts sweep "$tmp/exp.yaml" -j "$j" -o "$tmp/other.csv"
+  [ "$rc" -eq 2 ] || fail_because "-j $j: exit status $rc, expected 2"
+  [ -e "$tmp/other.csv" ] && fail_because "-j $j: an output was written"
+done
+verdict "sweep -j 0 or -1 is refused, not silently the default"
 
 ts merge "$tmp/merged.csv" /dev/zero
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"

@@ -70,7 +70,7 @@ cli_collective (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   g_autofree char *op_name = NULL, *min_text = NULL, *max_text = NULL,
                   *algo_name = NULL;
-  int gpus = 0, per_node = 0;
+  int gpus = G_MININT, per_node = G_MININT;   /* not given: one node's */
   double factor = 2;
   GOptionEntry entries[] = {
     { "op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
@@ -153,9 +153,9 @@ cli_collective (int argc, char **argv)
   if (!config_load_topology (argv[1], (const char *const *) sets, &t, &error))
     return cli_fail (error);
   int gpn = t.gpus_per_node;
-  if (per_node == 0)
+  if (per_node == G_MININT)
     per_node = gpus > 0 ? MIN (gpus, gpn) : gpn;
-  if (gpus == 0)
+  if (gpus == G_MININT)
     gpus = per_node;
   const char *problem = NULL;
   if (per_node < 1 || per_node > gpn)

@@ -599,7 +599,7 @@ cli_plan (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   g_autofree char *format_name = NULL, *output = NULL, *family = NULL;
   gboolean as_written = FALSE;
-  int jobs = -1;   /* -1: not given, the core count */
+  int jobs = G_MININT;   /* not given: the core count */
   /* -DBL_MAX: not given (0, a negative, NaN or infinity given is refused). */
   double usd = -DBL_MAX, gpu_hours = -DBL_MAX, days = -DBL_MAX;
   GOptionEntry entries[] = {
@@ -648,7 +648,7 @@ cli_plan (int argc, char **argv)
   int format;
   if (!cli_report_format ("plan", format_name, &format))
     return 2;
-  if (argc != 2 || jobs == 0 || jobs < -1 || jobs > 4096)
+  if (argc != 2 || (jobs != G_MININT && (jobs < 1 || jobs > 4096)))
     {
       fprintf (stderr, "trainsim plan: expected one experiment file and "
                        "--jobs from 1 to 4096\n"

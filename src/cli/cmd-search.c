@@ -141,7 +141,7 @@ cli_search (int argc, char **argv)
 {
   g_auto (GStrv) sets = NULL;
   g_autofree char *format_name = NULL;
-  int top = 5, jobs = -1;   /* -1: not given, the core count */
+  int top = 5, jobs = G_MININT;   /* not given: the core count */
   GOptionEntry entries[] = {
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       PLANSEARCH_SET_HELP, "KEY=VALUE" },
@@ -169,7 +169,7 @@ cli_search (int argc, char **argv)
   int format;
   if (!cli_report_format ("search", format_name, &format))
     return 2;
-  if (argc != 2 || top < 1 || jobs == 0 || jobs < -1 || jobs > 4096)
+  if (argc != 2 || top < 1 || (jobs != G_MININT && (jobs < 1 || jobs > 4096)))
     {
       fprintf (stderr, "trainsim search: expected one experiment file, "
                        "--top >= 1 and --jobs from 1 to 4096\n"

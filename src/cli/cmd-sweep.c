@@ -129,7 +129,7 @@ cli_sweep (int argc, char **argv)
   g_autoptr (GArray) axes = g_array_new (FALSE, FALSE, sizeof (AxisArg));
   g_autofree char *format_name = NULL, *shard = NULL, *output = NULL;
   gboolean resume = FALSE, force = FALSE, feasible_only = FALSE;
-  gint jobs = -1;   /* -1: not given, one per processor */
+  gint jobs = G_MININT;   /* not given: one per processor */
   gint64 max_points = 1000000;
   int mpi_rank = -1;
   GOptionEntry entries[] = {
@@ -224,7 +224,7 @@ cli_sweep (int argc, char **argv)
   options.output = output != NULL && strcmp (output, "-") != 0 ? output : NULL;
   options.resume = resume;
   options.force = force;
-  if (jobs == 0 || jobs < -1 || jobs > 4096)
+  if (jobs != G_MININT && (jobs < 1 || jobs > 4096))
     return usage_error (mpi_rank, "-j must be between 1 and 4096");
   if (max_points < 1)
     return usage_error (mpi_rank, "--max-points must be at least 1");

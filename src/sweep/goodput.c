@@ -64,6 +64,16 @@ gboolean
 goodput_monte_carlo (const GoodputModel *m, int trials, guint32 seed,
                      GoodputStats *out, char **why)
 {
+  if (!(isfinite (m->checkpoint_s) && isfinite (m->interval_s)
+        && isfinite (m->recovery_s)))
+    {
+      *why = g_strdup_printf ("a checkpoint written in %.3g s every %.3g s, and "
+                              "%.3g s to recover from a failure, have no end; "
+                              "give the storage more bandwidth, or a finite "
+                              "reliability", m->checkpoint_s, m->interval_s,
+                              m->recovery_s);
+      return FALSE;
+    }
   double last, whole = segments (m, &last);
   if (whole + 1 > GOODPUT_MAX_SEGMENTS)
     {

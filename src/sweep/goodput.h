@@ -50,8 +50,10 @@ double goodput_first_order_s (const GoodputModel *m);
 /* The run replayed TRIALS times with failures drawn from GRand seeded
  * with SEED (the same seed gives the same numbers on every machine):
  * the mean wall time, its 10th and 90th percentiles, and the mean count
- * of failures. FALSE, with *WHY set (owned, saying what to change), when
- * the run would need more than GOODPUT_MAX_SEGMENTS checkpoints (an
+ * of failures. FALSE, with *WHY set (owned, saying what to change), when a
+ * checkpoint's write, the interval or the recovery is not finite (a
+ * storage bandwidth near zero), when the run would need more than
+ * GOODPUT_MAX_SEGMENTS checkpoints (an
  * interval far too short for the work), or would fail more than
  * GOODPUT_MAX_FAILURES times on average (a stretch between checkpoints
  * far longer than the time between failures: each failure undoes it, and
