@@ -76,6 +76,8 @@ table () {
 2 | experiment.yaml:2:8: cannot read model file | did you mean | run $t/loop/experiment.yaml
 2 | Too many levels of symbolic links | did you mean | run $t/loop/experiment.yaml
 2 | --set model: cannot read model file | not found | run $d/valid.yaml --set model=$t/self.yaml
+# A model's depth is capped: a step is replayed layer by layer.
+2 | --set model.layers: model.layers must be at most 100000, got 2147483647 | - | run $d/valid.yaml --set model.layers=2147483647
 # An empty list that must hold something says so, not "got a sequence".
 2 | --set parallel.stage_layers: parallel.stage_layers must be a list of 1 to 128 integers, such as [5, 6, 6, 5] (the layers of each stage), got an empty list | - | run $d/valid.yaml --set "parallel.stage_layers=[]"
 # A directory given as an input is bad input, as a missing file is.

@@ -1415,9 +1415,13 @@ decode_map (const Loader *ld, const YNode *map, const char *path, const Field *f
 
 /* A sanity cap: Megatron pads by 128 and users by a few thousand at most. */
 #define MAX_VOCAB_DIVISIBLE_BY 65536
+/* A sanity cap on a model's depth: the deepest models trained have a few
+ * hundred layers, and a step is replayed layer by layer (2^31 of them took
+ * minutes before failing for another reason). */
+#define MAX_LAYERS 100000
 
 /* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads
- * and that vocab_divisible_by is within its cap. */
+ * and that layers and vocab_divisible_by are within their caps. */
 static gboolean
 model_finish (const YNode *map, const char *path, void *base, GError **error)
 {
@@ -1430,6 +1434,13 @@ model_finish (const YNode *map, const char *path, void *base, GError **error)
     {
       ytree_set_error (error, kv->value->mark, "%s.kv_heads (%d) must divide %s.heads (%d)",
                        path, m->kv_heads, path, m->heads);
+      return FALSE;
+    }
+  if (m->layers > MAX_LAYERS)
+    {
+      const YPair *l = ytree_map_find (map, "layers");
+      ytree_set_error (error, l ? l->value->mark : map->mark, "%s.layers must be at most "
+                       "%d, got %d", path, MAX_LAYERS, m->layers);
       return FALSE;
     }
   if (m->vocab_divisible_by > MAX_VOCAB_DIVISIBLE_BY)
