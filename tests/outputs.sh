@@ -106,6 +106,12 @@ ts collective selene -f 1.0000001
 grep -q 'raise -f' "$tmp/err" || fail_because "stderr does not say what to do"
 verdict "collective -f 1.0000001 is refused instead of printing a billion rows"
 
+ts run "$tiny" -o "$tmp/both.out" --trace "$tmp/both.out"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'name the same file' "$tmp/err" || fail_because "stderr does not say why: $(cat "$tmp/err")"
+[ -e "$tmp/both.out" ] && fail_because "a file was written"
+verdict "run -o FILE --trace FILE is refused: one would replace the other"
+
 for j in 0 -1; do
   ts search "$tiny" -j "$j"
   [ "$rc" -eq 2 ] || fail_because "-j $j: exit status $rc, expected 2"

@@ -8,6 +8,7 @@
 #include "parallel/plan.h"
 #include "parallel/sim.h"
 #include <stdio.h>
+#include <string.h>
 
 /* A long replay (--full on thousands of GPUs) draws sweep's progress line
  * in engine events against the budget's estimate; the line starts with
@@ -86,6 +87,14 @@ cli_run (int argc, char **argv)
     {
       fprintf (stderr, "trainsim run: unknown format '%s' (valid: %s)\n",
                format_name, report_format_names ());
+      return 2;
+    }
+  /* One file cannot hold both: the second written would replace the first. */
+  if (output != NULL && trace_path != NULL && strcmp (output, "-") != 0
+      && report_same_file (output, trace_path))
+    {
+      fprintf (stderr, "trainsim run: --output and --trace name the same file, %s; "
+                       "give each its own\n", output);
       return 2;
     }
 
