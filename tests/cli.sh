@@ -615,6 +615,12 @@ ts run "$offload" --set gpus=8 --set zero.offload=optimizer --set topology.host.
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1"
 grep -q "host memory per node" "$tmp/err" || fail_because "stderr: $(cat "$tmp/err")"
 verdict "run: offload beyond the host's memory exits 1 naming the host"
+# One key of a device the topology names, set: the device's other keys
+# stay (they were lost, the device then missing its peak).
+ts run "$offload" --set gpus=8 --set topology.gpu.memory=100GiB
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0: $(cat "$tmp/err")"
+grep -q "of 100.0 GiB (fits)" "$tmp/out" || fail_because "not 100 GiB: $(grep memory "$tmp/out")"
+verdict "run --set topology.gpu.memory overrides one key of the named device"
 ts sweep "$offload"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
 [ "$(grep -c ',ok,' "$tmp/out")" -eq 5 ] || fail_because "not five rows that fit"

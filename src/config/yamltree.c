@@ -164,6 +164,16 @@ ytree_set_error (GError **error, YMark mark, const char *format, ...)
 void
 ytree_merge (YNode **base, const YNode *overlay)
 {
+  /* A name ("gpu: a100-sxm4-80gb") under keys without one ("gpu: {memory:
+   * 100GiB}", as --set topology.gpu.memory makes): the name stays the base
+   * that the keys are merged over, as ytree_set_path keeps it. */
+  if ((*base)->kind == YNODE_SCALAR && !ytree_is_null (*base)
+      && overlay->kind == YNODE_MAPPING && !ytree_map_find (overlay, "name"))
+    {
+      YNode *named = node_new (YNODE_MAPPING, (*base)->mark);
+      map_append (named, "name", (*base)->mark, *base);
+      *base = named;
+    }
   if ((*base)->kind != YNODE_MAPPING || overlay->kind != YNODE_MAPPING)
     {
       ytree_free (*base);

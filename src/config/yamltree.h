@@ -67,7 +67,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (YNode, ytree_free)
 
 /* Merges OVERLAY into *BASE: mapping over mapping merges key by key,
  * recursively, and takes the overlay's mark (the writer a user edits last);
- * anything else replaces *BASE with a copy of OVERLAY. */
+ * a mapping without a name over a name (a model, topology or device
+ * named) is merged over {name: that name}; anything else replaces *BASE
+ * with a copy of OVERLAY. */
 void ytree_merge (YNode **base, const YNode *overlay);
 
 /* Sets the dotted PATH under the mapping ROOT to VALUE (consumed), creating
