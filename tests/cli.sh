@@ -753,6 +753,14 @@ ts search "$selene" --set gpus=8 --set parallel.dp=1 --set parallel.tp=8 \
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (nothing fits)"
 verdict "search exits 1 when no plan fits in memory"
 
+# No plan at all can hold the values given (tp 3 divides neither a node's 8
+# GPUs nor the heads): bad input, not memory.
+ts search "$srcdir/experiments/tiny.yaml" --set parallel.tp=3
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q "no plan that .* runs can hold" "$tmp/err" || fail_because "stderr: $(cat "$tmp/err")"
+grep -q "fits in memory" "$tmp/err" && fail_because "it blames memory"
+verdict "search exits 2 when no plan can hold the values given, without blaming memory"
+
 ts search
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "search without a file exits 2"

@@ -264,16 +264,23 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
         }
       return TRUE;
     }
-  guint n_ok;
-  g_autoptr (GArray) cands = plansearch_run (base, sets, jobs, &n_ok);
+  guint n_ok, n_valid;
+  g_autoptr (GArray) cands = plansearch_run (base, sets, jobs, &n_ok, &n_valid);
   if (n_ok == 0)
     {
       g_autofree char *fw = framework_label (base->framework);
-      *status = 1;
+      /* None to weigh at all: the values held rule them all out, bad
+       * input, but in budget mode (QUIET) one size that none fits. */
+      *status = n_valid == 0 && !quiet ? 2 : 1;
       if (quiet)
         return FALSE;
-      fprintf (stderr, "trainsim plan: none of %u plans that %s runs fits in "
-                       "memory\n", cands->len, fw);
+      if (n_valid == 0)
+        fprintf (stderr, "trainsim plan: no plan that %s runs can hold the "
+                         "experiment's GPUs, batch and --set values; trainsim run "
+                         "with those values says why\n", fw);
+      else
+        fprintf (stderr, "trainsim plan: none of %u plans that %s runs fits in "
+                         "memory\n", MAX (cands->len, n_valid), fw);
       return FALSE;
     }
   *chosen = g_array_index (cands, PlanCandidate, 0);

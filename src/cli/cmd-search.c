@@ -182,16 +182,24 @@ cli_search (int argc, char **argv)
                                &error))
     return cli_fail (error);
 
-  guint n_ok;
+  guint n_ok, n_valid;
   g_autoptr (GArray) cands = plansearch_run (
     &base, (const char *const *) sets,
-    jobs > 0 ? jobs : (int) g_get_num_processors (), &n_ok);
+    jobs > 0 ? jobs : (int) g_get_num_processors (), &n_ok, &n_valid);
   int status = 0;
   g_autofree char *fw = framework_label (base.framework);
-  if (n_ok == 0)
+  if (n_valid == 0)
+    {
+      /* Not one plan to weigh: the values held rule them all out. */
+      fprintf (stderr, "trainsim search: no plan that %s runs can hold the "
+                       "experiment's GPUs, batch and --set values; trainsim run "
+                       "with those values says why\n", fw);
+      status = 2;
+    }
+  else if (n_ok == 0)
     {
       fprintf (stderr, "trainsim search: none of %u plans that %s runs fits "
-                       "in memory\n", cands->len, fw);
+                       "in memory\n", MAX (cands->len, n_valid), fw);
       status = 1;
     }
   else

@@ -67,9 +67,10 @@ pins_from_sets (Pins *pins, const char *const *sets)
 
 /* Adds the candidates of one layout: the least recompute that fits, with
  * every ZeRO stage that fits at that recompute; only plans the framework
- * runs (plan_check holds its rules). */
+ * runs (plan_check holds its rules), each of which, fitting or not,
+ * counts in *VALID. */
 static void
-add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins)
+add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins, guint *valid)
 {
   static const Recompute order[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
                                      RECOMPUTE_FULL };
@@ -85,7 +86,10 @@ add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins)
             continue;
           c.spec.training.recompute = order[r];
           c.spec.zero.stage = pins->zero ? e->zero.stage : zero;
-          if (!plan_check (&c.spec, NULL) || !fits (&c.spec))
+          if (!plan_check (&c.spec, NULL))
+            continue;
+          (*valid)++;
+          if (!fits (&c.spec))
             continue;
           c.index = cands->len;
           g_array_append_val (cands, c);
@@ -101,7 +105,7 @@ add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins)
 #define WALK(pinned, x, held) (!(pinned) || (held) <= 0 || (x) == (held))
 
 static void
-enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins)
+enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *valid)
 {
   const ModelSpec *m = &base->model;
   const ParallelSpec *bp = &base->parallel;
@@ -154,7 +158,7 @@ enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins)
                   if (!even)
                     plan_balanced_stages (m->layers, pp,
                                           &e.parallel.stage_layers);
-                  add_layout (cands, &e, pins);
+                  add_layout (cands, &e, pins, valid);
                 }
             }
         }
@@ -232,12 +236,13 @@ plansearch_sets (const PlanCandidate *c)
 
 GArray *
 plansearch_run (const ExperimentSpec *base, const char *const *sets,
-                int jobs, guint *n_ok)
+                int jobs, guint *n_ok, guint *n_valid)
 {
   Pins pins;
   pins_from_sets (&pins, sets);
   GArray *cands = g_array_new (FALSE, FALSE, sizeof (PlanCandidate));
-  enumerate (cands, base, &pins);
+  *n_valid = 0;
+  enumerate (cands, base, &pins, n_valid);
   gint done = 0;
   GThreadPool *pool = g_thread_pool_new (run_candidate, &done, jobs, TRUE,
                                          NULL);

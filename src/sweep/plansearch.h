@@ -31,7 +31,9 @@ typedef struct {
  * pp, dp, micro_batch, virtual_stages, sequence_parallel,
  * training.recompute and zero.stage. Replays them on JOBS threads (> 0),
  * drawing the progress line in "plans" on a terminal, and returns them
- * ranked, those that fit first (*N_OK of them). The candidates share
+ * ranked, those that fit first (*N_OK of them); *N_VALID counts the plans
+ * the framework runs, fitting in memory or not (0: the values held rule
+ * out every plan). The candidates share
  * BASE's strings: BASE must outlive the array. */
 /* --set's help in the commands that search. */
 #define PLANSEARCH_SET_HELP \
@@ -40,7 +42,7 @@ typedef struct {
   "sequence_parallel, training.recompute, zero.stage) it holds the " \
   "axis at that value"
 GArray *plansearch_run (const ExperimentSpec *base, const char *const *sets,
-                        int jobs, guint *n_ok);
+                        int jobs, guint *n_ok, guint *n_valid);
 
 /* "tp 4 pp 12 dp 8 mb 2 v 1, recompute full, zero 1, sp", and with
  * uneven stages their layers as runs: "stages 5,6x10,5". Owned by the
