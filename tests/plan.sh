@@ -196,7 +196,8 @@ refused "a negative rate" "node_failures_per_hour must be a positive number" "$g
 refused "a zero PUE" "energy.pue must be a positive number" "$gpt" --set energy.pue=0
 refused "storage without bandwidth" "storage is missing required key: bandwidth" "$gpt" \
   --set 'topology={name: dgx-a100-40gb, storage: {read_bandwidth: 1TB/s}}'
-refused "a topology without storage" "has no storage: section.*such as storage: {bandwidth" "$gpt" --set topology=dgx-a100-40gb
+refused "a topology without storage" "^trainsim plan: --set topology: topology dgx-a100-40gb has no storage: section.*such as storage: {bandwidth" "$gpt" --set topology=dgx-a100-40gb
+refused "a named topology without storage, at its line" "^trainsim plan: .*tiny.yaml:[0-9]*:[0-9]*: topology dgx-a100-40gb has no storage" "$srcdir/experiments/tiny.yaml"
 refused "no tokens" "training.tokens is not set" "$gpt" --set 'training={recompute: full}'
 refused "bad tokens" "training.tokens must be a positive number of tokens, such as 300e9, or chinchilla" "$gpt" --set training.tokens=lots
 refused "an unknown format" "unknown format 'yaml'" "$gpt" -f yaml

@@ -293,12 +293,15 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
 static gboolean
 check_inputs (const ExperimentSpec *e, const char *path)
 {
+  /* A key missing is at the mapping that lacks it, where there is one. */
+  const char *training = e->marks.training ? e->marks.training : path;
+  const char *topology = e->marks.topology ? e->marks.topology : path;
   if (e->training.tokens == SPEC_UNSET)
     {
       fprintf (stderr, "trainsim plan: %s: training.tokens is not set: give the "
                        "tokens to train on, such as training: {tokens: 300e9}, "
                        "or tokens: chinchilla (tokens_per_parameter, default "
-                       "20, times the parameters)\n", path);
+                       "20, times the parameters)\n", training);
       return FALSE;
     }
   if (e->topology.storage.bandwidth == SPEC_UNSET)
@@ -306,7 +309,7 @@ check_inputs (const ExperimentSpec *e, const char *path)
       fprintf (stderr, "trainsim plan: %s: topology %s has no storage: section: "
                        "plan times checkpoints with its bandwidth, such as "
                        "storage: {bandwidth: 273GB/s, read_bandwidth: 1TB/s, "
-                       "node_bandwidth: 50GB/s}\n", path,
+                       "node_bandwidth: 50GB/s}\n", topology,
                e->topology.name ? e->topology.name : "(inline)");
       return FALSE;
     }

@@ -481,6 +481,7 @@ typedef struct {
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *schedule, *sequence_parallel, *recompute;
+  char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;
