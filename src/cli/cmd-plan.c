@@ -161,13 +161,15 @@ append_rows (GString *out, const Outcome *o, ReportFormat format)
   g_string_append (out, csv ? "\n" : "}\n");
 }
 
-/* N seconds as "N s", "N min" or "N h", for the table. */
+/* N seconds as "N s", "N min" or "N h", for the table; a million hours
+ * and beyond (a hostile input's) in exponent form, not as 300 digits. */
 static char *
 fmt_span (double s)
 {
   return s < 120 ? g_strdup_printf ("%.1f s", s)
          : s < 7200 ? g_strdup_printf ("%.1f min", s / 60)
-         : g_strdup_printf ("%.1f h", s / 3600);
+         : s < 3.6e9 ? g_strdup_printf ("%.1f h", s / 3600)
+         : g_strdup_printf ("%.3g h", s / 3600);
 }
 
 #define TABLE_ROW "  %-17s"
@@ -218,11 +220,15 @@ append_table (GString *out, const Outcome *o)
                           o->nodes, o->node_failures_per_hour);
   g_string_append_printf (out, TABLE_ROW "each: %s to detect, %s to restart, "
                           "the read, the lost work\n", "", detect, restart);
+  /* The days failures add; a hostile input's 1e299 in exponent form. */
+  double more = o->days_with_failures - o->days;
+  g_autofree char *more_days = g_strdup_printf (fabs (more) < 1e6 ? "%.2f" : "%.3g",
+                                                more);
   g_string_append_printf (out, TABLE_ROW "%.3g days (p10 %.3g, p90 %.3g; %d "
-                          "runs, seed %d), +%.2f days,\n", "with failures",
+                          "runs, seed %d), +%s days,\n", "with failures",
                           o->days_with_failures, o->days_with_failures_p10,
                           o->days_with_failures_p90, o->trials, o->seed,
-                          o->days_with_failures - o->days);
+                          more_days);
   g_string_append_printf (out, TABLE_ROW "%.1f failures a run; closed form "
                           "%.3g days\n", "", o->failures, o->days_expected);
   g_string_append_printf (out, TABLE_ROW "%s GPU-hours, %s\n", "", gpuh_f,

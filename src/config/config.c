@@ -264,6 +264,24 @@ static const Field reliability_fields[] = {
   END
 };
 
+/* A PUE is the data centre's power over its IT load's: 1 at best, about
+ * 1.1-1.6 in practice; 10 bounds a value typed wrong. */
+#define MAX_PUE 10.0
+static gboolean
+energy_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  const EnergySpec *en = base;
+  const YPair *pue = ytree_map_find (map, "pue");
+  if (pue && (en->pue < 1 || en->pue > MAX_PUE))
+    {
+      ytree_set_error (error, pue->value->mark, "%s.pue must be from 1 to %g (the "
+                       "data centre's power over its IT load's, such as 1.1), got %g",
+                       path, MAX_PUE, en->pue);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static const Field energy_fields[] = {
   F ("gpu_compute_w", F_NUMBER, EnergySpec, gpu_compute_w),
   F ("gpu_communication_w", F_NUMBER, EnergySpec, gpu_communication_w),
@@ -295,7 +313,8 @@ static const Field experiment_fields[] = {
   F ("cost", F_MAP, ExperimentSpec, cost, .sub = cost_fields),
   F ("collectives", F_MAP, ExperimentSpec, collectives, .sub = collectives_fields),
   F ("reliability", F_MAP, ExperimentSpec, reliability, .sub = reliability_fields),
-  F ("energy", F_MAP, ExperimentSpec, energy, .sub = energy_fields),
+  F ("energy", F_MAP, ExperimentSpec, energy, .sub = energy_fields,
+     .finish = energy_finish),
   F ("framework", F_FRAMEWORK, ExperimentSpec, framework, MARK (framework)),
   { .key = "sweep", .type = F_SWEEP, MARK (sweep) },
   END
