@@ -106,6 +106,14 @@ ts collective selene -f 1.0000001
 grep -q 'raise -f' "$tmp/err" || fail_because "stderr does not say what to do"
 verdict "collective -f 1.0000001 is refused instead of printing a billion rows"
 
+# A hostile input's huge numbers in the table: exponent form, the same
+# magnitude as the JSON's (fixed form overran its buffer: wrong digits).
+ts run "$tiny" --set training.tokens=1e50
+grep -q "training *2.52e+39 days, \$7.25e+41" "$tmp/out" || fail_because "$(grep training "$tmp/out")"
+ts run "$tiny" --set training.tokens=1e50 -f json
+grep -q '"days_to_train": 2.518[0-9]*e+39' "$tmp/out" || fail_because "the JSON's days differ: $(grep -o '"days_to_train": [^,]*' "$tmp/out")"
+verdict "run's table gives 1e39 days and dollars in exponent form, as the JSON does"
+
 ts run "$tiny" -o "$tmp/both.out" --trace "$tmp/both.out"
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 grep -q 'name the same file' "$tmp/err" || fail_because "stderr does not say why: $(cat "$tmp/err")"

@@ -196,6 +196,7 @@ refused "a negative rate" "node_failures_per_hour must be a positive number" "$g
 refused "a zero PUE" "energy.pue must be a positive number" "$gpt" --set energy.pue=0
 refused "a PUE below 1" "energy.pue must be from 1 to 10" "$gpt" --set energy.pue=0.5
 refused "a PUE of 1e308" "energy.pue must be from 1 to 10" "$gpt" --set energy.pue=1e308
+refused "a GPU of 1e308 W" "energy.gpu_compute_w must be at most 100000 W" "$gpt" --set energy.gpu_compute_w=1e308
 refused "storage without bandwidth" "storage is missing required key: bandwidth" "$gpt" \
   --set 'topology={name: dgx-a100-40gb, storage: {read_bandwidth: 1TB/s}}'
 refused "a topology without storage" "^trainsim plan: --set topology: topology dgx-a100-40gb has no storage: section.*such as storage: {bandwidth" "$gpt" --set topology=dgx-a100-40gb

@@ -265,12 +265,28 @@ static const Field reliability_fields[] = {
 };
 
 /* A PUE is the data centre's power over its IT load's: 1 at best, about
- * 1.1-1.6 in practice; 10 bounds a value typed wrong. */
+ * 1.1-1.6 in practice; 10 bounds a value typed wrong. A GPU draws up to
+ * about a kilowatt and a node's rest a few: 100 kW bounds either. */
 #define MAX_PUE 10.0
+#define MAX_POWER_W 1e5
 static gboolean
 energy_finish (const YNode *map, const char *path, void *base, GError **error)
 {
   const EnergySpec *en = base;
+  const struct { const char *key; double w; } powers[] = {
+    { "gpu_compute_w", en->gpu_compute_w }, { "gpu_communication_w", en->gpu_communication_w },
+    { "gpu_idle_w", en->gpu_idle_w }, { "node_w", en->node_w },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (powers); i++)
+    {
+      const YPair *w = ytree_map_find (map, powers[i].key);
+      if (w && powers[i].w > MAX_POWER_W)
+        {
+          ytree_set_error (error, w->value->mark, "%s.%s must be at most %g W, got %g",
+                           path, powers[i].key, MAX_POWER_W, powers[i].w);
+          return FALSE;
+        }
+    }
   const YPair *pue = ytree_map_find (map, "pue");
   if (pue && (en->pue < 1 || en->pue > MAX_PUE))
     {

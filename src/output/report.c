@@ -344,7 +344,9 @@ report_append_csv_row (GString *out, const SimResult *r,
 #define TABLE_LABEL "  %-17s"
 #define TABLE_INDENT 19  /* the width TABLE_LABEL prints */
 
-/* @v with @fmt (one double conversion) in the C locale, or "n/a". */
+/* @v with @fmt (one double conversion) in the C locale, or "n/a"; from a
+ * quadrillion on in exponent form, as a hostile input's 1e50 would
+ * overrun the buffer (and print wrong digits) in fixed form. */
 static char *
 fmt_num (const char *fmt, double v)
 {
@@ -352,7 +354,7 @@ fmt_num (const char *fmt, double v)
 
   if (!isfinite (v))
     return g_strdup ("n/a");
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, fmt, v));
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, fabs (v) >= 1e15 ? "%.3g" : fmt, v));
 }
 
 /* About three significant digits without an exponent: 0.123, 12.3, 123. */
@@ -415,6 +417,8 @@ report_fmt_usd (double usd)
 
   if (!isfinite (usd))
     return g_steal_pointer (&digits);
+  if (strchr (digits, 'e') != NULL)   /* exponent form: no separators */
+    return g_strconcat (usd < 0 ? "-$" : "$", usd < 0 ? digits + 1 : digits, NULL);
   s = g_string_new (NULL);
   if (*p == '-')
     g_string_append_c (s, *p++);
