@@ -325,6 +325,16 @@ verdict "zipped axes of different lengths write nothing"
 expect_error "a key both zipped and swept exits 2" \
   '--sweep gpus: gpus is both zipped and swept \(--zip gpus gives it too\)' \
   sweep "$exp" --zip gpus=512,1024 --zip parallel.global_batch=256,512 --sweep gpus=512
+expect_error "a key zipped twice exits 2 (the first list was dropped, and the lengths unchecked)" \
+  '--zip gpus: gpus is given twice on the command line \(--zip gpus\)' \
+  sweep "$exp" --zip gpus=512,1024 --zip gpus=256,512,1024 --zip parallel.global_batch=256,512
+expect_error "a key swept twice exits 2" \
+  '--sweep parallel.micro_batch: parallel.micro_batch is given twice on the command line' \
+  sweep "$exp" --sweep parallel.micro_batch=1,2 --sweep parallel.micro_batch=4
+for r in 1.5..8 ..4; do
+  expect_error "the range $r is refused, not taken as a value" \
+    "'$r' is not a range: write A..B" sweep "$exp" --sweep "parallel.micro_batch=$r"
+done
 sed 's/^  parallel.tp: \[3, 8\]$/  zip: {parallel.tp: [3, 8], gpus: [1024]}/' "$exp" >"$tmp/zip-lengths.yaml"
 expect_error "zipped axes of different lengths in the file exit 2 with its file:line:col" \
   'zip-lengths\.yaml:8:30: sweep\.zip: the zipped axes differ in length: parallel\.tp has 2 values, gpus has 1' \

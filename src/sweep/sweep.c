@@ -121,17 +121,23 @@ sweep_free (Sweep *sweep)
   g_free (sweep);
 }
 
-/* "INTEGER..": the start of a range, and of nothing else a value would be
- * (a path such as ../models/x.yaml does not start with a digit). */
+/* "NUMBER.." or "..NUMBER": meant as a range (an integer one, or refused
+ * as none), and nothing else a value would be (a path such as
+ * ../models/x.yaml does not start with a digit or with ".." and one). */
 static gboolean
 looks_like_range (const char *text)
 {
   const char *p = text + (text[0] == '-');
 
+  if (g_str_has_prefix (p, "..") && (g_ascii_isdigit (p[2]) || p[2] == '-'))
+    return TRUE;
   if (!g_ascii_isdigit (*p))
     return FALSE;
   while (g_ascii_isdigit (*p))
     p++;
+  if (*p == '.' && g_ascii_isdigit (p[1]))   /* 1.5..8 */
+    for (p++; g_ascii_isdigit (*p); p++)
+      ;
   return g_str_has_prefix (p, "..");
 }
 
@@ -418,6 +424,13 @@ sweep_add_axis (Sweep *sweep, const char *arg, gboolean zip, GError **error)
   old = at < sweep->axes->len ? g_ptr_array_index (sweep->axes, at) : NULL;
   if (old != NULL && old->mark.line == 0 && old->zipped != zip)
     return both_zipped_and_swept (old, mark, "", error);
+  /* The same option twice for one key: which values did the user mean? */
+  if (old != NULL && old->mark.line == 0)
+    {
+      ytree_set_error (error, mark, "%s is given twice on the command line (%s): give its "
+                       "values once, as one list", key, old->mark.file);
+      return FALSE;
+    }
   /* Replace in place, or append: the order of the columns is the order
    * the axes were first given in. */
   axis = axis_new (key, mark, zip);
