@@ -112,6 +112,14 @@ hostile "a figure named '<cmd' (so its script and data file are too)" \
   "$csv" "$tmp/named/<touch PWNED-lt${nl}.pdf" --x "$x" --y "$y"
 hostile "a CSV whose name has line breaks (it is in the script's comment)" \
   "$evil" "$tmp/evil/fig.pdf" --x "$x" --y "$y"
+# A figure name the script's strings cannot hold as the file's bytes
+# (invalid UTF-8, a tab) is refused: the script would name other files.
+for name in "$(printf 'f\377.pdf')" "$(printf 'f\tx.pdf')"; do
+  ts plot "$csv" -o "$tmp/$name" --x "$x" --y "$y"
+  [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+  grep -q "is not printable UTF-8" "$tmp/err" || fail_because "stderr: $(cat "$tmp/err")"
+done
+verdict "a figure name of invalid UTF-8 or a control character is refused"
 
 # --label's value and text, --ratio-to's value, and the descriptions of
 # topology files beside the CSV (a series over `topology` is shown by

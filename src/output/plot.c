@@ -1242,6 +1242,19 @@ page_parse (Page *page, const PlotSpec *spec, GError **error)
                    spec->figure);
       return FALSE;
     }
+  /* The script names the figure and its data in gnuplot strings, which
+   * hold text and line breaks (append_gp_string): a name with anything
+   * else (invalid UTF-8, another control character) would be written there
+   * other than the files trainsim writes. */
+  gboolean printable = g_utf8_validate (spec->figure, -1, NULL);
+  for (const char *p = spec->figure; printable && *p; p++)
+    printable = *p == '\n' || ((unsigned char) *p >= 0x20 && *p != 0x7f);
+  if (!printable)
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "-o: the figure's name is not "
+                   "printable UTF-8; give it one that is, such as figure.pdf");
+      return FALSE;
+    }
   if (spec->size != NULL)
     {
       g_auto (GStrv) wh = g_strsplit_set (spec->size, "xX", -1);
