@@ -161,15 +161,15 @@ append_rows (GString *out, const Outcome *o, ReportFormat format)
   g_string_append (out, csv ? "\n" : "}\n");
 }
 
-/* N seconds as "N s", "N min" or "N h", for the table; a million hours
- * and beyond (a hostile input's) in exponent form, not as 300 digits. */
+/* N seconds as "N s", "N min" or "N h", for the table (a hostile input's
+ * 1e300 hours in exponent form: report_fmt_num). */
 static char *
 fmt_span (double s)
 {
-  return s < 120 ? g_strdup_printf ("%.1f s", s)
-         : s < 7200 ? g_strdup_printf ("%.1f min", s / 60)
-         : s < 3.6e9 ? g_strdup_printf ("%.1f h", s / 3600)
-         : g_strdup_printf ("%.3g h", s / 3600);
+  if (s < 7200)
+    return s < 120 ? g_strdup_printf ("%.1f s", s) : g_strdup_printf ("%.1f min", s / 60);
+  g_autofree char *hours = report_fmt_num ("%.1f", s / 3600);
+  return g_strconcat (hours, " h", NULL);
 }
 
 #define TABLE_ROW "  %-17s"
@@ -220,10 +220,9 @@ append_table (GString *out, const Outcome *o)
                           o->nodes, o->node_failures_per_hour);
   g_string_append_printf (out, TABLE_ROW "each: %s to detect, %s to restart, "
                           "the read, the lost work\n", "", detect, restart);
-  /* The days failures add; a hostile input's 1e299 in exponent form. */
-  double more = o->days_with_failures - o->days;
-  g_autofree char *more_days = g_strdup_printf (fabs (more) < 1e6 ? "%.2f" : "%.3g",
-                                                more);
+  /* The days failures add (a hostile input's 1e299 in exponent form). */
+  g_autofree char *more_days = report_fmt_num ("%.2f",
+                                               o->days_with_failures - o->days);
   g_string_append_printf (out, TABLE_ROW "%.3g days (p10 %.3g, p90 %.3g; %d "
                           "runs, seed %d), +%s days,\n", "with failures",
                           o->days_with_failures, o->days_with_failures_p10,
@@ -286,7 +285,7 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
                          "with those values says why\n", fw);
       else
         fprintf (stderr, "trainsim plan: none of %u plans that %s runs fits in "
-                         "memory\n", MAX (cands->len, n_valid), fw);
+                         "memory\n", n_valid, fw);
       return FALSE;
     }
   *chosen = g_array_index (cands, PlanCandidate, 0);

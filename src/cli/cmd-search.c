@@ -199,7 +199,7 @@ cli_search (int argc, char **argv)
   else if (n_ok == 0)
     {
       fprintf (stderr, "trainsim search: none of %u plans that %s runs fits "
-                       "in memory\n", MAX (cands->len, n_valid), fw);
+                       "in memory\n", n_valid, fw);
       status = 1;
     }
   else

@@ -65,9 +65,6 @@ typedef struct {
   int misordered, memory_misses;
 } Scores;
 
-/* Scores one comparison and writes its row; seconds in both. NOTE ends
- * the row. (A run that ran out of memory has no time: its row is not
- * written here, and only its rows have "oom" in the CSV.) */
 /* A CSV row's first two cells, the file's name and the case's id, quoted
  * where they hold a comma, a quote or a line break. */
 static void
@@ -78,6 +75,9 @@ csv_names (GString *out, const char *file, const char *id)
   report_append_csv_cell (out, id);
 }
 
+/* Scores one comparison and writes its row; seconds in both. NOTE ends
+ * the row. (A run that ran out of memory has no time: its row is not
+ * written here, and only its rows have "oom" in the CSV.) */
 static void
 compare (GString *out, gboolean csv, const char *file, const char *id,
          double meas, double pred, const SimResult *r, const char *note,
@@ -239,11 +239,11 @@ static int
 misordered_groups (const ValidationSpec *v, const double *meas,
                    const double *pred, GString *out)
 {
+  if (v->order_groups == 0)
+    return 0;   /* pairs of every two cases: none to look at */
   g_autofree int *faster = g_new (int, v->order_groups);
   g_autofree int *slower = g_new (int, v->order_groups);
   int n = 0;
-  if (v->order_groups == 0)
-    return 0;   /* pairs of every two cases: none to look at */
   for (int g = 0; g < v->order_groups; g++)
     faster[g] = -1;
   for (guint i = 0; i < v->cases->len; i++)

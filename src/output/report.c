@@ -344,11 +344,8 @@ report_append_csv_row (GString *out, const SimResult *r,
 #define TABLE_LABEL "  %-17s"
 #define TABLE_INDENT 19  /* the width TABLE_LABEL prints */
 
-/* @v with @fmt (one double conversion) in the C locale, or "n/a"; from a
- * quadrillion on in exponent form, as a hostile input's 1e50 would
- * overrun the buffer (and print wrong digits) in fixed form. */
-static char *
-fmt_num (const char *fmt, double v)
+char *
+report_fmt_num (const char *fmt, double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -363,7 +360,7 @@ fmt_sig3 (double v)
 {
   double a = fabs (v);
 
-  return fmt_num (a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", v);
+  return report_fmt_num (a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", v);
 }
 
 /* 97.9k, 1.23M: rates that span many orders of magnitude. */
@@ -410,7 +407,7 @@ fmt_duration (double seconds)
 char *
 report_fmt_usd (double usd)
 {
-  g_autofree char *digits = fmt_num ("%.0f", usd);
+  g_autofree char *digits = report_fmt_num ("%.0f", usd);
   const char *p = digits;
   GString *s;
   gsize n;
@@ -476,7 +473,7 @@ table_row (GString *out, const char *label, GPtrArray *items)
 static char *
 fmt_with (const char *prefix, double v, const char *suffix)
 {
-  g_autofree char *num = fmt_num ("%.1f", v);
+  g_autofree char *num = report_fmt_num ("%.1f", v);
 
   return g_strconcat (prefix, num, suffix, NULL);
 }
@@ -489,7 +486,7 @@ fmt_percent (double fraction)
 
   if (!isfinite (fraction))
     return g_strdup ("n/a");
-  num = fmt_num ("%.1f", fraction * 100.0);
+  num = report_fmt_num ("%.1f", fraction * 100.0);
   return g_strconcat (num, " %", NULL);
 }
 
@@ -546,13 +543,13 @@ append_table (GString *out, const SimResult *r, const char *title)
   take (items, g_strdup_printf ("%s / %s", mfu, hfu));
   table_row (out, "MFU / HFU", items);
 
-  mem = fmt_num ("%.1f", r->memory_per_gpu_gib);
-  cap = fmt_num ("%.1f", capacity_gib);
+  mem = report_fmt_num ("%.1f", r->memory_per_gpu_gib);
+  cap = report_fmt_num ("%.1f", capacity_gib);
   if (r->fits_memory)
     take (items, g_strdup_printf ("%s GiB of %s GiB (fits)", mem, cap));
   else
     {
-      over = fmt_num ("%.1f", r->memory_per_gpu_gib - capacity_gib);
+      over = report_fmt_num ("%.1f", r->memory_per_gpu_gib - capacity_gib);
       take (items, g_strdup_printf ("%s GiB of %s GiB: *** DOES NOT FIT *** (%s GiB over)",
                                     mem, cap, over));
     }
@@ -565,8 +562,8 @@ append_table (GString *out, const SimResult *r, const char *title)
   table_row (out, "", items);
   if (m->host_capacity > 0)
     {
-      g_autofree char *host = fmt_num ("%.1f", m->host / GIB);
-      g_autofree char *host_cap = fmt_num ("%.1f", m->host_capacity / GIB);
+      g_autofree char *host = report_fmt_num ("%.1f", m->host / GIB);
+      g_autofree char *host_cap = report_fmt_num ("%.1f", m->host_capacity / GIB);
       take (items, g_strdup_printf ("%s GiB of %s GiB per node (CPU offload%s)",
                                     host, host_cap, m->host <= m->host_capacity
                                     ? "" : ": *** DOES NOT FIT ***"));
@@ -582,7 +579,7 @@ append_table (GString *out, const SimResult *r, const char *title)
 
   if (r->has_training)
     {
-      g_autofree char *days = fmt_num ("%.1f", r->days_to_train);
+      g_autofree char *days = report_fmt_num ("%.1f", r->days_to_train);
 
       take (items, g_strconcat (days, " days", NULL));
       take (items, report_fmt_usd (r->cost_usd));

@@ -55,6 +55,11 @@ void report_append_json_members (GString *out, const SimResult *r,
  * finite (JSON has no NaN). */
 gboolean report_append_number (GString *out, double v);
 
+/* For tables: V with FMT (one double conversion, such as "%.1f") in the C
+ * locale, or "n/a"; from a quadrillion on in exponent form, as a hostile
+ * input's 1e50 would overrun the buffer (and print wrong digits) in fixed
+ * form. Owned by the caller. */
+char *report_fmt_num (const char *fmt, double v);
 /* For tables: "97.9k", "1.23M" (about three significant digits and an
  * SI prefix), and "$1,234,567". Owned by the caller. */
 char *report_fmt_si (double v);

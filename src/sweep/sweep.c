@@ -417,16 +417,16 @@ sweep_add_axis (Sweep *sweep, const char *arg, gboolean zip, GError **error)
   origin = g_strconcat (option, " ", key, NULL);
   mark = (YMark) { g_intern_string (origin), 0, 0 };
   list = eq + 1;
-  /* An axis of the command line (a mark without a line) given again with
-   * the other option is a contradiction; the file's axes are there to be
-   * replaced. */
+  /* An axis of the command line (a mark without a line) given again is a
+   * contradiction, with the other option or the same one; the file's axes
+   * are there to be replaced. */
   at = find_axis (sweep, key);
   old = at < sweep->axes->len ? g_ptr_array_index (sweep->axes, at) : NULL;
-  if (old != NULL && old->mark.line == 0 && old->zipped != zip)
-    return both_zipped_and_swept (old, mark, "", error);
-  /* The same option twice for one key: which values did the user mean? */
   if (old != NULL && old->mark.line == 0)
     {
+      if (old->zipped != zip)
+        return both_zipped_and_swept (old, mark, "", error);
+      /* The same option twice for one key: which values did the user mean? */
       ytree_set_error (error, mark, "%s is given twice on the command line (%s): give its "
                        "values once, as one list", key, old->mark.file);
       return FALSE;
