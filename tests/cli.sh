@@ -765,4 +765,19 @@ ts search
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "search without a file exits 2"
 
+# --- names ----------------------------------------------------------------------
+
+# A model name beyond the result's 127 bytes is cut at a whole UTF-8
+# character: 100 e-acutes (200 bytes) leave 63 of them, and valid UTF-8.
+e_acute=$(printf '\303\251')
+long_name=$(printf '%s' "$e_acute" | awk '{ for (i = 0; i < 100; i++) printf "%s", $0 }')
+sed "s/^name: .*/name: \"$long_name\"/" "$srcdir/models/gpt3-125m.yaml" > "$tmp/long-model.yaml"
+sed "s|^model: gpt3-125m|model: $tmp/long-model.yaml|" "$srcdir/experiments/tiny.yaml" > "$tmp/long.yaml"
+ts run "$tmp/long.yaml" --format csv
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+iconv -f UTF-8 -t UTF-8 "$tmp/out" > /dev/null 2>&1 || fail_because "the CSV is not valid UTF-8"
+cut_name=$(printf '%s' "$long_name" | cut -c1-126)
+grep -q ",$cut_name,dgx-a100-40gb," "$tmp/out" || fail_because "the name is not cut at 63 characters"
+verdict "a long UTF-8 model name is cut at a whole character"
+
 finish

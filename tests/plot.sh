@@ -354,6 +354,16 @@ plot "$tmp/shuffled/scaling.csv" --x gpus --y megatron_tflops_per_gpu --by nics_
 cmp -s "$tmp/det1/f.dat" "$tmp/det2/f.dat" || fail_because "row order changes the .dat"
 verdict "the rows' order in the CSV does not change the .dat"
 
+# Blanks around a number, as a hand-written CSV has them, read as the
+# number: the same .dat as without them.
+mkdir -p "$tmp/blanks"
+{ head -n 1 "$scaling"; tail -n +2 "$scaling" | sed -E 's/,([0-9.]+)/, \1 /g'; } >"$tmp/blanks/scaling.csv"
+grep -q ', 7.1 ,' "$tmp/blanks/scaling.csv" || fail_because "the padded CSV lacks its blanks"
+plot "$tmp/blanks/scaling.csv" --x gpus --y megatron_tflops_per_gpu --by nics_per_node -o "$tmp/det2/f.pdf"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail_because "exit status $rc"
+cmp -s "$tmp/det1/f.dat" "$tmp/det2/f.dat" || fail_because "blanks around numbers change the .dat"
+verdict "blanks around a number in the CSV do not change the .dat"
+
 # --- gnuplot missing or failing -------------------------------------------------
 
 mkdir -p "$tmp/nobin" "$tmp/nognuplot"

@@ -425,6 +425,26 @@ START_TEST (test_csv_columns)
 }
 END_TEST
 
+/* A cell is quoted exactly where a reader would misread it bare. */
+START_TEST (test_csv_cell)
+{
+  static const char *const cases[][2] = {
+    { "plain", "plain" }, { "", "" }, { "a#b", "a#b" },
+    { "a,b", "\"a,b\"" }, { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+    { "two\nlines", "\"two\nlines\"" }, { " lead", "\" lead\"" },
+    { "trail ", "\"trail \"" },
+    /* A row starting with '#' reads as a comment (sweep's first line). */
+    { "#x", "\"#x\"" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) out = g_string_new (NULL);
+      report_append_csv_cell (out, cases[i][0]);
+      ck_assert_str_eq (out->str, cases[i][1]);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ table */
 
 static void
@@ -786,6 +806,7 @@ output_suite (void)
   tcase_add_test (tc, test_json_non_finite_is_null);
   tcase_add_test (tc, test_json_number_edges);
   tcase_add_test (tc, test_csv_columns);
+  tcase_add_test (tc, test_csv_cell);
   tcase_add_test (tc, test_table);
   tcase_add_test (tc, test_table_no_fit);
   tcase_add_test (tc, test_table_wraps);

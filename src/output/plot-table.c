@@ -45,12 +45,16 @@ plot_table_line (const PlotTable *table, guint row)
 gboolean
 plot_cell_number (const char *s, double *v)
 {
-  /* Blanks before the number, as in a hand-written "64, 128", are let
-   * pass as strtod lets them; hexadecimal, inf and nan are not numbers
-   * in a figure any more than in an input (units_number). */
+  /* Blanks around the number, as in a hand-written "64 , 128", are let
+   * pass; hexadecimal, inf and nan are not numbers in a figure any more
+   * than in an input (units_number). */
   while (*s == ' ' || *s == '\t')
     s++;
-  return units_number (s, v);
+  gsize n = strlen (s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    n--;
+  g_autofree char *number = g_strndup (s, n);
+  return units_number (number, v);
 }
 
 /* One RFC 4180 record from @text at *@pos: its fields into @fields, the

@@ -231,7 +231,7 @@ report_append_csv_cell (GString *out, const char *text)
   gsize n = strlen (text);
 
   if (text[strcspn (text, ",\"\r\n")] == '\0'
-      && (n == 0 || (text[0] != ' ' && text[n - 1] != ' ')))
+      && (n == 0 || (text[0] != ' ' && text[0] != '#' && text[n - 1] != ' ')))
     {
       g_string_append (out, text);
       return;

@@ -69,7 +69,9 @@ char *report_fmt_usd (double usd);
  * first (one bad byte makes a reader reject the whole document). */
 void report_append_json_string (GString *out, const char *s);
 /* A CSV cell, quoted (RFC 4180) when it holds a separator, a quote, a
- * line break, or spaces at an end that a reader might trim. */
+ * line break, or spaces at an end that a reader might trim, or starts
+ * with '#': a row that starts so would read as a comment (sweep's own
+ * first line is one; gnuplot and pandas' comment='#' skip such rows). */
 void report_append_csv_cell (GString *out, const char *text);
 
 /* Whether @a and @b name the same file (by device and inode when both

@@ -269,6 +269,19 @@ on_op_done (SimEngine *engine, void *ctx, uint64_t arg)
 
 /* ---- results ---------------------------------------------------------------- */
 
+/* Copies the name SRC into a result's field, cut (beyond
+ * SIM_RESULT_NAME - 1 bytes) at a whole UTF-8 character, not inside one:
+ * names come from YAML, which is UTF-8, and a broken character would make
+ * the CSV and table invalid text. */
+static void
+copy_name (char dst[SIM_RESULT_NAME], const char *src)
+{
+  const char *end;
+  if (g_strlcpy (dst, src, SIM_RESULT_NAME) >= SIM_RESULT_NAME
+      && !g_utf8_validate (dst, -1, &end))
+    dst[end - dst] = '\0';
+}
+
 static void
 fill_result (Sim *sim, SimResult *r)
 {
@@ -309,12 +322,10 @@ fill_result (Sim *sim, SimResult *r)
     transformer_megatron_flops (&e->model, gb, p->tp) / t / gpus / 1e12;
   r->mfu = model / t / gpus / peak;
   r->hfu = hw / t / gpus / peak;
-  g_strlcpy (r->model, e->model.name ? e->model.name : "(inline)",
-             sizeof r->model);
-  g_strlcpy (r->topology, e->topology.name ? e->topology.name : "(inline)",
-             sizeof r->topology);
+  copy_name (r->model, e->model.name ? e->model.name : "(inline)");
+  copy_name (r->topology, e->topology.name ? e->topology.name : "(inline)");
   g_autofree char *framework = framework_label (e->framework);
-  g_strlcpy (r->framework, framework, sizeof r->framework);
+  copy_name (r->framework, framework);
   r->schedule = spec_enum_name (SPEC_ENUM_SCHEDULE, e->parallel.schedule);
   r->recompute = spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute);
   r->offload = spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload);
