@@ -46,6 +46,9 @@ mkdir -p "$t/loop/models"
 ln -s loop.yaml "$t/loop/models/loop.yaml"
 sed 's/^model: tiny/model: loop/' "$d/valid.yaml" >"$t/loop/experiment.yaml"
 ln -s self.yaml "$t/self.yaml"
+# An empty key among a sweep's axes (it aborted: it splits into no parts).
+{ cat "$d/valid.yaml"; echo 'sweep: {"": [1]}'; } >"$t/sweep-empty-key.yaml"
+{ cat "$d/valid.yaml"; echo 'sweep: {zip: {"": [1]}}'; } >"$t/zip-empty-key.yaml"
 
 # The table. STATUS | STDERR HAS | STDERR LACKS (or -) | trainsim's
 # arguments, as shell words (VAR=VALUE words first set the environment).
@@ -111,6 +114,9 @@ table () {
 2 | --set parallel.tp: expected KEY=VALUE | - | run $d/valid.yaml --set parallel.tp
 2 | case-not-mapping.yaml:2:9: a case must be a mapping | - | validate $d/case-not-mapping.yaml
 2 | sweep-unknown-key.yaml:6:3: unknown key 'tpp' in parallel (did you mean 'tp'?) | - | sweep $d/sweep-unknown-key.yaml
+2 | sweep-empty-key.yaml:6:9: '' is not a dotted key | - | sweep $t/sweep-empty-key.yaml
+2 | zip-empty-key.yaml:6:15: '' is not a dotted key | - | sweep $t/zip-empty-key.yaml
+2 | --set =1: expected KEY=VALUE | - | run $d/valid.yaml --set =1
 2 | fields.csv:2: 3 fields, but the header has 2 | - | plot $d/fields.csv --x gpus --y megatron_tflops_per_gpu -o $t/fields.pdf
 EOF
 }

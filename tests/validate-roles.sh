@@ -362,7 +362,10 @@ known_gap: {mape: lots}|notfraction|known_gap.mape must be a fraction' \
 known_gap: {mapee: 0.2}|typo|unknown key .mapee. in known_gap \(did you mean .mape.\?\); valid keys' \
          'tolerance: {misordered: -1}|negative|tolerance.misordered must be an integer from 0' \
          'order_within: parallel.micro_batch|orderscalar|order_within must be a list' \
-         'order_within: [parallel.microbatch]|ordertypo|no case sets .parallel.microbatch.' \
+         'order_within: [parallel.microbatch]|ordertypo|unknown key .microbatch. in parallel \(did you mean .micro_batch.\?\)' \
+         'order_within: [zero.stage]|orderunset|no case sets .zero.stage.' \
+         'order_within: [""]|orderempty|.. is not a dotted key' \
+         'order_within: [parallel.micro_batch, parallel.micro_batch]|ordertwice|order_within names parallel.micro_batch twice' \
          'tolerance: {misordered: 0}|noorder|tolerance.misordered bounds the groups of order_within'; do
   key=${k%%|*}
   rest=${k#*|}

@@ -1696,6 +1696,11 @@ config_check_key (const char *key, YMark mark, GError **error)
   g_autoptr (GString) path = g_string_new (NULL);
   const Field *fields = experiment_fields;
 
+  if (parts[0] == NULL)   /* the empty key: no parts */
+    {
+      ytree_set_error (error, mark, "'' is not a dotted key such as parallel.tp");
+      return FALSE;
+    }
   for (int i = 0; parts[i]; i++)
     {
       const Field *f;
@@ -2225,6 +2230,21 @@ group_cases (ValidationSpec *v, GPtrArray *trees, const YNode *order, GError **e
   g_autoptr (GArray) sizes = g_array_new (FALSE, TRUE, sizeof (int));
   g_autofree int *number = NULL;
 
+  /* Each an experiment's key ('' and 'a..b' are none), and once. */
+  for (guint i = 0; i < order->items->len; i++)
+    {
+      const YNode *item = g_ptr_array_index (order->items, i);
+      if (!config_check_key (item->text, item->mark, error))
+        return FALSE;
+      for (guint j = 0; j < i; j++)
+        if (strcmp (item->text, ((const YNode *) g_ptr_array_index (order->items,
+                                                                    j))->text) == 0)
+          {
+            ytree_set_error (error, item->mark, "order_within names %s twice",
+                             item->text);
+            return FALSE;
+          }
+    }
   for (guint i = 0; i < v->cases->len; i++)
     {
       ValidationCase *c = g_ptr_array_index (v->cases, i);

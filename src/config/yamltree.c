@@ -210,8 +210,9 @@ ytree_set_path (YNode *root, const char *path, YNode *value, GError **error)
                        YTREE_MAX_DEPTH);
       return FALSE;
     }
-  for (int i = 0; keys[i]; i++)
-    if (keys[i][0] == '\0')
+  /* An empty PATH splits into no keys at all: no dotted key either. */
+  for (int i = 0; keys[i] || i == 0; i++)
+    if (keys[i] == NULL || keys[i][0] == '\0')
       {
         ytree_set_error (error, value->mark,
                          "'%s' is not a dotted key such as parallel.tp", path);
