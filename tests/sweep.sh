@@ -253,6 +253,15 @@ ts "$@" -o "$tmp/other-set.csv" --resume --shard 1/2
 grep -q 'output of another --shard' "$tmp/err" || fail_because "no word of the shard"
 verdict "sweep --resume refuses rows of another --set or another shard, and leaves them alone"
 
+# A line that is not a row (a hand edit, another file's) is not carried on.
+{ head -n 10 "$tmp/full.csv"; echo garbage; } >"$tmp/edited.csv"
+cp "$tmp/edited.csv" "$tmp/edited.before"
+ts "$@" -o "$tmp/edited.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'edited.csv:11: not a row of a sweep' "$tmp/err" || fail_because "no line: $(cut -c 1-120 "$tmp/err")"
+cmp -s "$tmp/edited.csv" "$tmp/edited.before" || fail_because "the file was changed"
+verdict "sweep --resume refuses a line that is not a row, at its line, and leaves the file alone"
+
 # --- shards -------------------------------------------------------------------
 
 ts "$@" --shard 1/2 -o "$tmp/shard1.csv"
@@ -298,6 +307,41 @@ for c in "needs every shard|$tmp/shard1.csv" \
   grep -q "${c%%|*}" "$tmp/err" || fail_because "no '${c%%|*}': $(cut -c 1-120 "$tmp/err")"
   [ -e "$tmp/bad-merge.csv" ] && fail_because "${c%%|*}: an output was left"
 done
+
+# A shard with a line that is not a row: a cell too many, a quote left
+# open (which would swallow the rows after it).
+sed '5s/^/x,/' "$tmp/shard2.csv" >"$tmp/shard2-cell.csv"
+sed '5s/,/,"/' "$tmp/shard2.csv" >"$tmp/shard2-quote.csv"
+for bad in cell quote; do
+  ts merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$tmp/shard2-$bad.csv"
+  [ "$rc" -eq 2 ] || fail_because "$bad: exit status $rc, expected 2"
+  grep -q "shard2-$bad.csv:5: not a row of a sweep" "$tmp/err" ||
+    fail_because "$bad: no line: $(cut -c 1-120 "$tmp/err")"
+  [ -e "$tmp/bad-merge.csv" ] && fail_because "$bad: an output was left"
+done
+verdict "merge refuses a shard line that is not a row, at its line, and writes nothing"
+
+# The same in JSON lines: whole shards merge (every row a whole object:
+# strings with quotes and commas, null, true, numbers in exponent form),
+# and a row an interrupted or edited write left open is refused.
+tiny=$srcdir/experiments/tiny.yaml
+jsweep () {
+  ts sweep "$tiny" --sweep 'model.name=["a\"b,c", gpt3-125m]' \
+    --sweep parallel.micro_batch=1,2,4,8 -f jsonl -j 2 "$@"
+}
+jsweep -o "$tmp/j-full.jsonl"
+jsweep --shard 1/2 -o "$tmp/j1.jsonl"
+jsweep --shard 2/2 -o "$tmp/j2.jsonl"
+ts merge "$tmp/j-merged.jsonl" "$tmp/j1.jsonl" "$tmp/j2.jsonl"
+[ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
+cmp -s "$tmp/j-merged.jsonl" "$tmp/j-full.jsonl" || fail_because "the merged file differs"
+sed '3s/}$/, "x": [1, 2/' "$tmp/j2.jsonl" >"$tmp/j2-open.jsonl"
+ts merge -o "$tmp/j-bad.jsonl" "$tmp/j1.jsonl" "$tmp/j2-open.jsonl"
+[ "$rc" -eq 2 ] || fail_because "an open row: exit status $rc, expected 2"
+grep -q 'j2-open.jsonl:3: not a row of a sweep (not a whole JSON object' "$tmp/err" ||
+  fail_because "no line: $(cut -c 1-120 "$tmp/err")"
+[ -e "$tmp/j-bad.jsonl" ] && fail_because "an output was left"
+verdict "JSON lines: whole shards merge; a row left open is refused at its line"
 verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
 
 # --- zip ----------------------------------------------------------------------

@@ -880,6 +880,186 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
   return TRUE;
 }
 
+/* ------------------------------------------------- lines and rows */
+
+typedef struct {
+  const char *path;
+  FILE *f;
+  char *line;           /* getline's buffer; owned */
+  size_t size;
+  ssize_t len;          /* of the line read last; -1 at the end */
+} Shard;
+
+/* A row of a sweep is a few hundred bytes; a longer "row" is not a
+ * sweep's output (/dev/zero, a binary file), and must not fill memory. */
+#define MAX_ROW_BYTES (1 << 20)
+
+/* Reads the next line of SHARD; FALSE at the end or on an error (a line
+ * over MAX_ROW_BYTES or with a NUL byte is one). */
+static gboolean
+shard_next (Shard *shard, GError **error)
+{
+  int c = EOF;
+  size_t len = 0;
+  errno = 0;
+  while (len < MAX_ROW_BYTES && (c = getc (shard->f)) != EOF)
+    {
+      if (len + 2 > shard->size)
+        {
+          shard->size = MAX (2 * shard->size, 256);
+          shard->line = g_realloc (shard->line, shard->size);
+        }
+      if (c == '\0')
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a NUL byte: it is not "
+                       "the output of a sweep", shard->path);
+          return FALSE;
+        }
+      shard->line[len++] = (char) c;
+      if (c == '\n')
+        break;
+    }
+  if (len == MAX_ROW_BYTES && c != '\n')
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a line over %d bytes: it is "
+                   "not the output of a sweep", shard->path, MAX_ROW_BYTES);
+      return FALSE;
+    }
+  shard->len = len > 0 ? (ssize_t) len : -1;
+  if (shard->len > 0)
+    shard->line[len] = '\0';
+  if (shard->len < 0)
+    {
+      if (ferror (shard->f))
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", shard->path,
+                     g_strerror (errno));
+      return FALSE;
+    }
+  if (shard->line[shard->len - 1] != '\n')
+    {
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s ends in a partial row: its sweep "
+                   "was interrupted; finish it with trainsim sweep --resume and the same "
+                   "--shard", shard->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+
+/* The cells of the CSV record LINE (one line, its newline included, as
+ * report_append_csv_cell writes them: RFC 4180 quotes, no line break in
+ * a cell), or 0 when it is not one (a quote left open or inside a bare
+ * cell, or text after a closing quote). */
+static guint
+csv_cells (const char *line)
+{
+  guint cells = 1;
+  gboolean quoted = FALSE, start = TRUE;
+  const char *p = line;
+  for (; *p && *p != '\n'; p++)
+    {
+      if (quoted)
+        {
+          if (*p == '"' && p[1] == '"')
+            p++;
+          else if (*p == '"')
+            {
+              quoted = FALSE;
+              if (p[1] != ',' && p[1] != '\n' && p[1] != '\0')
+                return 0;
+            }
+          continue;
+        }
+      if (*p == ',')
+        cells++, start = TRUE;
+      else if (*p == '"' && !start)
+        return 0;
+      else
+        quoted = *p == '"', start = FALSE;
+    }
+  return quoted || strcmp (p, "\n") != 0 ? 0 : cells;
+}
+
+/* Whether LINE (its newline included) is a whole JSON object as a sweep
+ * writes one: braces and brackets balanced, closing at the line's end,
+ * strings closed, and outside them only JSON's punctuation, numbers and
+ * literals. A structural check, not a parser: it tells a row from what an
+ * interrupted write, a hand edit or another file left, which is what
+ * resume and merge must not carry into their output. */
+static gboolean
+json_row (const char *line)
+{
+  int depth = 0;
+  const char *p = line;
+  if (*p != '{')
+    return FALSE;
+  for (; *p && *p != '\n'; p++)
+    {
+      if (*p == '"')
+        {
+          for (p++; *p && *p != '"' && *p != '\n'; p++)
+            if (*p == '\\' && p[1] != '\0' && p[1] != '\n')
+              p++;
+          if (*p != '"')
+            return FALSE;
+        }
+      else if (*p == '{' || *p == '[')
+        depth++;
+      else if (*p == '}' || *p == ']')
+        {
+          if (--depth == 0 && p[1] != '\n')
+            return FALSE;
+        }
+      else if (!strchr (" \t,:-+.0123456789eEtruefalsn", *p))
+        return FALSE;
+      if (depth < 0)
+        return FALSE;
+    }
+  return depth == 0 && strcmp (p, "\n") == 0;
+}
+
+/* Whether LINE is a row of a sweep's output in FORMAT, of CELLS cells in
+ * CSV (its header's). */
+static gboolean
+row_ok (const char *line, SweepFormat format, guint cells)
+{
+  return format == SWEEP_CSV ? csv_cells (line) == cells : json_row (line);
+}
+
+/* What a line that row_ok refuses in FORMAT is not. */
+static const char *
+row_problem (SweepFormat format)
+{
+  return format == SWEEP_CSV ? "its cells are not the header's, or a quote is left open"
+                             : "not a whole JSON object on its line";
+}
+
+/* Checks that each line of F (PATH, read from its start) after the LINES
+ * lines of START, up to offset END, is a row of the sweep START begins
+ * (its identity line, and in CSV its header). */
+static gboolean
+check_rows (FILE *f, const char *path, const char *start, guint lines, gint64 end,
+            GError **error)
+{
+  SweepFormat format = lines == 2 ? SWEEP_CSV : SWEEP_JSONL;
+  guint cells = format == SWEEP_CSV ? csv_cells (strchr (start, '\n') + 1) : 0;
+  Shard shard = { .path = path, .f = f };
+  gboolean ok = TRUE;
+  rewind (f);
+  for (guint64 number = 1; ok && ftell (f) < end; number++)
+    {
+      ok = shard_next (&shard, error);
+      if (ok && number > lines && !row_ok (shard.line, format, cells))
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
+                       "a row of a sweep (%s)", path, number, row_problem (format));
+          ok = FALSE;
+        }
+    }
+  g_free (shard.line);
+  return ok;
+}
+
 /* --------------------------------------------------------------- resume */
 
 /* Prepares PATH for appending the rest of a sweep: counts its complete
@@ -956,7 +1136,18 @@ resume_prepare (const char *path, const char *start, guint start_lines,
                    "--resume (and give --force) to start it over", path, why);
       return FALSE;
     }
-  /* This sweep's rows, then what an interrupted write left of a row. */
+  /* This sweep's rows (a line that is none, from a hand edit or another
+   * file, would end up in the finished output), then what an interrupted
+   * write left of a row. */
+  GError *row = NULL;
+  if (!check_rows (f, path, start, start_lines, complete, &row))
+    {
+      fclose (f);
+      g_set_error (error, row->domain, row->code, "cannot resume %s; leave out --resume "
+                   "(and give --force) to start it over", row->message);
+      g_error_free (row);
+      return FALSE;
+    }
   if (offset > complete && (fflush (f) != 0 || ftruncate (fileno (f), complete) != 0))
     goto io_error;
   fclose (f);
@@ -1186,69 +1377,6 @@ sweep_run (const Sweep *sweep, const SweepOptions *o, GError **error)
 
 /* ----------------------------------------------------------------- merge */
 
-typedef struct {
-  const char *path;
-  FILE *f;
-  char *line;           /* getline's buffer; owned */
-  size_t size;
-  ssize_t len;          /* of the line read last; -1 at the end */
-} Shard;
-
-/* A row of a sweep is a few hundred bytes; a longer "row" is not a
- * sweep's output (/dev/zero, a binary file), and must not fill memory. */
-#define MAX_ROW_BYTES (1 << 20)
-
-/* Reads the next line of SHARD; FALSE at the end or on an error (a line
- * over MAX_ROW_BYTES or with a NUL byte is one). */
-static gboolean
-shard_next (Shard *shard, GError **error)
-{
-  int c = EOF;
-  size_t len = 0;
-  errno = 0;
-  while (len < MAX_ROW_BYTES && (c = getc (shard->f)) != EOF)
-    {
-      if (len + 2 > shard->size)
-        {
-          shard->size = MAX (2 * shard->size, 256);
-          shard->line = g_realloc (shard->line, shard->size);
-        }
-      if (c == '\0')
-        {
-          g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a NUL byte: it is not "
-                       "the output of a sweep", shard->path);
-          return FALSE;
-        }
-      shard->line[len++] = (char) c;
-      if (c == '\n')
-        break;
-    }
-  if (len == MAX_ROW_BYTES && c != '\n')
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s has a line over %d bytes: it is "
-                   "not the output of a sweep", shard->path, MAX_ROW_BYTES);
-      return FALSE;
-    }
-  shard->len = len > 0 ? (ssize_t) len : -1;
-  if (shard->len > 0)
-    shard->line[len] = '\0';
-  if (shard->len < 0)
-    {
-      if (ferror (shard->f))
-        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", shard->path,
-                     g_strerror (errno));
-      return FALSE;
-    }
-  if (shard->line[shard->len - 1] != '\n')
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s ends in a partial row: its sweep "
-                   "was interrupted; finish it with trainsim sweep --resume and the same "
-                   "--shard", shard->path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* Rows of shard K (1-based) of N of a sweep of POINTS points: its points
  * are K-1, K-1+N, ... */
 static guint64
@@ -1259,10 +1387,11 @@ shard_rows (guint k, guint n, guint64 points)
 
 /* Writes the rows of SHARDS interleaved, round j taking row j of each
  * shard in turn, as the unsharded sweep would have written them; each
- * shard must have exactly the rows its identity (ID) says. */
+ * shard must have exactly the rows its identity (ID) says, each a row in
+ * FORMAT (of CELLS cells in CSV). */
 static gboolean
-merge_rows (Shard *shards, guint n, const Identity *id, FILE *out, const char *name,
-            GError **error)
+merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format, guint cells,
+            FILE *out, const char *name, GError **error)
 {
   g_autofree guint64 *rows = g_new0 (guint64, n);
   for (guint done = 0; done < n;)
@@ -1289,6 +1418,14 @@ merge_rows (Shard *shards, guint n, const Identity *id, FILE *out, const char *n
                 }
               done++;
               continue;
+            }
+          if (!row_ok (shards[k].line, format, cells))
+            {
+              g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
+                           "a row of a sweep (%s): it is not that shard's output as its "
+                           "sweep wrote it", shards[k].path,
+                           rows[k] + (format == SWEEP_CSV ? 3 : 2), row_problem (format));
+              return FALSE;
             }
           if (++rows[k] > want)
             {
@@ -1490,7 +1627,9 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
       write_failed (output, error);
       goto done;
     }
-  if (!merge_rows (shards, n, &id, out, output, error))
+  if (!merge_rows (shards, n, &id, format,
+                   format == SWEEP_CSV ? csv_cells (shards[0].line) : 0, out, output,
+                   error))
     goto done;
   if (file != NULL)
     {
