@@ -377,6 +377,21 @@ done
 { vhead oomtime validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1, oom: true}}"; } >"$tmp/oomtime.yaml"
 bad "a run that ran out of memory with a time" oomtime "ran out of memory has no time"
 
+# A figure no run could reach. By hand: gpt3-125m's 12 layers of hidden
+# 768 and MLP 3072 hold 2 x 768^2 + 2 x 768 x 3072 = 5,898,240 weights
+# each; 6 FLOPs a weight and token over 64 x 2048 tokens on 8 GPUs at
+# bf16's 312 TFLOP/s take 0.0223 s.
+{ vhead fastest validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: 0.022}}"; } >"$tmp/fastest.yaml"
+bad "a time shorter than the layers' GEMMs at peak" fastest \
+  "measured.iteration_time_s \(0.022\) is less than its layers' GEMMs alone take at the device's bf16 peak \(0.0223 s\)"
+{ vhead justfast validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {iteration_time_s: 0.0224}}"; } >"$tmp/justfast.yaml"
+ts validate "$tmp/justfast.yaml"
+[ "$rc" -ne 2 ] || fail_because "refused: $(cat "$tmp/err")"
+verdict "a time just above that bound is scored"
+{ vhead abovepeak validation 'flops: model'; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {tflops_per_gpu: 313}}"; } >"$tmp/abovepeak.yaml"
+bad "a rate above the device's peak" abovepeak \
+  "measured.tflops_per_gpu \(313\) is above the device's bf16 peak \(312 TFLOP/s\)"
+
 { vhead halflayer validation; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {layer_forward_ms: 7}}"; } >"$tmp/halflayer.yaml"
 bad "a layer's forward time without its backward" halflayer "give both"
 
@@ -480,14 +495,17 @@ grep -Eq "^  g1e-300 +1\.450e\+298s +7\.398e-05s +-100\.0%" "$tmp/out" ||
   fail_because "the row is not 1.450e+298s against 7.398e-05s: $(grep g1e "$tmp/out" | cut -c1-120)"
 verdict "a measured time past a million seconds prints in exponent form"
 
-# The other way, a measured time near zero is an error of some 1e300 %:
-# its row gives that in exponent form too.
-{ vhead tiny validation; echo '  - {id: t, parallel: {micro_batch: 1}, measured: {iteration_time_s: 1e-300}}'; } \
+# The other way, a measured time near zero (yet above what one layer of
+# hidden 64 takes at peak, 1e-7 s) is an error of some 1e6 %: its
+# row gives that in exponent form too.
+{ vhead tiny validation; echo '  - {id: t, model: {layers: 1, hidden: 64, heads: 1, ffn_hidden: 256, seq_len: 16}, parallel: {micro_batch: 1}, measured: {iteration_time_s: 2e-7}}'; } \
   >"$tmp/tiny.yaml"
 ts validate "$tmp/tiny.yaml"
-grep -Eq "^  t +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{3}%" "$tmp/out" ||
+grep -Eq "^  t +0\.00ms +[0-9.]+ms +\+[0-9]e\+[0-9]{2,3}%" "$tmp/out" ||
   fail_because "the error is not in exponent form: $(grep '^  t ' "$tmp/out" | cut -c1-120)"
-verdict "an error past 100,000 % prints in exponent form"
+grep -Eq "MAPE [0-9.]+e\+0?[0-9]+% max [0-9.]+e\+0?[0-9]+% over 1 cases, mean signed error \+[0-9.]+e\+0?[0-9]+%" "$tmp/out" ||
+  fail_because "the summary is not in exponent form: $(tail -n 1 "$tmp/out" | cut -c1-160)"
+verdict "an error past 100,000 % prints in exponent form, in its row and the summary"
 
 bad_cases "GEMM file" gemm \
   'defaults: {device: a100-sxm4-80gb}\ncases:\n  - {id: g, m: 256, n: 256, k: 256, %s, measured: {throughput: 100TFLOP/s}}\n' \

@@ -222,6 +222,18 @@ bounds_text (GString *s, const ValidationBounds *b)
     g_string_append_printf (s, "%smemory misses %d", sep, b->memory_misses);
 }
 
+/* Appends the percentage V to S, with its sign when SIGNED: one decimal,
+ * or past 100,000 % (a measured figure near zero gives such) three
+ * digits in exponent form, so that the summary stays a line. */
+static void
+append_percent (GString *s, double v, gboolean sign)
+{
+  if (fabs (v) < 1e5)
+    g_string_append_printf (s, sign ? "%+.1f%%" : "%.1f%%", v);
+  else
+    g_string_append_printf (s, sign ? "%+.3g%%" : "%.3g%%", v);
+}
+
 /* A time for a line of text: milliseconds below a second, as the table. */
 static void
 seconds_text (char *buf, gsize size, double s)
@@ -454,10 +466,13 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
   int status = 0;
   GString *summary = g_string_new (NULL);
   /* The contract line first (trainsim(1), validate: tests and hooks grep it). */
-  g_string_append_printf (summary, "MAPE %.1f%% max %.1f%% over %d cases, mean "
-                          "signed error %+.1f%%, role %s", s.mape, s.max,
-                          score.n, s.mean_signed,
-                          spec_enum_name (SPEC_ENUM_ROLE, v->role));
+  g_string_append (summary, "MAPE ");
+  append_percent (summary, s.mape, FALSE);
+  g_string_append (summary, " max ");
+  append_percent (summary, s.max, FALSE);
+  g_string_append_printf (summary, " over %d cases, mean signed error ", score.n);
+  append_percent (summary, s.mean_signed, TRUE);
+  g_string_append_printf (summary, ", role %s", spec_enum_name (SPEC_ENUM_ROLE, v->role));
   /* Predictions under overrides say so: they are not the file's score. */
   for (size_t i = 0; sets && sets[i]; i++)
     g_string_append_printf (summary, "%s--set %s", i ? " " : ", with ", sets[i]);

@@ -1901,6 +1901,46 @@ check_measured (const ValidationSpec *v, const YNode *case_node, ValidationCase 
   return TRUE;
 }
 
+/* A training case's measurements must be ones a run could make: no GPU
+ * runs faster than its peak in the case's precision, and no step takes
+ * less than its layers' weight GEMMs need at that peak (a lower bound:
+ * forward and backward, 6 FLOPs a weight and token; the query and output
+ * projections, 2 h^2, and the MLP, 2 h ffn or 3 h ffn gated, a layer;
+ * attention's scores, the key and value projections and the logits come
+ * on top). A figure beyond either is a mistake in the data, and would
+ * score as an error of thousands of percent. */
+static gboolean
+check_physical (const YNode *case_node, const ValidationCase *c, GError **error)
+{
+  const ExperimentSpec *e = &c->experiment;
+  const ModelSpec *m = &e->model;
+  const char *precision = spec_enum_name (SPEC_ENUM_PRECISION, e->training.precision);
+  double peak = e->topology.gpu.peak_flops[e->training.precision];
+  if (peak <= 0)
+    return TRUE;   /* the run itself says the device has no such peak */
+  if (c->measured_tflops_per_gpu != SPEC_UNSET && c->measured_tflops_per_gpu * 1e12 > peak)
+    {
+      ytree_set_error (error, measured_mark (case_node, "tflops_per_gpu"),
+                       "case %s: measured.tflops_per_gpu (%.4g) is above the device's "
+                       "%s peak (%.4g TFLOP/s)", c->id, c->measured_tflops_per_gpu,
+                       precision, peak / 1e12);
+      return FALSE;
+    }
+  double weights = 2.0 * m->hidden * m->hidden
+                   + (m->mlp == MLP_SWIGLU ? 3.0 : 2.0) * m->hidden * m->ffn_hidden;
+  double least = 6.0 * weights * m->layers * (double) e->parallel.global_batch
+                 * m->seq_len / (e->gpus * peak);
+  if (c->measured_iteration_time_s != SPEC_UNSET && c->measured_iteration_time_s < least)
+    {
+      ytree_set_error (error, measured_mark (case_node, "iteration_time_s"),
+                       "case %s: measured.iteration_time_s (%.4g) is less than its "
+                       "layers' GEMMs alone take at the device's %s peak (%.4g s)",
+                       c->id, c->measured_iteration_time_s, precision, least);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* A case's tree: DEFAULTS (may be NULL) with CASE_KEYS merged over them. */
 static YNode *
 case_tree (const YNode *defaults, const YNode *case_keys)
@@ -1936,7 +1976,8 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   for (size_t i = 0; ld->overrides && ld->overrides[i]; i++)
     if (!apply_set (experiment, ld->overrides[i], error))
       return FALSE;
-  if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error))
+  if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error)
+      || !check_physical (case_node, c, error))
     return FALSE;
   *tree = g_steal_pointer (&experiment);
   return TRUE;
