@@ -375,7 +375,7 @@ expect_error "a key zipped twice exits 2 (the first list was dropped, and the le
 expect_error "a key swept twice exits 2" \
   '--sweep parallel.micro_batch: parallel.micro_batch is given twice on the command line' \
   sweep "$exp" --sweep parallel.micro_batch=1,2 --sweep parallel.micro_batch=4
-for r in 1.5..8 ..4; do
+for r in 1.5..8 ..4 1e3..8 +1..8 .5..8 0x1..8; do
   expect_error "the range $r is refused, not taken as a value" \
     "'$r' is not a range: write A..B" sweep "$exp" --sweep "parallel.micro_batch=$r"
 done

@@ -123,22 +123,20 @@ sweep_free (Sweep *sweep)
 
 /* "NUMBER.." or "..NUMBER": meant as a range (an integer one, or refused
  * as none), and nothing else a value would be (a path such as
- * ../models/x.yaml does not start with a digit or with ".." and one). */
+ * ../models/x.yaml has no number before its ".." and none after). A
+ * number is any strtod reads: 1.5, +1, .5, 1e3, 0x1. */
 static gboolean
 looks_like_range (const char *text)
 {
-  const char *p = text + (text[0] == '-');
-
-  if (g_str_has_prefix (p, "..") && (g_ascii_isdigit (p[2]) || p[2] == '-'))
-    return TRUE;
-  if (!g_ascii_isdigit (*p))
+  const char *dots = strstr (text, "..");
+  if (dots == NULL)
     return FALSE;
-  while (g_ascii_isdigit (*p))
-    p++;
-  if (*p == '.' && g_ascii_isdigit (p[1]))   /* 1.5..8 */
-    for (p++; g_ascii_isdigit (*p); p++)
-      ;
-  return g_str_has_prefix (p, "..");
+  if (dots == text)
+    return g_ascii_isdigit (dots[2]) || dots[2] == '-' || dots[2] == '+';
+  g_autofree char *head = g_strndup (text, (gsize) (dots - text));
+  char *end;
+  g_ascii_strtod (head, &end);
+  return end != head && *end == '\0' && !g_ascii_isspace (head[0]);
 }
 
 /* Parses a decimal integer at *P, moving *P past it. */
