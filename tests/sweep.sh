@@ -377,7 +377,8 @@ expect_error "a key swept twice exits 2" \
   sweep "$exp" --sweep parallel.micro_batch=1,2 --sweep parallel.micro_batch=4
 for r in 1.5..8 ..4 1e3..8 +1..8 .5..8 0x1..8; do
   expect_error "the range $r is refused, not taken as a value" \
-    "'$r' is not a range: write A..B" sweep "$exp" --sweep "parallel.micro_batch=$r"
+    "'$(printf '%s' "$r" | sed 's/[.+]/\\&/g')' is not a range: write A\\.\\.B" \
+    sweep "$exp" --sweep "parallel.micro_batch=$r"
 done
 sed 's/^  parallel.tp: \[3, 8\]$/  zip: {parallel.tp: [3, 8], gpus: [1024]}/' "$exp" >"$tmp/zip-lengths.yaml"
 expect_error "zipped axes of different lengths in the file exit 2 with its file:line:col" \
