@@ -548,6 +548,16 @@ ts collective perlmutter --gpus 100000 --set inter_node.fabric.placement=spread
 grep -q "groups x nodes_per_group" "$tmp/err" || fail_because "stderr does not say why"
 verdict "collective with spread over more nodes than the fabric holds exits 2"
 
+# Sizes past 1 TiB are a slip, not a size: refused, as a malformed one is.
+for e in 9223372036854775807 1e30 2TiB 1k; do
+  ts collective selene -e "$e"
+  [ "$rc" -eq 2 ] || fail_because "-e $e: exit status $rc, expected 2"
+  grep -q "from 1 byte to 1 TiB.*got -b 8 -e $e" "$tmp/err" || fail_because "-e $e: $(cat "$tmp/err")"
+done
+ts collective selene -b 512G -e 1TiB
+[ "$rc" -eq 0 ] || fail_because "-b 512G -e 1TiB: exit status $rc"
+verdict "collective refuses a size past 1 TiB or malformed, saying what it got"
+
 put nobw <<'EOF'
 schema_version: 1
 model: gpt3-175b

@@ -16,25 +16,34 @@ static const char *const redops[COLL_N] = {
   [COLL_ALL_GATHER] = "none", [COLL_ALL_TO_ALL] = "none", [COLL_SEND] = "none",
 };
 
+/* The largest size a rank may give a collective: 1 TiB, past any GPU's
+ * memory (nccl-tests' own sweeps stop at a few GiB). Larger sizes are a
+ * slip of the finger, and beyond 2^53 bytes a double no longer holds
+ * them exactly. */
+#define MAX_SIZE 1099511627776.0
+
 /* A size as nccl-tests writes it (8, 128M, 1G: K, M and G are powers of
- * 1024), or with the units of an input file (256MiB, 1GB). */
+ * 1024), or with the units of an input file (256MiB, 1GB), from 1 byte
+ * to MAX_SIZE. */
 static gboolean
 parse_size (const char *text, double *out)
 {
   char *end;
   double x = g_ascii_strtod (text, &end);
   g_autofree char *why = NULL;
+  *out = 0;
   if (end != text && x >= 1 && isfinite (x))
     {
-      if (*end == '\0')
-        return *out = floor (x), TRUE;
       const char *suffix = "KMG";
       const char *at = end[0] != '\0' && end[1] == '\0' ? strchr (suffix, end[0]) : NULL;
-      if (at != NULL)
-        return *out = floor (x * pow (1024, (double) (at - suffix + 1))), TRUE;
+      if (*end == '\0')
+        *out = floor (x);
+      else if (at != NULL)
+        *out = floor (x * pow (1024, (double) (at - suffix + 1)));
     }
-  return units_parse (text, UNIT_BYTES, out, &why) && *out >= 1
-         && isfinite (*out);
+  if (*out == 0 && !units_parse (text, UNIT_BYTES, out, &why))
+    return FALSE;
+  return *out >= 1 && *out <= MAX_SIZE;
 }
 
 /* The value of the name TEXT of E given as --FLAG, or FALLBACK when not
@@ -79,7 +88,7 @@ cli_collective (int argc, char **argv)
     { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &min_text,
       "Smallest size (default 8; K, M, G as in nccl-tests)", "SIZE" },
     { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &max_text,
-      "Largest size (default 1G)", "SIZE" },
+      "Largest size (default 1G; at most 1 TiB)", "SIZE" },
     { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor,
       "Multiply the size by this from one row to the next (default 2)", "F" },
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus,
@@ -124,8 +133,10 @@ cli_collective (int argc, char **argv)
   if ((min_text && !parse_size (min_text, &lo))
       || (max_text && !parse_size (max_text, &hi)) || lo > hi)
     {
-      fprintf (stderr, "trainsim collective: -b and -e take sizes of at least 1 "
-                       "byte, such as 8, 128M or 1G, with -b no larger than -e\n");
+      fprintf (stderr, "trainsim collective: -b and -e take sizes from 1 byte to 1 "
+                       "TiB, such as 8, 128M or 1G (K, M and G: powers of 1024) or "
+                       "256MiB, with -b no larger than -e; got -b %s -e %s\n",
+               min_text ? min_text : "8", max_text ? max_text : "1G");
       return 2;
     }
   if (!(factor > 1))
