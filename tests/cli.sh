@@ -775,6 +775,21 @@ ts search
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "search without a file exits 2"
 
+# --- an output over the input ---------------------------------------------------
+
+# -o or -t naming the experiment would replace what was read: refused,
+# and the experiment kept (sweep even with --force, which replaces an
+# earlier output, never the experiment).
+cp "$srcdir/experiments/tiny.yaml" "$tmp/self.yaml"
+for c in "run -o" "run -t" "plan -o" "sweep --force -o"; do
+  # shellcheck disable=SC2086 # the command and its option are words
+  ts $c "$tmp/self.yaml" "$tmp/self.yaml"
+  [ "$rc" -eq 2 ] || fail_because "$c: exit status $rc, expected 2"
+  grep -q 'self.yaml.*otherwise' "$tmp/err" || fail_because "$c: $(cat "$tmp/err")"
+  cmp -s "$tmp/self.yaml" "$srcdir/experiments/tiny.yaml" || fail_because "$c: the experiment was changed"
+done
+verdict "an output that is the experiment read is refused, and the experiment kept"
+
 # --- names ----------------------------------------------------------------------
 
 # A model name beyond the result's 127 bytes is cut at a whole UTF-8

@@ -424,8 +424,8 @@ mkdir -p "$tmp/self"
 printf 'gpus,megatron_tflops_per_gpu\n64,100\n128,99\n' >"$tmp/self/fig.dat"
 plot "$tmp/self/fig.dat" --x gpus --y megatron_tflops_per_gpu -o "$tmp/self/fig.pdf"
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-grep -q 'would be written over the CSV' "$tmp/err" ||
-  fail_because "stderr lacks 'would be written over the CSV'"
+grep -q 'fig.dat would be written over .*fig.dat, which it reads' "$tmp/err" ||
+  fail_because "stderr lacks 'would be written over ..., which it reads'"
 grep -q '^64,100$' "$tmp/self/fig.dat" || fail_because "the CSV was overwritten"
 verdict "a figure whose .dat is the CSV itself exits 2 and keeps the CSV"
 bad "an unknown --y column (the columns are listed)" \

@@ -693,6 +693,8 @@ cli_plan (int argc, char **argv)
       budget = &budgets[i];
     }
   jobs = jobs > 0 ? jobs : (int) g_get_num_processors ();
+  if (cli_output_is_input ("plan", output, argv[1]))
+    return 2;
   if (budget == NULL && family != NULL)
     {
       fprintf (stderr, "trainsim plan: --family needs a budget (--budget-usd, "

@@ -168,12 +168,8 @@ cli_plot (int argc, char **argv)
   g_autofree char *dat_path = plot_sibling_path (output, ".dat");
   const char *written[] = { output, gp_path, dat_path };
   for (guint i = 0; i < G_N_ELEMENTS (written); i++)
-    if (report_same_file (written[i], argv[1]))
-      {
-        fprintf (stderr, "trainsim plot: %s would be written over the CSV "
-                         "it plots: name the figure otherwise\n", written[i]);
-        return 2;
-      }
+    if (cli_output_is_input ("plot", written[i], argv[1]))
+      return 2;
   /* Atomically (a temporary file renamed), as the figure will be. */
   if (!outfile_write (dat_path, dat->str, dat->len, &error)
       || !outfile_write (gp_path, gp->str, gp->len, &error)

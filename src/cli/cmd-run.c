@@ -98,6 +98,10 @@ cli_run (int argc, char **argv)
       return 2;
     }
 
+  if (cli_output_is_input ("run", output, argv[1])
+      || cli_output_is_input ("run", trace_path, argv[1]))
+    return 2;
+
   g_autoptr (GError) error = NULL;
   ExperimentSpec spec;
   if (!config_load_experiment (argv[1], (const char *const *) sets, &spec,
