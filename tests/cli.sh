@@ -790,6 +790,13 @@ for c in "run -o" "run -t" "plan -o" "sweep --force -o"; do
 done
 verdict "an output that is the experiment read is refused, and the experiment kept"
 
+(cd "$tmp" && "$TRAINSIM" run "$srcdir/experiments/tiny.yaml" -t - >out 2>err)
+rc=$?
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q -- '--trace needs a file' "$tmp/err" || fail_because "$(cat "$tmp/err")"
+[ -e "$tmp/-" ] && fail_because "a file named - was written"
+verdict "run -t - is refused: no file named -, no trace mixed into the report"
+
 # --- names ----------------------------------------------------------------------
 
 # A model name beyond the result's 127 bytes is cut at a whole UTF-8

@@ -89,6 +89,15 @@ cli_run (int argc, char **argv)
                format_name, report_format_names ());
       return 2;
     }
+  /* "-" is standard output for -o, where the report goes: a trace there
+   * would mix with it, and a file named "-" is surely not what was meant
+   * (./- names one). */
+  if (trace_path != NULL && strcmp (trace_path, "-") == 0)
+    {
+      fprintf (stderr, "trainsim run: --trace needs a file, such as -t trace.json "
+                       "(standard output carries the report)\n");
+      return 2;
+    }
   /* One file cannot hold both: the second written would replace the first. */
   if (output != NULL && trace_path != NULL && strcmp (output, "-") != 0
       && report_same_file (output, trace_path))
