@@ -764,6 +764,9 @@ START_TEST (test_absurd_input)
   GError *error = NULL;
   ck_assert (!sim_run (&e, &o, &r, &error));
   ck_assert (g_error_matches (error, TS_ERROR, TS_ERROR_INPUT));
+  /* It names the longest such op: here, at 1e-12 of peak, the MLP's first GEMM. */
+  ck_assert_msg (strstr (error->message, "one operation of this plan (fc1) would take")
+                 != NULL, "%s", error->message);
   g_clear_error (&error);
   /* Slower and slower compute: each point runs or is an input error,
    * never an abort; somewhere the ops are each under a day but the step

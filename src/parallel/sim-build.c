@@ -21,13 +21,18 @@
  * on the way to the end of the run. */
 #define MAX_OP_SECONDS (24 * 3600.0)
 
-/* Seconds to ticks, noting any op that no sane plan has. */
+/* Seconds to ticks of the op WHAT, noting the longest op that no sane
+ * plan has. */
 static SimTime
-ticks (Sim *sim, double seconds)
+ticks (Sim *sim, double seconds, const char *what)
 {
   if (!(seconds <= MAX_OP_SECONDS))
     {
-      sim->absurd = MAX (sim->absurd, isnan (seconds) ? INFINITY : seconds);
+      if (!(seconds <= sim->absurd))
+        {
+          sim->absurd = isnan (seconds) ? INFINITY : seconds;
+          sim->absurd_what = what;
+        }
       return 0;
     }
   return sim_time_from_s (seconds);
@@ -276,7 +281,7 @@ piece_of (Sim *sim, const GraphOp *g)
   Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
   if (g->kind == GOP_COMPUTE)
     {
-      p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel));
+      p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel), g->name);
       return p;
     }
   CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
@@ -284,7 +289,8 @@ piece_of (Sim *sim, const GraphOp *g)
                 : COLL_ALL_GATHER;
   p.kind = OPK_TP;
   p.dur = ticks (sim, net_collective_time (
-    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)));
+    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)),
+                 g->name);
   return p;
 }
 
@@ -491,7 +497,7 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
                                     dp_shape (sim, b->stage), -1, 0);
   uint32_t id = add_op (sim, b->rank, stream, OPK_DP,
-                        ticks (sim, net_static_time (&sim->net, &c, 0)), name,
+                        ticks (sim, net_static_time (&sim->net, &c, 0), name), name,
                         stream == SIM_STREAM_GATHER ? b->mb : -1);
   /* What a ring sends per GPU (Rajbhandari 2020 section 7): an
    * all-reduce twice what a reduce-scatter or an all-gather does. */
@@ -550,7 +556,7 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   uint32_t id = add_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
                                               : SIM_STREAM_FROM_HOST,
                         OPK_OFFLOAD, ticks (sim, bytes * shared
-                                                 / h->pcie_bandwidth),
+                                                 / h->pcie_bandwidth, name),
                         name, b->mb);
   op_at (sim, id)->comm = sim->comms->len - 1;
   return id;
@@ -630,7 +636,7 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
       if (sim->host_launch > 0)
         {
           issue = add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
-                          ticks (sim, sim->cm.op_launch_s * sim->plan->dp),
+                          ticks (sim, sim->cm.op_launch_s * sim->plan->dp, "issue_gather"),
                           "issue_gather", b->mb);
           if (last != NONE)
             add_edge (sim, last, issue);
@@ -639,7 +645,7 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
                                "zero3_gather");
       add_edge (sim, issue != NONE ? issue : last, id);
       last = add_op (sim, b->rank, SIM_STREAM_GATHER, OPK_DP,
-                     ticks (sim, compute_memory_time (&sim->cm, 2 * bytes)),
+                     ticks (sim, compute_memory_time (&sim->cm, 2 * bytes), "zero3_copy_out"),
                      "zero3_copy_out", b->mb);
       add_edge (sim, id, last);
     }
@@ -776,7 +782,8 @@ build_pp_comm (Builder *b, int dir)
                               + MAX (across, 0));
   c.intra_s += sim_time_to_s (sim->pp_gather);
   c.pipelined = FALSE;
-  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0));
+  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0),
+                          dir == 0 ? "send_activations" : "send_gradients");
   sim->pp_comm[k] = stage_send_comm (b, peer_stage, &c);
 }
 
@@ -943,7 +950,8 @@ emit_tied_embedding (Builder *b)
                               peer_stage * stride);
   c.pipelined = FALSE;
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
-                        ticks (sim, net_static_time (&sim->net, &c, 0)),
+                        ticks (sim, net_static_time (&sim->net, &c, 0),
+                               "embedding_allreduce"),
                         "embedding_allreduce", -1);
   op_at (sim, id)->comm = stage_send_comm (b, peer_stage, &c);
   add_edge (sim, b->last, id);
@@ -1097,13 +1105,14 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       b.sync = last_dp != NONE ? last_dp : b.last;
       opt = updated = add_issued (&b, OPK_OPTIMIZER,
                                   ticks (sim, compute_memory_time (
-                                    &sim->cm, opt_params * ADAM_BYTES_PER_PARAM)),
+                                    &sim->cm, opt_params * ADAM_BYTES_PER_PARAM),
+                                         "optimizer"),
                                   "optimizer", host, host);
     }
   else
     {
       opt = updated = add_op (sim, rank, SIM_STREAM_CPU, OPK_OFFLOAD,
-                              ticks (sim, opt_params * sim->adam_s_per_param),
+                              ticks (sim, opt_params * sim->adam_s_per_param, "cpu_adam"),
                               "cpu_adam", -1);
       if (sim->offload == OFFLOAD_OPTIMIZER)
         {
@@ -1163,7 +1172,7 @@ sim_prepare (Sim *sim)
   sim->host_launch = ticks (sim, sim->cm.host_launch_s > 0
                                  && e->topology.host.kernel_launch_s > 0
                                  ? e->topology.host.kernel_launch_s
-                                 : sim->cm.host_launch_s);
+                                 : sim->cm.host_launch_s, "kernel_launch");
   net_model_init (&sim->net, &e->topology, e->collectives.algorithm);
   transformer_layer_shape (&sim->ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
@@ -1216,7 +1225,7 @@ sim_prepare (Sim *sim)
   if (plan->tp > 1 && !sim->ls.sequence_parallel)
     sim->pp_gather = ticks (sim, net_collective_time (
       &sim->net, COLL_ALL_GATHER, sim->pp_bytes * plan->tp,
-      net_group_shape (&sim->net, 0, plan->tp, 1)));
+      net_group_shape (&sim->net, 0, plan->tp, 1)), "gather_activations");
 
   sim->fuse_tp = !options->full && options->trace == NULL;
   if (sim->fuse_tp)

@@ -140,6 +140,7 @@ typedef struct {
   SimTime *pp_dur;        /* per rank and direction: the send's duration;
                            * -1 until build_pp_comm has costed it */
   double absurd;          /* the longest op over MAX_OP_SECONDS, or 0 */
+  const char *absurd_what;  /* and its name */
   /* In symmetric mode a TP collective waits for no other simulated rank:
    * it can join the compute op around it, which cuts the events of a
    * tp > 1 plan several-fold. Kept apart for a trace, which shows them,

@@ -443,9 +443,9 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
     }
   else
     g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
-                 "%s: one operation of this plan would take %.3g s (more "
-                 "than a day): check compute.mfu and the bandwidths",
-                 file, sim.absurd);
+                 "%s: one operation of this plan (%s) would take %.3g s (more "
+                 "than a day): check the sizes (model, micro_batch), compute.mfu and "
+                 "the bandwidths", file, sim.absurd_what, sim.absurd);
 
   sim_clear (&sim);
   return ok;
