@@ -24,9 +24,10 @@ cli_merge (int argc, char **argv)
     "only when given with -o, so that 'merge SHARD1 SHARD2', OUT forgotten,\n"
     "cannot overwrite SHARD1.");
   g_option_context_set_description (context,
-    "Exit status: 0 success; 1 a file could not be read or written; 2 bad\n"
-    "usage, or shards that do not fit together (headers that differ, a\n"
-    "partial last row, row counts of shards missing or out of order).");
+    "Exit status: 0 success; 1 the output could not be written; 2 bad\n"
+    "usage, a shard that cannot be read, or shards that do not fit together\n"
+    "(headers that differ, a line that is not a row, a partial last row, row\n"
+    "counts of shards missing or out of order).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;

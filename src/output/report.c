@@ -516,9 +516,15 @@ append_table (GString *out, const SimResult *r, const char *title)
   g_autofree char *t = NULL, *sps = NULL, *tps = NULL, *mem = NULL, *cap = NULL;
   g_autofree char *mfu = NULL, *hfu = NULL, *over = NULL;
 
-  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n",
-                          title != NULL ? title : "", title != NULL ? ", " : "",
-                          r->gpus, r->gpus == 1 ? "" : "s");
+  /* The title holds names from the input: a control character in one
+   * (a line break, an escape) would break the table or drive the
+   * terminal, so each shows as '?'. */
+  g_autofree char *shown = g_strdup (title != NULL ? title : "");
+  for (char *p = shown; *p; p++)
+    if ((unsigned char) *p < 0x20 || *p == 0x7f)
+      *p = '?';
+  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n", shown,
+                          title != NULL ? ", " : "", r->gpus, r->gpus == 1 ? "" : "s");
 
   take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp, r->dp));
   take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));
