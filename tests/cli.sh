@@ -812,13 +812,14 @@ cut_name=$(printf '%s' "$long_name" | cut -c1-126)
 grep -q ",$cut_name,dgx-a100-40gb," "$tmp/out" || fail_because "the name is not cut at 63 characters"
 verdict "a long UTF-8 model name is cut at a whole character"
 
-# A control character in a name (YAML's "\x01", a line break) shows as '?'
+# A control character in a name (YAML's "\x01", a line break, C1's
+# "\u009b", an 8-bit escape) shows as '?'
 # in the table: it would break the table or drive the terminal.
-sed 's/^name: .*/name: "m\\x01o\\nx"/' "$srcdir/models/gpt3-125m.yaml" > "$tmp/ctl-model.yaml"
+sed 's/^name: .*/name: "m\\x01o\\nx\\u009b"/' "$srcdir/models/gpt3-125m.yaml" > "$tmp/ctl-model.yaml"
 sed "s|^model: gpt3-125m|model: $tmp/ctl-model.yaml|" "$srcdir/experiments/tiny.yaml" > "$tmp/ctl.yaml"
 ts run "$tmp/ctl.yaml"
 [ "$rc" -eq 0 ] || fail_because "exit status $rc"
-head -n 1 "$tmp/out" | grep -q '^trainsim: m?o?x on dgx-a100-40gb, 8 GPUs$' ||
+head -n 1 "$tmp/out" | grep -q '^trainsim: m?o?x? on dgx-a100-40gb, 8 GPUs$' ||
   fail_because "the title is $(head -n 2 "$tmp/out" | od -c | head -n 3)"
 verdict "control characters in a name show as ? in the table"
 

@@ -260,6 +260,14 @@ ts "$@" -o "$tmp/edited.csv" --resume
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 grep -q 'edited.csv:11: not a row of a sweep' "$tmp/err" || fail_because "no line: $(cut -c 1-120 "$tmp/err")"
 cmp -s "$tmp/edited.csv" "$tmp/edited.before" || fail_because "the file was changed"
+# So is the header again (two outputs joined): it would take a point's place.
+{ head -n 10 "$tmp/full.csv"; sed -n 2p "$tmp/full.csv"; } >"$tmp/joined.csv"
+cp "$tmp/joined.csv" "$tmp/joined.before"
+ts "$@" -o "$tmp/joined.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "header again: exit status $rc, expected 2"
+grep -q 'joined.csv:11: not a row of a sweep (an identity line or the header again' "$tmp/err" ||
+  fail_because "header again: $(cut -c 1-160 "$tmp/err")"
+cmp -s "$tmp/joined.csv" "$tmp/joined.before" || fail_because "header again: the file was changed"
 verdict "sweep --resume refuses a line that is not a row, at its line, and leaves the file alone"
 
 # --- shards -------------------------------------------------------------------
@@ -307,19 +315,30 @@ for c in "needs every shard|$tmp/shard1.csv" \
   grep -q "${c%%|*}" "$tmp/err" || fail_because "no '${c%%|*}': $(cut -c 1-120 "$tmp/err")"
   [ -e "$tmp/bad-merge.csv" ] && fail_because "${c%%|*}: an output was left"
 done
+verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
 
 # A shard with a line that is not a row: a cell too many, a quote left
 # open (which would swallow the rows after it).
 sed '5s/^/x,/' "$tmp/shard2.csv" >"$tmp/shard2-cell.csv"
 sed '5s/,/,"/' "$tmp/shard2.csv" >"$tmp/shard2-quote.csv"
-for bad in cell quote; do
-  ts merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$tmp/shard2-$bad.csv"
-  [ "$rc" -eq 2 ] || fail_because "$bad: exit status $rc, expected 2"
-  grep -q "shard2-$bad.csv:5: not a row of a sweep" "$tmp/err" ||
-    fail_because "$bad: no line: $(cut -c 1-120 "$tmp/err")"
-  [ -e "$tmp/bad-merge.csv" ] && fail_because "$bad: an output was left"
+# The lines before the rows again, as two outputs joined leave them: the
+# header has the header's cells, and would stand for a point.
+{ head -n 4 "$tmp/shard2.csv"; sed -n 2p "$tmp/shard2.csv"; tail -n +6 "$tmp/shard2.csv"; } >"$tmp/shard2-header.csv"
+{ head -n 4 "$tmp/shard2.csv"; sed -n 1p "$tmp/shard2.csv"; tail -n +6 "$tmp/shard2.csv"; } >"$tmp/shard2-identity.csv"
+# refused_merge FIRST BAD LINE TEXT: merging shard FIRST with shard BAD
+# exits 2 saying BAD's LINE is not a row, then TEXT, and writes nothing.
+refused_merge () {
+  out=$tmp/bad-merge.${2##*.}
+  ts merge -o "$out" "$1" "$2"
+  [ "$rc" -eq 2 ] || fail_because "$2: exit status $rc, expected 2"
+  grep -q "$(basename "$2"):$3: not a row of a sweep${4:-}" "$tmp/err" ||
+    fail_because "$2: no line: $(cut -c 1-120 "$tmp/err")"
+  [ -e "$out" ] && fail_because "$2: an output was left"
+}
+for bad in cell quote header identity; do
+  refused_merge "$tmp/shard1.csv" "$tmp/shard2-$bad.csv" 5
 done
-verdict "merge refuses a shard line that is not a row, at its line, and writes nothing"
+verdict "merge refuses a shard line that is not a row (the header or identity again too), at its line, and writes nothing"
 
 # The same in JSON lines: whole shards merge (every row a whole object:
 # strings with quotes and commas, null, true, numbers in exponent form),
@@ -336,13 +355,12 @@ ts merge "$tmp/j-merged.jsonl" "$tmp/j1.jsonl" "$tmp/j2.jsonl"
 [ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
 cmp -s "$tmp/j-merged.jsonl" "$tmp/j-full.jsonl" || fail_because "the merged file differs"
 sed '3s/}$/, "x": [1, 2/' "$tmp/j2.jsonl" >"$tmp/j2-open.jsonl"
-ts merge -o "$tmp/j-bad.jsonl" "$tmp/j1.jsonl" "$tmp/j2-open.jsonl"
-[ "$rc" -eq 2 ] || fail_because "an open row: exit status $rc, expected 2"
-grep -q 'j2-open.jsonl:3: not a row of a sweep (not a whole JSON object' "$tmp/err" ||
-  fail_because "no line: $(cut -c 1-120 "$tmp/err")"
-[ -e "$tmp/j-bad.jsonl" ] && fail_because "an output was left"
-verdict "JSON lines: whole shards merge; a row left open is refused at its line"
-verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
+{ head -n 2 "$tmp/j2.jsonl"; sed -n 1p "$tmp/j2.jsonl"; tail -n +4 "$tmp/j2.jsonl"; } >"$tmp/j2-identity.jsonl"
+for bad in open identity; do
+  refused_merge "$tmp/j1.jsonl" "$tmp/j2-$bad.jsonl" 3 \
+    " (an identity line again, or not a whole JSON object"
+done
+verdict "JSON lines: whole shards merge; a row left open, or the identity again, is refused at its line"
 
 # --- zip ----------------------------------------------------------------------
 
@@ -375,7 +393,7 @@ expect_error "a key zipped twice exits 2 (the first list was dropped, and the le
 expect_error "a key swept twice exits 2" \
   '--sweep parallel.micro_batch: parallel.micro_batch is given twice on the command line' \
   sweep "$exp" --sweep parallel.micro_batch=1,2 --sweep parallel.micro_batch=4
-for r in 1.5..8 ..4 1e3..8 +1..8 .5..8 0x1..8; do
+for r in 1.5..8 ..4 -..5 1e3..8 +1..8 .5..8 0x1..8; do
   expect_error "the range $r is refused, not taken as a value" \
     "'$(printf '%s' "$r" | sed 's/[.+]/\\&/g')' is not a range: write A\\.\\.B" \
     sweep "$exp" --sweep "parallel.micro_batch=$r"

@@ -388,6 +388,12 @@ bad "a time shorter than the layers' GEMMs at peak" fastest \
 ts validate "$tmp/justfast.yaml"
 [ "$rc" -ne 2 ] || fail_because "refused: $(cat "$tmp/err")"
 verdict "a time just above that bound is scored"
+# The bound holds the figures to the file's own runs: a --set what-if that
+# would make them impossible (fp32's peak is 19.5 TFLOP/s) still predicts.
+ts validate --set training.precision=fp32 "$tmp/justfast.yaml"
+[ "$rc" -ne 2 ] || fail_because "refused: $(cat "$tmp/err")"
+grep -q 'with --set training.precision=fp32' "$tmp/out" || fail_because "no prediction: $(tail -n 1 "$tmp/out")"
+verdict "validate --set is not held to the bound the file's figures are"
 { vhead abovepeak validation 'flops: model'; echo "  - {id: a, parallel: {micro_batch: 1}, measured: {tflops_per_gpu: 313}}"; } >"$tmp/abovepeak.yaml"
 bad "a rate above the device's peak" abovepeak \
   "measured.tflops_per_gpu \(313\) is above the device's bf16 peak \(312 TFLOP/s\)"

@@ -1973,12 +1973,20 @@ load_case (const Loader *ld, const ValidationSpec *v, const YNode *defaults,
   ytree_map_remove (rest, "id");
   ytree_map_remove (rest, "measured");
   experiment = case_tree (defaults, rest);
-  for (size_t i = 0; ld->overrides && ld->overrides[i]; i++)
-    if (!apply_set (experiment, ld->overrides[i], error))
-      return FALSE;
+  /* The figures are the runs' as the file states them: checked against
+   * its experiment, before any --set of validate's what-ifs. */
   if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error)
       || !check_physical (case_node, c, error))
     return FALSE;
+  if (ld->overrides && ld->overrides[0])
+    {
+      experiment_spec_clear (&c->experiment);
+      for (size_t i = 0; ld->overrides[i]; i++)
+        if (!apply_set (experiment, ld->overrides[i], error))
+          return FALSE;
+      if (!config_experiment_from_tree (experiment, ld->root_file, &c->experiment, error))
+        return FALSE;
+    }
   *tree = g_steal_pointer (&experiment);
   return TRUE;
 }

@@ -517,13 +517,17 @@ append_table (GString *out, const SimResult *r, const char *title)
   g_autofree char *mfu = NULL, *hfu = NULL, *over = NULL;
 
   /* The title holds names from the input: a control character in one
-   * (a line break, an escape) would break the table or drive the
-   * terminal, so each shows as '?'. */
-  g_autofree char *shown = g_strdup (title != NULL ? title : "");
-  for (char *p = shown; *p; p++)
-    if ((unsigned char) *p < 0x20 || *p == 0x7f)
-      *p = '?';
-  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n", shown,
+   * (a line break, an escape, or C1's U+0080-U+009F, UTF-8 C2 80-9F)
+   * would break the table or drive the terminal, so each shows as '?'. */
+  g_autoptr (GString) shown = g_string_new (NULL);
+  for (const char *p = title != NULL ? title : ""; *p; p++)
+    {
+      unsigned char c = (unsigned char) *p;
+      if (c == 0xc2 && (unsigned char) p[1] >= 0x80 && (unsigned char) p[1] <= 0x9f)
+        p++, c = 0;
+      g_string_append_c (shown, c < 0x20 || c == 0x7f ? '?' : *p);
+    }
+  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n", shown->str,
                           title != NULL ? ", " : "", r->gpus, r->gpus == 1 ? "" : "s");
 
   take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp, r->dp));

@@ -124,19 +124,24 @@ sweep_free (Sweep *sweep)
 /* "NUMBER.." or "..NUMBER": meant as a range (an integer one, or refused
  * as none), and nothing else a value would be (a path such as
  * ../models/x.yaml has no number before its ".." and none after). A
- * number is any strtod reads: 1.5, +1, .5, 1e3, 0x1. */
+ * number is one strtod reads whole and that starts with a digit, a sign
+ * or a point: 1.5, +1, .5, 1e3, 0x1, not inf or nan (units_number's
+ * rule); a sign alone before ".." and a digit, as -..5, is a range too. */
 static gboolean
 looks_like_range (const char *text)
 {
   const char *dots = strstr (text, "..");
   if (dots == NULL)
     return FALSE;
-  if (dots == text)
+  gsize n = (gsize) (dots - text);
+  if (n == 0 || (n == 1 && (text[0] == '-' || text[0] == '+')))
     return g_ascii_isdigit (dots[2]) || dots[2] == '-' || dots[2] == '+';
-  g_autofree char *head = g_strndup (text, (gsize) (dots - text));
+  if (!g_ascii_isdigit (text[0]) && !strchr ("+-.", text[0]))
+    return FALSE;
+  g_autofree char *head = g_strndup (text, n);
   char *end;
-  g_ascii_strtod (head, &end);
-  return end != head && *end == '\0' && !g_ascii_isspace (head[0]);
+  double x = g_ascii_strtod (head, &end);
+  return end != head && *end == '\0' && isfinite (x);
 }
 
 /* Parses a decimal integer at *P, moving *P past it. */
@@ -1016,20 +1021,29 @@ json_row (const char *line)
   return depth == 0 && strcmp (p, "\n") == 0;
 }
 
-/* Whether LINE is a row of a sweep's output in FORMAT, of CELLS cells in
- * CSV (its header's). */
+/* Whether LINE is a row of a sweep's output in FORMAT, whose header is
+ * HEADER in CSV (NULL in JSON lines): not a line that comes before the
+ * rows (an identity line, the header: what two outputs joined leave,
+ * which would take a point's place), and a whole record, of the header's
+ * cells in CSV. */
 static gboolean
-row_ok (const char *line, SweepFormat format, guint cells)
+row_ok (const char *line, SweepFormat format, const char *header)
 {
-  return format == SWEEP_CSV ? csv_cells (line) == cells : json_row (line);
+  Identity id;
+  SweepFormat f;
+  if (parse_identity (line, &id, &f) || (header != NULL && strcmp (line, header) == 0))
+    return FALSE;
+  return format == SWEEP_CSV ? csv_cells (line) == csv_cells (header) : json_row (line);
 }
 
-/* What a line that row_ok refuses in FORMAT is not. */
+/* What a line that row_ok refuses in FORMAT is. */
 static const char *
 row_problem (SweepFormat format)
 {
-  return format == SWEEP_CSV ? "its cells are not the header's, or a quote is left open"
-                             : "not a whole JSON object on its line";
+  return format == SWEEP_CSV
+    ? "an identity line or the header again, cells that are not the header's, or a "
+      "quote left open"
+    : "an identity line again, or not a whole JSON object on its line";
 }
 
 /* Checks that each line of F (PATH, read from its start) after the LINES
@@ -1040,14 +1054,17 @@ check_rows (FILE *f, const char *path, const char *start, guint lines, gint64 en
             GError **error)
 {
   SweepFormat format = lines == 2 ? SWEEP_CSV : SWEEP_JSONL;
-  guint cells = format == SWEEP_CSV ? csv_cells (strchr (start, '\n') + 1) : 0;
+  const char *header = format == SWEEP_CSV ? strchr (start, '\n') + 1 : NULL;
   Shard shard = { .path = path, .f = f };
   gboolean ok = TRUE;
   rewind (f);
   for (guint64 number = 1; ok && ftell (f) < end; number++)
     {
       ok = shard_next (&shard, error);
-      if (ok && number > lines && !row_ok (shard.line, format, cells))
+      if (!ok && (error == NULL || *error == NULL))   /* cut short meanwhile */
+        g_set_error (error, TS_ERROR, TS_ERROR_IO, "%s changed while it was read",
+                     path);
+      if (ok && number > lines && !row_ok (shard.line, format, header))
         {
           g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
                        "a row of a sweep (%s)", path, number, row_problem (format));
@@ -1386,10 +1403,10 @@ shard_rows (guint k, guint n, guint64 points)
 /* Writes the rows of SHARDS interleaved, round j taking row j of each
  * shard in turn, as the unsharded sweep would have written them; each
  * shard must have exactly the rows its identity (ID) says, each a row in
- * FORMAT (of CELLS cells in CSV). */
+ * FORMAT (under HEADER in CSV). */
 static gboolean
-merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format, guint cells,
-            FILE *out, const char *name, GError **error)
+merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format,
+            const char *header, FILE *out, const char *name, GError **error)
 {
   g_autofree guint64 *rows = g_new0 (guint64, n);
   for (guint done = 0; done < n;)
@@ -1417,7 +1434,7 @@ merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format, guin
               done++;
               continue;
             }
-          if (!row_ok (shards[k].line, format, cells))
+          if (!row_ok (shards[k].line, format, header))
             {
               g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
                            "a row of a sweep (%s): it is not that shard's output as its "
@@ -1580,6 +1597,7 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
   Identity id;
   SweepFormat format = SWEEP_CSV;
   g_autoptr (GString) start = g_string_new (NULL);
+  g_autofree char *header = NULL;   /* in CSV, the shards' */
 
   g_return_val_if_fail (n >= 1, FALSE);
   for (guint k = 0; k < n; k++)
@@ -1625,9 +1643,9 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
       write_failed (output, error);
       goto done;
     }
-  if (!merge_rows (shards, n, &id, format,
-                   format == SWEEP_CSV ? csv_cells (shards[0].line) : 0, out, output,
-                   error))
+  if (format == SWEEP_CSV)
+    header = g_strdup (shards[0].line);
+  if (!merge_rows (shards, n, &id, format, header, out, output, error))
     goto done;
   if (file != NULL)
     {
