@@ -364,6 +364,18 @@ plot "$tmp/blanks/scaling.csv" --x gpus --y megatron_tflops_per_gpu --by nics_pe
 cmp -s "$tmp/det1/f.dat" "$tmp/det2/f.dat" || fail_because "blanks around numbers change the .dat"
 verdict "blanks around a number in the CSV do not change the .dat"
 
+# A '%' in a tic label is doubled: gnuplot formats tic labels, and "100%"
+# was a bad format (exit 1, no figure), "%d" would show the tic's value.
+mkdir -p "$tmp/pct"
+printf 'status,x,y\nok,1,5\nok,2,6\n' >"$tmp/pct/p.csv"
+plot "$tmp/pct/p.csv" --x x --y y --label 'x=2:100%' -o "$tmp/pct/p.pdf"
+grep -q "^set xtics ('1' 1, '100%%' 2)$" "$tmp/pct/p.gp" || fail_because "$(grep xtics "$tmp/pct/p.gp")"
+if [ "$have_gnuplot" = yes ]; then
+  [ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+  [ -s "$tmp/pct/p.pdf" ] || fail_because "no figure"
+fi
+verdict "a '%' in a tic label is doubled, and gnuplot makes the figure"
+
 # --- gnuplot missing or failing -------------------------------------------------
 
 mkdir -p "$tmp/nobin" "$tmp/nognuplot"

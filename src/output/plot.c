@@ -1088,6 +1088,17 @@ append_gp_string (GString *out, const char *s)
   g_string_append_c (out, '\'');
 }
 
+/* S as a tic label: a string as append_gp_string writes it, whose '%'
+ * are doubled, since gnuplot formats a tic label as it formats numbers
+ * ("100%" is a bad format, "%d GPUs" would show the tic's value). */
+static void
+append_gp_tic_label (GString *out, const char *s)
+{
+  g_auto (GStrv) parts = g_strsplit (s, "%", -1);
+  g_autofree char *doubled = g_strjoinv ("%%", parts);
+  append_gp_string (out, doubled);
+}
+
 /* The file NAME (a base name) as gnuplot is to take it: gnuplot reads
  * '<cmd' as a command to read from (a script to load, data to plot),
  * '|cmd' as one to write to, and '-' and '$x' as other sources, so a name
@@ -1424,7 +1435,7 @@ append_category_tics (GString *gp, const char *axis, const Axis *cats)
   for (guint i = 0; i < cats->shown->len; i++)
     {
       g_string_append (gp, i ? ", " : "");
-      append_gp_string (gp, g_ptr_array_index (cats->shown, i));
+      append_gp_tic_label (gp, g_ptr_array_index (cats->shown, i));
       g_string_append_printf (gp, " %u", i);
     }
   g_string_append (gp, ")\n");
@@ -1640,7 +1651,7 @@ write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
           g_string_append (gp, i ? ", " : "");
           if (relabelled)
             {
-              append_gp_string (gp, g_ptr_array_index (f->xs.shown, i));
+              append_gp_tic_label (gp, g_ptr_array_index (f->xs.shown, i));
               g_string_append_c (gp, ' ');
             }
           append_num (gp, g_array_index (f->xs.values, double, i));
