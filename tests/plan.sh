@@ -74,6 +74,28 @@ awk -v a="$(field days_expected "$tmp/out")" -v b="$expected" 'BEGIN { exit !(a 
   || fail_because "a 2 h interval is not slower than Young/Daly's"
 verdict "reliability.checkpoint_interval replaces Young/Daly's, and costs more"
 
+# A size the file leaves to trainsim (auto) is reported as chosen, and its
+# --set lines replay through run (they said micro_batch=0, which run refuses).
+ts plan "$gpt" --as-written -f json --set parallel.micro_batch=auto \
+  --set parallel.schedule=interleaved --set parallel.virtual_stages=auto
+sets=$(sed -n 's/.*"set": \[\([^]]*\)\].*/\1/p' "$tmp/out" | tr -d '"' | sed 's/, / /g')
+case " $sets " in
+  *" parallel.micro_batch=0 "* | *" parallel.virtual_stages=0 "*) fail_because "set: $sets" ;;
+  *" parallel.micro_batch="*" parallel.virtual_stages="*) ;;
+  *) fail_because "set: $sets" ;;
+esac
+# shellcheck disable=SC2086 # the --set values are words
+ts run "$gpt" $(for x in $sets; do printf -- '--set %s ' "$x"; done) -f json
+[ "$rc" -eq 0 ] || fail_because "run refused the set: $(cat "$tmp/err")"
+verdict "plan --as-written names what auto chose, and run takes its --set lines"
+
+# Uneven stages: the list is one shell word (it had blanks, so a pasted
+# --set split into six arguments).
+ts plan "$srcdir/experiments/bloom-176b.yaml" --set topology.storage.bandwidth=100GB/s -f csv -j 2
+grep -q 'parallel.stage_layers=\[11,12,12,12,12,11\]' "$tmp/out" ||
+  fail_because "$(grep -o 'stage_layers=[^"]*' "$tmp/out" | head -n 1)"
+verdict "plan's --set of uneven stages is one word, [11,12,12,12,12,11]"
+
 # A stretch between checkpoints far longer than the time between failures
 # never ends (each failure undoes it: exp (stretch / MTBF) restarts): the
 # run is refused at once, saying what to change, where it replayed without
@@ -167,6 +189,30 @@ sed 1d "$tmp/budget.csv" | sed 's/"[^"]*"//g' | awk -F, -v c="$cols" '
     if (best != 2 || !(bn <= nstar && nstar < above)) { print "best row " best ", N " bn ", N* " nstar ", next " above; bad = 1 }
     exit bad }' >"$tmp/why" || fail_because "$(cat "$tmp/why")"
 verdict "budget mode: \$1M buys GPT-3 13B on Chinchilla's tokens, within one family step of N*"
+
+# Each size's --set lines replay it through run, its model included (they
+# left the model out: run took the file's 175B for every row).
+ts plan "$gpt" --budget-usd 1e6 -j 2 -f json
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$TRAINSIM" "$gpt" "$tmp/out" <<'EOF' >"$tmp/why" 2>&1 || fail_because "$(cat "$tmp/why")"
+import json, subprocess, sys
+trainsim, experiment, rows = sys.argv[1:]
+for line in open(rows):
+    row = json.loads(line)
+    args = [trainsim, "run", experiment, "-f", "json"]
+    for s in row["set"]:
+        args += ["--set", s]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{row['model']}: run exits {run.returncode}: {run.stderr[:200]}")
+    t = json.loads(run.stdout)["iteration_time_s"]
+    if t != row["iteration_time_s"]:
+        sys.exit(f"{row['model']}: run gives {t} s, plan {row['iteration_time_s']} s")
+EOF
+  verdict "budget mode: each size's --set lines replay it through run"
+else
+  skip "budget mode: each size's --set lines replay it through run" "no python3"
+fi
 
 ts plan "$gpt" --budget-usd 1e6 -j 2
 grep -q '^\* gpt3-13b ' "$tmp/out" && grep -q "Chinchilla's optimum for the budget" "$tmp/out" \

@@ -260,6 +260,10 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
           *status = cli_fail (error);
           return FALSE;
         }
+      /* What ran, where the file left a size to trainsim (auto): the
+       * label and the --set lines name the chosen value, which run takes. */
+      chosen->spec.parallel.micro_batch = chosen->result.micro_batch;
+      chosen->spec.parallel.virtual_stages = chosen->result.virtual_stages;
       if (!chosen->result.fits_memory)
         {
           g_autofree char *why = plan_memory_shortfall (&chosen->result.memory);
@@ -521,7 +525,12 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       int status;
       if (plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE,
                     &o, &status))
-        g_array_append_val (rows, o);
+        {
+          /* A row's --set lines replay it: its size first, as planned. */
+          g_ptr_array_insert (o.sets, 0, g_strconcat ("model=", name, NULL));
+          g_ptr_array_insert (o.sets, 1, g_strdup ("training.tokens=chinchilla"));
+          g_array_append_val (rows, o);
+        }
       else
         {
           outcome_clear (&o);

@@ -227,7 +227,7 @@ plansearch_sets (const PlanCandidate *c)
     {
       GString *list = g_string_new ("parallel.stage_layers=[");
       for (int i = 0; i < sl->len; i++)
-        g_string_append_printf (list, "%s%d", i ? ", " : "", sl->v[i]);
+        g_string_append_printf (list, "%s%d", i ? "," : "", sl->v[i]);
       g_string_append_c (list, ']');
       g_ptr_array_add (sets, g_string_free (list, FALSE));
     }
