@@ -74,6 +74,24 @@ awk -v a="$(field days_expected "$tmp/out")" -v b="$expected" 'BEGIN { exit !(a 
   || fail_because "a 2 h interval is not slower than Young/Daly's"
 verdict "reliability.checkpoint_interval replaces Young/Daly's, and costs more"
 
+# An interval past the whole run (here 3B tokens, 8 h) is the run (one
+# checkpoint, at its end):
+# the closed forms agree with the Monte Carlo (they gave NaN, and a
+# negative first order). One shorter than a step is a step: a checkpoint
+# falls between steps.
+ts plan "$gpt" --as-written -f json --set reliability.checkpoint_interval=1e10h \
+  --set training.tokens=3e9
+mc=$(field days_with_failures "$tmp/out")
+for f in days_expected days_first_order; do
+  within "$(field $f "$tmp/out")" "$mc" 0.02 || fail_because "$f $(field $f "$tmp/out"), Monte Carlo $mc"
+done
+within "$(field checkpoint_interval_s "$tmp/out")" "$(awk -v d="$(field days "$tmp/out")" 'BEGIN { printf "%.17g", d * 86400 }')" 1e-9 \
+  || fail_because "interval $(field checkpoint_interval_s "$tmp/out") s, not the run's work"
+ts plan "$gpt" --as-written -f json --set reliability.checkpoint_interval=1ms
+[ "$(field checkpoint_interval_s "$tmp/out")" = "$(field iteration_time_s "$tmp/out")" ] ||
+  fail_because "interval $(field checkpoint_interval_s "$tmp/out") s, step $(field iteration_time_s "$tmp/out") s"
+verdict "a checkpoint interval is at least a step and at most the run"
+
 # A size the file leaves to trainsim (auto) is reported as chosen, and its
 # --set lines replay through run (they said micro_batch=0, which run refuses).
 ts plan "$gpt" --as-written -f json --set parallel.micro_batch=auto \
@@ -112,7 +130,8 @@ done
 verdict "a run that fails faster than it checkpoints is refused, not replayed without end"
 ts plan "$gpt" --as-written --set topology.storage.bandwidth=1e-300GB/s
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
-grep -q "have no end; give the storage more bandwidth" "$tmp/err" || fail_because "$(cat "$tmp/err")"
+grep -Eq "have no end; give the storage more bandwidth|or faster storage" "$tmp/err" ||
+  fail_because "$(cat "$tmp/err")"
 verdict "a checkpoint that takes forever to write is refused, not planned as 0 days"
 ts plan "$gpt" --as-written --set reliability.node_failures_per_hour=1 --set reliability.trials=100000
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"

@@ -386,6 +386,12 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   o->young_daly = rel->checkpoint_interval_s == SPEC_UNSET;
   m.interval_s = o->young_daly ? goodput_young_daly (m.checkpoint_s, mtbf)
                                : rel->checkpoint_interval_s;
+  /* A checkpoint falls between steps, so at least a step apart (an
+   * interval of 1 ms checkpointed 19 times a step); and one longer than
+   * the work is the work, with a checkpoint at its end (the closed forms
+   * took 0 x inf, NaN, and a negative first order from a longer one; the
+   * Monte Carlo already ran it so). */
+  m.interval_s = MIN (MAX (m.interval_s, r->iteration_time_s), work);
   o->checkpoint_interval_s = m.interval_s;
   o->trials = rel->trials;
   o->seed = rel->seed;
