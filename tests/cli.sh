@@ -775,6 +775,18 @@ ts search
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 verdict "search without a file exits 2"
 
+# Each plan's breakdown adds up to its time (host-bound was left out): a
+# small batch on one node, where the host bounds the step.
+ts search "$srcdir/experiments/tiny.yaml" --set parallel.global_batch=1 --top 2 -j 2
+awk '/^ +[0-9.]+ s, model / { t = $1 }
+     /^      compute / { n++; sum = 0
+       for (i = 1; i <= NF; i++) if ($i == "s" || $i == "s,") sum += $(i - 1)
+       if (sum - t > 0.0005 + t * 0.001 || t - sum > 0.0005 + t * 0.001) { print "parts " sum " s, step " t " s"; bad = 1 } }
+     END { if (n != 2) { print n " breakdowns"; bad = 1 }; exit bad }' "$tmp/out" >"$tmp/why" ||
+  fail_because "$(cat "$tmp/why")"
+grep -q 'host-bound' "$tmp/out" || fail_because "no host-bound part"
+verdict "search's breakdown parts add up to each plan's time"
+
 # --- an output over the input ---------------------------------------------------
 
 # -o or -t naming the experiment would replace what was read: refused,

@@ -12,19 +12,22 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The parts of a step's breakdown, which add up to its time. */
+static const struct { const char *name; gsize offset; } parts[] = {
+  { "compute", G_STRUCT_OFFSET (Breakdown, compute) },
+  { "TP comm", G_STRUCT_OFFSET (Breakdown, tp_comm) },
+  { "bubble", G_STRUCT_OFFSET (Breakdown, bubble) },
+  { "PP comm", G_STRUCT_OFFSET (Breakdown, pp_comm) },
+  { "DP comm", G_STRUCT_OFFSET (Breakdown, dp_comm) },
+  { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
+  { "offload", G_STRUCT_OFFSET (Breakdown, offload) },
+  { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
+};
+
 /* Why a plan beats the next one: the breakdown parts that differ most. */
 static void
 append_why (GString *out, const PlanCandidate *a, const PlanCandidate *b)
 {
-  static const struct { const char *name; gsize offset; } parts[] = {
-    { "compute", G_STRUCT_OFFSET (Breakdown, compute) },
-    { "TP comm", G_STRUCT_OFFSET (Breakdown, tp_comm) },
-    { "bubble", G_STRUCT_OFFSET (Breakdown, bubble) },
-    { "PP comm", G_STRUCT_OFFSET (Breakdown, pp_comm) },
-    { "DP comm", G_STRUCT_OFFSET (Breakdown, dp_comm) },
-    { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
-    { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
-  };
   g_string_append (out, "      vs the next:");
   int shown = 0;
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
@@ -54,7 +57,6 @@ append_table (GString *out, const GArray *cands, guint n)
     {
       const PlanCandidate *c = &g_array_index (cands, PlanCandidate, i);
       const SimResult *r = &c->result;
-      const Breakdown *b = &r->breakdown_s;
       const double gib = 1024.0 * 1024 * 1024;
       g_autofree char *label = plansearch_label (c);
       g_string_append_printf (out, "%2u. %s\n", i + 1, label);
@@ -65,11 +67,15 @@ append_table (GString *out, const GArray *cands, guint n)
                               100 * r->mfu, r->memory_per_gpu_gib,
                               r->memory.capacity / gib - r->memory_per_gpu_gib,
                               r->megatron_tflops_per_gpu);
-      g_string_append_printf (out, "      compute %.3g s, TP %.3g s, "
-                              "bubble %.3g s, PP %.3g s, DP %.3g s, "
-                              "optimizer %.3g s\n", b->compute, b->tp_comm,
-                              b->bubble, b->pp_comm, b->dp_comm,
-                              b->optimizer);
+      /* Every part but those that are 0, compute always: they add up. */
+      g_string_append (out, "     ");
+      for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+        {
+          double x = G_STRUCT_MEMBER (double, &r->breakdown_s, parts[k].offset);
+          if (k == 0 || x != 0)
+            g_string_append_printf (out, "%s %s %.3g s", k ? "," : "", parts[k].name, x);
+        }
+      g_string_append_c (out, '\n');
       if (i + 1 < n)
         append_why (out, c, &g_array_index (cands, PlanCandidate, i + 1));
     }
