@@ -376,6 +376,19 @@ if [ "$have_gnuplot" = yes ]; then
 fi
 verdict "a '%' in a tic label is doubled, and gnuplot makes the figure"
 
+# Past seven series the colours come round again, each with another marker
+# (lines) or fill (bars): series 8 and 9 looked exactly like 1 and 2.
+awk 'BEGIN { print "status,x,y,by"; for (i = 0; i < 9; i++) for (x = 1; x <= 2; x++) printf "ok,%d,%d,s%d\n", x, x * i + 1, i }' \
+  >"$tmp/pct/nine.csv"
+plot "$tmp/pct/nine.csv" --x x --y y --by by -o "$tmp/pct/nine.pdf"
+grep -q 'index 7 using 1:2 with linespoints ls 1 pt 13' "$tmp/pct/nine.gp" &&
+  grep -q 'index 8 using 1:2 with linespoints ls 2 pt 11' "$tmp/pct/nine.gp" ||
+  fail_because "lines: $(grep -o 'index [78] using 1:2 with linespoints ls [0-9][ pt0-9]*' "$tmp/pct/nine.gp")"
+plot "$tmp/pct/nine.csv" --kind bars --x x --y y --by by -o "$tmp/pct/bars.pdf"
+[ "$(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/bars.gp" | sort -u | wc -l)" -eq 9 ] ||
+  fail_because "bars: $(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/bars.gp" | sort | uniq -d)"
+verdict "series past the seventh differ from the earlier ones in marker or fill"
+
 # --- gnuplot missing or failing -------------------------------------------------
 
 mkdir -p "$tmp/nobin" "$tmp/nognuplot"

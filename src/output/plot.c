@@ -1186,6 +1186,27 @@ static const char *const series_fills[] = {
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (series_fills) == G_N_ELEMENTS (series_colours));
 
+/* The n-th variant of style S's marker or fill (of the 7 of each): series
+ * past the seventh take the colour of series s % 7 with another marker or
+ * fill, shifted by 3 a cycle (3 and 7 have no common factor), so the first
+ * 49 series all differ in more than colour. */
+static gsize
+series_variant (guint s)
+{
+  gsize n = G_N_ELEMENTS (series_colours);
+  return (s % n + 3 * (s / n)) % n;
+}
+
+/* " ls N" for series S, and past the first seven " pt P", its marker. */
+static void
+append_line_style (GString *gp, guint s)
+{
+  gsize n = G_N_ELEMENTS (series_colours);
+  g_string_append_printf (gp, " ls %zu", (gsize) s % n + 1);
+  if (s >= n)
+    g_string_append_printf (gp, " pt %d", series_points[series_variant (s)]);
+}
+
 /* Terminals by extension. A PDF's size is in inches and its font in
  * points; the PNG is the same figure at 200 dpi, and the SVG at 100 (its
  * units are pixels), so one --size and --font give all three alike. The
@@ -1668,8 +1689,8 @@ write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
   for (guint s = 0; s < ns; s++)
     {
       g_string_append_printf (gp, "%sdatafile index %u using 1:2 with "
-                              "linespoints ls %zu", s ? ", \\\n     " : "", s,
-                              s % G_N_ELEMENTS (series_colours) + 1);
+                              "linespoints", s ? ", \\\n     " : "", s);
+      append_line_style (gp, s);
       if (f->by >= 0)
         {
           g_string_append (gp, " title ");
@@ -1759,7 +1780,8 @@ append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
       g_string_append_printf (gp, "%sdatafile index %u using 2%s ls %zu "
                               "lw 0.8 dt 1 fs %s border lc rgb \"#333333\"",
                               b ? ", \\\n     " : "", b, b ? "" : ":xtic(1)",
-                              style, series_fills[style - 1]);
+                              style, series_fills[stacked ? style - 1
+                                                          : series_variant (b)]);
       if (stacked || f->by >= 0)
         {
           g_string_append (gp, " title ");
