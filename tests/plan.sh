@@ -209,11 +209,10 @@ sed 1d "$tmp/budget.csv" | sed 's/"[^"]*"//g' | awk -F, -v c="$cols" '
     exit bad }' >"$tmp/why" || fail_because "$(cat "$tmp/why")"
 verdict "budget mode: \$1M buys GPT-3 13B on Chinchilla's tokens, within one family step of N*"
 
-# Each size's --set lines replay it through run, its model included (they
-# left the model out: run took the file's 175B for every row).
-ts plan "$gpt" --budget-usd 1e6 -j 2 -f json
-if command -v python3 >/dev/null 2>&1; then
-  python3 - "$TRAINSIM" "$gpt" "$tmp/out" <<'EOF' >"$tmp/why" 2>&1 || fail_because "$(cat "$tmp/why")"
+# replays ROWS: each row of plan's JSON lines ROWS, run with the row's
+# --set lines, gives the row's step time; a reason on stdout if not.
+replays () {
+  python3 - "$TRAINSIM" "$gpt" "$1" <<'EOF'
 import json, subprocess, sys
 trainsim, experiment, rows = sys.argv[1:]
 for line in open(rows):
@@ -228,9 +227,24 @@ for line in open(rows):
     if t != row["iteration_time_s"]:
         sys.exit(f"{row['model']}: run gives {t} s, plan {row['iteration_time_s']} s")
 EOF
+}
+
+# Each size's --set lines replay it through run, its model included (they
+# left the model out: run took the file's 175B for every row). A --set
+# model.KEY applies to every size (it was dropped with the model it
+# changed), and is among each row's --set lines.
+if command -v python3 >/dev/null 2>&1; then
+  ts plan "$gpt" --budget-usd 1e6 -j 2 -f json
+  replays "$tmp/out" >"$tmp/why" 2>&1 || fail_because "$(cat "$tmp/why")"
   verdict "budget mode: each size's --set lines replay it through run"
+  ts plan "$gpt" --budget-usd 1e6 -j 2 -f json --set model.seq_len=1024
+  [ "$(grep -c '"set": \["model=gpt3-[0-9a-z]*", "training.tokens=chinchilla", "model.seq_len=1024", ' "$tmp/out")" -eq 3 ] ||
+    fail_because "rows: $(cut -c 1-300 "$tmp/out")"
+  replays "$tmp/out" >"$tmp/why" 2>&1 || fail_because "$(cat "$tmp/why")"
+  verdict "budget mode: --set model.seq_len applies to every size, and replays"
 else
   skip "budget mode: each size's --set lines replay it through run" "no python3"
+  skip "budget mode: --set model.seq_len applies to every size, and replays" "no python3"
 fi
 
 ts plan "$gpt" --budget-usd 1e6 -j 2
@@ -273,6 +287,8 @@ refused "two files" "expected one experiment file" "$gpt" "$gpt"
 refused "a budget too small" "budget-usd 1 is too small for any model of family gpt3: the smallest, gpt3-125m, needs" "$gpt" --budget-usd 1 -j 2
 refused "an unknown family" "family nope: no models named nope-\\* (families: .*gpt3" "$gpt" --budget-usd 1e6 --family nope
 refused "two budgets" "give one budget" "$gpt" --budget-usd 1e6 --days 3
+refused "a whole model set in budget mode" "budget plans each size of the family" \
+  "$gpt" --budget-usd 1e6 --set model=gpt3-13b
 for bad in 0 -5 nan inf; do
   refused "a budget of $bad" "give one budget, .*positive and finite" "$gpt" --budget-usd "$bad"
 done

@@ -516,25 +516,36 @@ plan_budget (const char *path, const char *const *sets, int jobs,
                        "(families: %s)\n", family, family, families);
       return 2;
     }
+  for (int k = 0; sets && sets[k]; k++)
+    if (g_str_has_prefix (sets[k], "model="))
+      {
+        fprintf (stderr, "trainsim plan: --set %s: a budget plans each size of the "
+                         "family (--family); --set model.KEY changes them all\n",
+                 sets[k]);
+        return 2;
+      }
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
   g_autoptr (GPtrArray) unfit = g_ptr_array_new ();
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
+      /* The size and its Chinchilla tokens, then the --set values, which
+       * apply to every size (model.seq_len, say; set before the size,
+       * they were dropped with the model they changed). */
       g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
-      for (int k = 0; sets && sets[k]; k++)
-        g_ptr_array_add (all, g_strdup (sets[k]));
       g_ptr_array_add (all, g_strconcat ("model=", name, NULL));
       g_ptr_array_add (all, g_strdup ("training.tokens=chinchilla"));
-      g_ptr_array_add (all, NULL);
+      for (int k = 0; sets && sets[k]; k++)
+        g_ptr_array_add (all, g_strdup (sets[k]));
       Outcome o = { NULL };
       int status;
+      g_ptr_array_add (all, NULL);
       if (plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE,
                     &o, &status))
         {
-          /* A row's --set lines replay it: its size first, as planned. */
-          g_ptr_array_insert (o.sets, 0, g_strconcat ("model=", name, NULL));
-          g_ptr_array_insert (o.sets, 1, g_strdup ("training.tokens=chinchilla"));
+          /* A row's --set lines replay it: these first, as planned. */
+          for (guint k = 0; k + 1 < all->len; k++)
+            g_ptr_array_insert (o.sets, (gint) k, g_strdup (g_ptr_array_index (all, k)));
           g_array_append_val (rows, o);
         }
       else
