@@ -252,6 +252,13 @@ grep -q '^\* gpt3-13b ' "$tmp/out" && grep -q "Chinchilla's optimum for the budg
   || fail_because "table: $(cat "$tmp/out")"
 verdict "budget mode's table marks the size and gives Chinchilla's optimum"
 
+# A size the held values rule out (tp 8 does not divide 125M's 12 heads) is
+# said so, not blamed on memory.
+ts plan "$gpt" --budget-usd 1e6 -j 2 --set parallel.tp=8
+grep -q '^  gpt3-125m    no plan can hold the --set values' "$tmp/out" ||
+  fail_because "$(grep gpt3-125m "$tmp/out")"
+verdict "budget mode: a size no plan can hold with the --set values is said so"
+
 # --- bad input ----------------------------------------------------------------------
 # refused WHAT PATTERN ARG...: exit 2, and stderr matches PATTERN.
 refused () {

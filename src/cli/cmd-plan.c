@@ -241,9 +241,15 @@ append_table (GString *out, const Outcome *o)
                             "", o->co2_t, o->co2_t_with_failures);
 }
 
+/* Budget mode's *STATUS (never an exit status) for a size that no plan
+ * can hold with the values --set holds, where 1 is one that none fits in
+ * memory. */
+#define PLAN_NONE_HOLDS 3
+
 /* The run's plan: the fastest that fits (*PLANS_FIT of them), or the
  * experiment's own with AS_WRITTEN (*PLANS_FIT 0). FALSE with *STATUS
- * the exit status when there is none. */
+ * the exit status when there is none (QUIET, budget mode: 1 or
+ * PLAN_NONE_HOLDS, printing nothing). */
 static gboolean
 choose (const ExperimentSpec *base, const char *const *sets, int jobs,
         gboolean as_written, gboolean quiet, PlanCandidate *chosen,
@@ -280,7 +286,7 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
       g_autofree char *fw = framework_label (base->framework);
       /* None to weigh at all: the values held rule them all out, bad
        * input, but in budget mode (QUIET) one size that none fits. */
-      *status = n_valid == 0 && !quiet ? 2 : 1;
+      *status = n_valid == 0 ? (quiet ? PLAN_NONE_HOLDS : 2) : 1;
       if (quiet)
         return FALSE;
       if (n_valid == 0)
@@ -525,7 +531,7 @@ plan_budget (const char *path, const char *const *sets, int jobs,
         return 2;
       }
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
-  g_autoptr (GPtrArray) unfit = g_ptr_array_new ();
+  g_autoptr (GPtrArray) unfit = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
@@ -551,9 +557,11 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       else
         {
           outcome_clear (&o);
-          if (status != 1)
+          if (status != 1 && status != PLAN_NONE_HOLDS)
             return status;
-          g_ptr_array_add (unfit, (char *) name);
+          g_ptr_array_add (unfit, g_strdup_printf (
+            "%-12s %s", name, status == 1 ? "no plan fits in memory"
+            : "no plan can hold the --set values (trainsim run says why)"));
         }
     }
   g_array_sort (rows, by_parameters);
@@ -603,8 +611,7 @@ plan_budget (const char *path, const char *const *sets, int jobs,
                                   r->days_with_failures, gpuh, usd);
         }
       for (guint i = 0; i < unfit->len; i++)
-        g_string_append_printf (out, "  %-12s no plan fits in memory\n",
-                                (const char *) g_ptr_array_index (unfit, i));
+        g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (unfit, i));
       g_autofree char *params = fmt_count (o->parameters);
       g_autofree char *tokens = fmt_count (o->tokens);
       g_autofree char *params_star = fmt_count (n_star);
