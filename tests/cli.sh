@@ -802,6 +802,14 @@ for c in "run -o" "run -t" "plan -o" "sweep --force -o"; do
 done
 verdict "an output that is the experiment read is refused, and the experiment kept"
 
+for c in "run -o" "run -t" "sweep -o" "plan -o" "merge -o" "plot -o"; do
+  # shellcheck disable=SC2086 # the command and its option are words
+  ts $c "" "$srcdir/experiments/tiny.yaml"
+  [ "$rc" -eq 2 ] || fail_because "$c '': exit status $rc, expected 2"
+  grep -q -- "needs a file name" "$tmp/err" || fail_because "$c '': $(head -n 1 "$tmp/err")"
+done
+verdict "an empty file name for an output option is usage (exit 2), not a write error"
+
 (cd "$tmp" && "$TRAINSIM" run "$srcdir/experiments/tiny.yaml" -t - >out 2>err)
 rc=$?
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"

@@ -140,7 +140,22 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
       exit (fflush (stdout) == 0 && !ferror (stdout) ? 0 : 1);
     }
   if (g_option_context_parse (context, argc, argv, &error))
-    return TRUE;
+    {
+      /* A file option (FILE, FIG) given "" names no file: usage, not a
+       * write error. (Other raw-byte options are column names.) */
+      for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+        if (e->arg == G_OPTION_ARG_FILENAME && e->arg_description != NULL
+            && (strcmp (e->arg_description, "FILE") == 0
+                || strcmp (e->arg_description, "FIG") == 0)
+            && *(char **) e->arg_data != NULL && **(char **) e->arg_data == '\0')
+          {
+            if (!quiet)
+              fprintf (stderr, "trainsim %s: --%s needs a file name\nTry 'trainsim %s "
+                               "--help'.\n", (*argv)[0], e->long_name, (*argv)[0]);
+            return FALSE;
+          }
+      return TRUE;
+    }
   if (!quiet)
     fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
              (*argv)[0], error->message, (*argv)[0]);
