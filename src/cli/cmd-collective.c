@@ -191,9 +191,9 @@ cli_collective (int argc, char **argv)
   NetModel net;
   net_model_init (&net, &t, (AlgorithmChoice) algorithm);
   int nodes = gpus / per_node;
-  printf ("# trainsim collective: %s_perf on %s, %d ranks (%d nodes x %d)\n",
+  printf ("# trainsim collective: %s_perf on %s, %d ranks (%d node%s x %d)\n",
           spec_enum_name (SPEC_ENUM_COLLECTIVE, op), t.name ? t.name : argv[1],
-          gpus, nodes, per_node);
+          gpus, nodes, nodes == 1 ? "" : "s", per_node);
   /* A busy or spread fabric says so; an idle packed one prints as it
    * always has. */
   if (net.placement != PLACEMENT_PACKED || net.background_load > 0)

@@ -214,10 +214,11 @@ append_table (GString *out, const Outcome *o)
   g_string_append_printf (out, TABLE_ROW "one every %s of work%s\n", "",
                           interval, o->young_daly
                           ? " (Young/Daly: sqrt(2 x write x MTBF))" : "");
-  g_string_append_printf (out, TABLE_ROW "one every %.1f h (%d GPUs at %.3g "
-                          "an hour, %d nodes at %.3g);\n", "failures",
-                          o->mtbf_h, o->gpus, o->gpu_failures_per_hour,
-                          o->nodes, o->node_failures_per_hour);
+  g_string_append_printf (out, TABLE_ROW "one every %.1f h (%d GPU%s at %.3g "
+                          "an hour, %d node%s at %.3g);\n", "failures",
+                          o->mtbf_h, o->gpus, o->gpus == 1 ? "" : "s",
+                          o->gpu_failures_per_hour, o->nodes,
+                          o->nodes == 1 ? "" : "s", o->node_failures_per_hour);
   g_string_append_printf (out, TABLE_ROW "each: %s to detect, %s to restart, "
                           "the read, the lost work\n", "", detect, restart);
   /* The days failures add (a hostile input's 1e299 in exponent form). */

@@ -759,8 +759,8 @@ note_duplicates (const Figure *f, guint n, const gboolean *differ,
   const PlotTable *t = f->table;
   gboolean any = FALSE;
 
-  g_string_append_printf (notes, "left out %u row%s that fall on a point an "
-                          "earlier row holds", n, n == 1 ? "" : "s");
+  g_string_append_printf (notes, "left out %u %s on a point an earlier row "
+                          "holds", n, n == 1 ? "row that falls" : "rows that fall");
   for (guint c = 0; c < t->header->len; c++)
     if (differ[c])
       {
