@@ -82,7 +82,7 @@ table () {
 # A model's depth is capped: a step is replayed layer by layer.
 2 | --set model.layers: model.layers must be at most 100000, got 2147483647 | - | run $d/valid.yaml --set model.layers=2147483647
 # An empty list that must hold something says so, not "got a sequence".
-2 | --set parallel.stage_layers: parallel.stage_layers must be a list of 1 to 128 integers, such as [5, 6, 6, 5] (the layers of each stage), got an empty list | - | run $d/valid.yaml --set "parallel.stage_layers=[]"
+2 | --set parallel.stage_layers: parallel.stage_layers must be a list of up to 128 integers, such as [5, 6, 6, 5] (the layers of each stage), or [], got '7' | - | run $d/valid.yaml --set "parallel.stage_layers=7"
 # A directory given as an input is bad input, as a missing file is.
 2 | cannot read | - | run $t/loop
 2 | cannot read | - | validate $t/loop

@@ -648,7 +648,7 @@ verdict "run: BLOOM-176B with 5, 6 x 10, 5 layers on its 12 stages"
 for c in "[6, 6, 6]|stage_layers lists 3 stages; pp is 4" \
          "[6, 6, 6, 5]|stage_layers add up to 23 layers; the model has 24" \
          "[6, 0, 6, 12]|stage_layers\\[1\\] must be an integer from 1" \
-         "7|stage_layers must be a list of 1 to 128 integers" \
+         "7|stage_layers must be a list of up to 128 integers" \
          "[6, 6, 6, 6], schedule: interleaved, virtual_stages: 2|stage_layers needs virtual_stages: 1"; do
   put stages <<EOF
 schema_version: 1

@@ -387,7 +387,13 @@ grep -q 'index 7 using 1:2 with linespoints ls 1 pt 13' "$tmp/pct/nine.gp" &&
 plot "$tmp/pct/nine.csv" --kind bars --x x --y y --by by -o "$tmp/pct/bars.pdf"
 [ "$(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/bars.gp" | sort -u | wc -l)" -eq 9 ] ||
   fail_because "bars: $(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/bars.gp" | sort | uniq -d)"
-verdict "series past the seventh differ from the earlier ones in marker or fill"
+{ echo 'status,x,breakdown_s.compute,breakdown_s.tp_comm,breakdown_s.bubble,breakdown_s.pp_comm,breakdown_s.dp_comm,breakdown_s.optimizer,breakdown_s.offload,breakdown_s.host'
+  echo 'ok,1,1,1,1,1,1,1,1,1'; } >"$tmp/pct/eight.csv"
+plot "$tmp/pct/eight.csv" --kind stack --x x -o "$tmp/pct/eight.pdf"
+grep -q "title 'host-bound'" "$tmp/pct/eight.gp" || fail_because "no host-bound part in the stack"
+[ "$(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/eight.gp" | sort -u | wc -l)" -eq 8 ] ||
+  fail_because "stack: $(grep -o 'ls [0-9] lw 0.8 dt 1 fs [a-z]* *[0-9.]*' "$tmp/pct/eight.gp" | sort | uniq -d)"
+verdict "series past the seventh differ from the earlier ones in marker or fill; a stack's eight parts too"
 
 # --- gnuplot missing or failing -------------------------------------------------
 

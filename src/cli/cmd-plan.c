@@ -398,7 +398,10 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
    * the work is the work, with a checkpoint at its end (the closed forms
    * took 0 x inf, NaN, and a negative first order from a longer one; the
    * Monte Carlo already ran it so). */
-  m.interval_s = MIN (MAX (m.interval_s, r->iteration_time_s), work);
+  double asked = m.interval_s;
+  if (isfinite (asked))   /* else goodput refuses it, saying why */
+    m.interval_s = MIN (MAX (asked, r->iteration_time_s), work);
+  o->young_daly = o->young_daly && m.interval_s == asked;
   o->checkpoint_interval_s = m.interval_s;
   o->trials = rel->trials;
   o->seed = rel->seed;
@@ -524,15 +527,18 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       return 2;
     }
   for (int k = 0; sets && sets[k]; k++)
-    if (g_str_has_prefix (sets[k], "model="))
+    if (g_str_has_prefix (sets[k], "model=")
+        || g_str_has_prefix (sets[k], "training.tokens="))
       {
         fprintf (stderr, "trainsim plan: --set %s: a budget plans each size of the "
-                         "family (--family); --set model.KEY changes them all\n",
-                 sets[k]);
+                         "family (--family) on Chinchilla's tokens; --set model.KEY "
+                         "changes every size, training.tokens_per_parameter the "
+                         "tokens\n", sets[k]);
         return 2;
       }
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
   g_autoptr (GPtrArray) unfit = g_ptr_array_new_with_free_func (g_free);
+  guint held = 0;   /* of UNFIT, sizes no plan can hold with the --set values */
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
@@ -560,6 +566,7 @@ plan_budget (const char *path, const char *const *sets, int jobs,
           outcome_clear (&o);
           if (status != 1 && status != PLAN_NONE_HOLDS)
             return status;
+          held += status == PLAN_NONE_HOLDS;
           g_ptr_array_add (unfit, g_strdup_printf (
             "%-12s %s", name, status == 1 ? "no plan fits in memory"
             : "no plan can hold the --set values (trainsim run says why)"));
@@ -580,9 +587,13 @@ plan_budget (const char *path, const char *const *sets, int jobs,
                          "family %s: the smallest, %s, needs %.4g %s\n",
                  b->flag, b->limit, family, least->model,
                  budget_spent (b, least), b->unit);
-      else
+      else if (held == 0)
         fprintf (stderr, "trainsim plan: no model of family %s fits in "
                          "memory\n", family);
+      else
+        fprintf (stderr, "trainsim plan: no model of family %s fits in memory "
+                         "or can hold the --set values (%u of them cannot); trainsim "
+                         "run with those values says why\n", family, held);
       status = 2;
     }
   else if (format == REPORT_TABLE)

@@ -54,6 +54,7 @@ struct Field {
   size_t mark;          /* offset in SpecMarks to record the value's mark; 0 for
                          * none (offset 0 is marks.file, never a field's) */
   const char *example;  /* F_INT_LIST: a valid list, for the error */
+  gboolean may_be_empty;  /* F_INT_LIST: [] is the key left out */
 };
 
 typedef enum { REF_MODEL, REF_TOPOLOGY, REF_DEVICE } RefKind;
@@ -216,8 +217,11 @@ static const Field parallel_fields[] = {
      .arg = SPEC_ENUM_GRAD_ACCUMULATION),
   F ("grad_reduce_precision", F_ENUM, ParallelSpec, grad_reduce_precision,
      .arg = SPEC_ENUM_PRECISION),
+  /* [] is even stages, as no list: what a plan's --set lines say to
+   * replay an even plan over a file that lists its own. */
   F ("stage_layers", F_INT_LIST, ParallelSpec, stage_layers, .arg = 1,
-     .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers)),
+     .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers),
+     .may_be_empty = TRUE),
   END
 };
 
@@ -1327,11 +1331,13 @@ decode_field (const Loader *ld, const Field *f, const YNode *v, const char *path
     case F_INT_LIST:
       {
         SpecIntList *list = slot;
-        if (v->kind != YNODE_SEQUENCE || v->items->len == 0
+        if (v->kind != YNODE_SEQUENCE || (v->items->len == 0 && !f->may_be_empty)
             || v->items->len > SPEC_MAX_LIST)
           {
-            ytree_set_error (error, v->mark, "%s must be a list of 1 to %d integers, such "
-                             "as %s, got %s", path, SPEC_MAX_LIST, f->example, g);
+            ytree_set_error (error, v->mark, "%s must be a list of %s%d integers, "
+                             "such as %s%s, got %s", path,
+                             f->may_be_empty ? "up to " : "1 to ", SPEC_MAX_LIST,
+                             f->example, f->may_be_empty ? ", or []" : "", g);
             return FALSE;
           }
         for (guint i = 0; i < v->items->len; i++)

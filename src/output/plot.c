@@ -89,6 +89,7 @@ static const ColumnLabel column_labels[] = {
   { "breakdown_s.dp_comm", "exposed DP communication (s)", "DP comm" },
   { "breakdown_s.optimizer", "optimizer step (s)", "optimizer" },
   { "breakdown_s.offload", "offload (s)", "offload" },
+  { "breakdown_s.host", "host-bound (s)", "host-bound" },
   { "days_to_train", "days to train", NULL },
   { "cost_usd", "cost (USD)", NULL },
   { "topology.inter_node.nics_per_node", "NICs per node", NULL },
@@ -442,7 +443,7 @@ cell_value (const Figure *f, int row, int col)
 static const char *const breakdown_columns[] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.bubble",
   "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.optimizer",
-  "breakdown_s.offload",
+  "breakdown_s.offload", "breakdown_s.host",
 };
 
 /* The columns of a stack: --y's list, or the breakdown columns the table
@@ -1741,10 +1742,11 @@ append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
     }
 }
 
-/* The line style of bar @b. A part of the time breakdown keeps its colour
- * from figure to figure (DP comm is always the same), whichever parts
- * were left out for being zero. */
-static gsize
+/* The index of bar @b's style, from which its colour (index % 7) and
+ * fill (series_variant) come. A part of the time breakdown keeps its
+ * style from figure to figure (DP comm is always the same), whichever
+ * parts were left out for being zero. */
+static guint
 bar_style (const Figure *f, guint b, gboolean stacked)
 {
   if (stacked)
@@ -1754,9 +1756,9 @@ bar_style (const Figure *f, guint b, gboolean stacked)
 
       for (gsize i = 0; i < G_N_ELEMENTS (breakdown_columns); i++)
         if (strcmp (name, breakdown_columns[i]) == 0)
-          return i % G_N_ELEMENTS (series_colours) + 1;
+          return (guint) i;
     }
-  return b % G_N_ELEMENTS (series_colours) + 1;
+  return b;
 }
 
 static void
@@ -1773,15 +1775,15 @@ append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
   g_string_append (gp, "plot ");
   for (guint b = 0; b < nb; b++)
     {
-      gsize style = bar_style (f, b, stacked);
+      guint k = bar_style (f, b, stacked);
+      gsize style = k % G_N_ELEMENTS (series_colours) + 1;
 
       /* Solid borders (the style's dash type is for lines), and hatching
        * drawn thick enough to carry its colour. */
       g_string_append_printf (gp, "%sdatafile index %u using 2%s ls %zu "
                               "lw 0.8 dt 1 fs %s border lc rgb \"#333333\"",
                               b ? ", \\\n     " : "", b, b ? "" : ":xtic(1)",
-                              style, series_fills[stacked ? style - 1
-                                                          : series_variant (b)]);
+                              style, series_fills[series_variant (k)]);
       if (stacked || f->by >= 0)
         {
           g_string_append (gp, " title ");

@@ -223,14 +223,13 @@ plansearch_sets (const PlanCandidate *c)
                                           spec_enum_name (SPEC_ENUM_RECOMPUTE,
                                                           e->training.recompute)));
   g_ptr_array_add (sets, g_strdup_printf ("zero.stage=%d", e->zero.stage));
-  if (sl->len > 0)
-    {
-      GString *list = g_string_new ("parallel.stage_layers=[");
-      for (int i = 0; i < sl->len; i++)
-        g_string_append_printf (list, "%s%d", i ? "," : "", sl->v[i]);
-      g_string_append_c (list, ']');
-      g_ptr_array_add (sets, g_string_free (list, FALSE));
-    }
+  /* The stages always, [] for even ones: a list in the file would
+   * otherwise outlive a plan of another pp. One word, without blanks. */
+  GString *list = g_string_new ("parallel.stage_layers=[");
+  for (int i = 0; i < sl->len; i++)
+    g_string_append_printf (list, "%s%d", i ? "," : "", sl->v[i]);
+  g_string_append_c (list, ']');
+  g_ptr_array_add (sets, g_string_free (list, FALSE));
   return sets;
 }
 
