@@ -74,6 +74,14 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
   return id;
 }
 
+/* add_op for an op of SECONDS, which ticks checks under the op's NAME. */
+static uint32_t
+add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
+              const char *name, int mb)
+{
+  return add_op (sim, rank, s, kind, ticks (sim, seconds, name), name, mb);
+}
+
 static void
 add_edge (Sim *sim, uint32_t from, uint32_t to)
 {
@@ -496,9 +504,9 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   Sim *sim = b->sim;
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
                                     dp_shape (sim, b->stage), -1, 0);
-  uint32_t id = add_op (sim, b->rank, stream, OPK_DP,
-                        ticks (sim, net_static_time (&sim->net, &c, 0), name), name,
-                        stream == SIM_STREAM_GATHER ? b->mb : -1);
+  uint32_t id = add_timed_op (sim, b->rank, stream, OPK_DP,
+                              net_static_time (&sim->net, &c, 0), name,
+                              stream == SIM_STREAM_GATHER ? b->mb : -1);
   /* What a ring sends per GPU (Rajbhandari 2020 section 7): an
    * all-reduce twice what a reduce-scatter or an all-gather does. */
   const Plan *p = sim->plan;
@@ -553,11 +561,10 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   for (guint u = comm.first; u < sim->uses->len; u++)
     shared = MAX (shared, g_array_index (sim->uses, FlowUse, u).coef);
   g_array_append_val (sim->comms, comm);
-  uint32_t id = add_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
-                                              : SIM_STREAM_FROM_HOST,
-                        OPK_OFFLOAD, ticks (sim, bytes * shared
-                                                 / h->pcie_bandwidth, name),
-                        name, b->mb);
+  uint32_t id = add_timed_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
+                                                    : SIM_STREAM_FROM_HOST,
+                              OPK_OFFLOAD, bytes * shared / h->pcie_bandwidth,
+                              name, b->mb);
   op_at (sim, id)->comm = sim->comms->len - 1;
   return id;
 }
@@ -635,18 +642,18 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
       uint32_t issue = NONE;
       if (sim->host_launch > 0)
         {
-          issue = add_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
-                          ticks (sim, sim->cm.op_launch_s * sim->plan->dp, "issue_gather"),
-                          "issue_gather", b->mb);
+          issue = add_timed_op (sim, b->rank, SIM_STREAM_HOST, OPK_HOST,
+                                sim->cm.op_launch_s * sim->plan->dp, "issue_gather",
+                                b->mb);
           if (last != NONE)
             add_edge (sim, last, issue);
         }
       uint32_t id = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
                                "zero3_gather");
       add_edge (sim, issue != NONE ? issue : last, id);
-      last = add_op (sim, b->rank, SIM_STREAM_GATHER, OPK_DP,
-                     ticks (sim, compute_memory_time (&sim->cm, 2 * bytes), "zero3_copy_out"),
-                     "zero3_copy_out", b->mb);
+      last = add_timed_op (sim, b->rank, SIM_STREAM_GATHER, OPK_DP,
+                           compute_memory_time (&sim->cm, 2 * bytes), "zero3_copy_out",
+                           b->mb);
       add_edge (sim, id, last);
     }
   return last;
@@ -949,10 +956,9 @@ emit_tied_embedding (Builder *b)
   CollCost c = net_send_cost (&sim->net, bytes, b->stage * stride,
                               peer_stage * stride);
   c.pipelined = FALSE;
-  uint32_t id = add_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
-                        ticks (sim, net_static_time (&sim->net, &c, 0),
-                               "embedding_allreduce"),
-                        "embedding_allreduce", -1);
+  uint32_t id = add_timed_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
+                              net_static_time (&sim->net, &c, 0),
+                              "embedding_allreduce", -1);
   op_at (sim, id)->comm = stage_send_comm (b, peer_stage, &c);
   add_edge (sim, b->last, id);
   sim->tied_op[b->rank] = id;
@@ -1111,9 +1117,8 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
     }
   else
     {
-      opt = updated = add_op (sim, rank, SIM_STREAM_CPU, OPK_OFFLOAD,
-                              ticks (sim, opt_params * sim->adam_s_per_param, "cpu_adam"),
-                              "cpu_adam", -1);
+      opt = updated = add_timed_op (sim, rank, SIM_STREAM_CPU, OPK_OFFLOAD,
+                                    opt_params * sim->adam_s_per_param, "cpu_adam", -1);
       if (sim->offload == OFFLOAD_OPTIMIZER)
         {
           updated = add_pcie_op (&b, FALSE, opt_params * sim->cm.bytes_per_element,
