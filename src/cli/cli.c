@@ -49,15 +49,23 @@ cli_fail (const GError *error)
   return error->domain == TS_ERROR ? ts_error_exit_status (error) : 1;
 }
 
-gboolean
-cli_output_is_input (const char *command, const char *output, const char *input)
+char *
+cli_output_over_input (const char *output, const char *input)
 {
   if (output == NULL || strcmp (output, "-") == 0 || strcmp (input, "-") == 0
       || !report_same_file (output, input))
-    return FALSE;
-  fprintf (stderr, "trainsim %s: %s would be written over %s, which it reads: name "
-                   "the output otherwise\n", command, output, input);
-  return TRUE;
+    return NULL;
+  return g_strdup_printf ("%s would be written over %s, which it reads: name the "
+                          "output otherwise", output, input);
+}
+
+gboolean
+cli_output_is_input (const char *command, const char *output, const char *input)
+{
+  g_autofree char *why = cli_output_over_input (output, input);
+  if (why != NULL)
+    fprintf (stderr, "trainsim %s: %s\n", command, why);
+  return why != NULL;
 }
 
 /* The entry of ENTRIES whose short name is C, or whose long name is NAME

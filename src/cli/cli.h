@@ -28,9 +28,12 @@ int cli_fail (const GError *error);
  * CONTEXT's description. */
 gboolean cli_parse (GOptionContext *context, const GOptionEntry *entries,
                     int *argc, char ***argv);
-/* Whether OUTPUT (a file an option names; NULL and "-" are standard
- * output) is INPUT, the file COMMAND reads; if so, says so: writing it
- * would replace what was read, and the caller exits 2. */
+/* Why OUTPUT (a file an option names; NULL and "-" are standard output)
+ * may not be written: it is INPUT, the file the command reads, which
+ * writing it would replace; NULL when it is not. Owned. */
+char *cli_output_over_input (const char *output, const char *input);
+/* The same for COMMAND, said on stderr; TRUE when so, and the caller
+ * exits 2. */
 gboolean cli_output_is_input (const char *command, const char *output,
                               const char *input);
 /* Reads --format's NAME (NULL: table) into *FORMAT, a ReportFormat; on

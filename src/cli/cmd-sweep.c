@@ -4,7 +4,6 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "base/errors.h"
-#include "output/report.h"
 #include "sweep/sweep.h"
 #ifdef HAVE_MPI
 #include "sweep/sweep-mpi.h"
@@ -246,13 +245,9 @@ cli_sweep (int argc, char **argv)
   if (resume && options.output == NULL)
     return usage_error (mpi_rank, "--resume needs the file to resume, given with -o FILE");
   /* --force replaces an earlier output, never the experiment. */
-  if (options.output != NULL && report_same_file (options.output, argv[1]))
-    {
-      g_autofree char *m = g_strdup_printf ("%s would be written over %s, which it "
-                                            "reads: name the output otherwise",
-                                            options.output, argv[1]);
-      return usage_error (mpi_rank, m);
-    }
+  g_autofree char *over = cli_output_over_input (options.output, argv[1]);
+  if (over != NULL)
+    return usage_error (mpi_rank, over);
   /* Rows then stand for points: dropping some would break both. */
   if (feasible_only && (resume || options.shard_n > 1))
     return usage_error (mpi_rank, "--feasible-only cannot be combined with --resume or "
