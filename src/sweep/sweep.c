@@ -888,7 +888,7 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
 typedef struct {
   const char *path;
   FILE *f;
-  char *line;           /* getline's buffer; owned */
+  char *line;           /* the line read last; owned */
   size_t size;
   ssize_t len;          /* of the line read last; -1 at the end */
 } Shard;
@@ -947,7 +947,6 @@ shard_next (Shard *shard, GError **error)
     }
   return TRUE;
 }
-
 
 /* The cells of the CSV record LINE (one line, its newline included, as
  * report_append_csv_cell writes them: RFC 4180 quotes, no line break in
@@ -1021,19 +1020,34 @@ json_row (const char *line)
   return depth == 0 && strcmp (p, "\n") == 0;
 }
 
-/* Whether LINE is a row of a sweep's output in FORMAT, whose header is
- * HEADER in CSV (NULL in JSON lines): not a line that comes before the
- * rows (an identity line, the header: what two outputs joined leave,
- * which would take a point's place), and a whole record, of the header's
- * cells in CSV. */
+/* What the rows of a sweep's output are checked against: its format and,
+ * in CSV, its header line and that header's cells (counted once). */
+typedef struct {
+  SweepFormat format;
+  const char *header;   /* NULL in JSON lines */
+  guint cells;
+} RowShape;
+
+static RowShape
+row_shape (SweepFormat format, const char *header)
+{
+  return (RowShape) { format, format == SWEEP_CSV ? header : NULL,
+                      format == SWEEP_CSV ? csv_cells (header) : 0 };
+}
+
+/* Whether LINE is a row of a sweep's output of SHAPE: not a line that
+ * comes before the rows (an identity line, the header: what two outputs
+ * joined leave, which would take a point's place), and a whole record, of
+ * the header's cells in CSV. */
 static gboolean
-row_ok (const char *line, SweepFormat format, const char *header)
+row_ok (const char *line, const RowShape *shape)
 {
   Identity id;
   SweepFormat f;
-  if (parse_identity (line, &id, &f) || (header != NULL && strcmp (line, header) == 0))
+  if (parse_identity (line, &id, &f)
+      || (shape->header != NULL && strcmp (line, shape->header) == 0))
     return FALSE;
-  return format == SWEEP_CSV ? csv_cells (line) == csv_cells (header) : json_row (line);
+  return shape->format == SWEEP_CSV ? csv_cells (line) == shape->cells : json_row (line);
 }
 
 /* What a line that row_ok refuses in FORMAT is. */
@@ -1054,7 +1068,7 @@ check_rows (FILE *f, const char *path, const char *start, guint lines, gint64 en
             GError **error)
 {
   SweepFormat format = lines == 2 ? SWEEP_CSV : SWEEP_JSONL;
-  const char *header = format == SWEEP_CSV ? strchr (start, '\n') + 1 : NULL;
+  RowShape shape = row_shape (format, strchr (start, '\n') + 1);
   Shard shard = { .path = path, .f = f };
   gboolean ok = TRUE;
   rewind (f);
@@ -1064,7 +1078,7 @@ check_rows (FILE *f, const char *path, const char *start, guint lines, gint64 en
       if (!ok && (error == NULL || *error == NULL))   /* cut short meanwhile */
         g_set_error (error, TS_ERROR, TS_ERROR_IO, "%s changed while it was read",
                      path);
-      if (ok && number > lines && !row_ok (shard.line, format, header))
+      if (ok && number > lines && !row_ok (shard.line, &shape))
         {
           g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
                        "a row of a sweep (%s)", path, number, row_problem (format));
@@ -1402,11 +1416,11 @@ shard_rows (guint k, guint n, guint64 points)
 
 /* Writes the rows of SHARDS interleaved, round j taking row j of each
  * shard in turn, as the unsharded sweep would have written them; each
- * shard must have exactly the rows its identity (ID) says, each a row in
- * FORMAT (under HEADER in CSV). */
+ * shard must have exactly the rows its identity (ID) says, each a row of
+ * SHAPE. */
 static gboolean
-merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format,
-            const char *header, FILE *out, const char *name, GError **error)
+merge_rows (Shard *shards, guint n, const Identity *id, const RowShape *shape,
+            FILE *out, const char *name, GError **error)
 {
   g_autofree guint64 *rows = g_new0 (guint64, n);
   for (guint done = 0; done < n;)
@@ -1434,12 +1448,13 @@ merge_rows (Shard *shards, guint n, const Identity *id, SweepFormat format,
               done++;
               continue;
             }
-          if (!row_ok (shards[k].line, format, header))
+          if (!row_ok (shards[k].line, shape))
             {
+              gboolean csv = shape->format == SWEEP_CSV;
               g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ": not "
                            "a row of a sweep (%s): it is not that shard's output as its "
-                           "sweep wrote it", shards[k].path,
-                           rows[k] + (format == SWEEP_CSV ? 3 : 2), row_problem (format));
+                           "sweep wrote it", shards[k].path, rows[k] + (csv ? 3 : 2),
+                           row_problem (shape->format));
               return FALSE;
             }
           if (++rows[k] > want)
@@ -1643,9 +1658,11 @@ sweep_merge (const char *output, const char *const *inputs, guint n, gboolean re
       write_failed (output, error);
       goto done;
     }
+  /* The header stays in shards[0].line only until its first row. */
   if (format == SWEEP_CSV)
     header = g_strdup (shards[0].line);
-  if (!merge_rows (shards, n, &id, format, header, out, output, error))
+  RowShape shape = row_shape (format, header);
+  if (!merge_rows (shards, n, &id, &shape, out, output, error))
     goto done;
   if (file != NULL)
     {
