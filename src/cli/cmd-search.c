@@ -12,35 +12,23 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The parts of a step's breakdown, which add up to its time. */
-static const struct { const char *name; gsize offset; } parts[] = {
-  { "compute", G_STRUCT_OFFSET (Breakdown, compute) },
-  { "TP comm", G_STRUCT_OFFSET (Breakdown, tp_comm) },
-  { "bubble", G_STRUCT_OFFSET (Breakdown, bubble) },
-  { "PP comm", G_STRUCT_OFFSET (Breakdown, pp_comm) },
-  { "DP comm", G_STRUCT_OFFSET (Breakdown, dp_comm) },
-  { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
-  { "offload", G_STRUCT_OFFSET (Breakdown, offload) },
-  { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
-};
-
 /* Why a plan beats the next one: the breakdown parts that differ most. */
 static void
 append_why (GString *out, const PlanCandidate *a, const PlanCandidate *b)
 {
   g_string_append (out, "      vs the next:");
   int shown = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+  for (guint i = 0; i < REPORT_BREAKDOWN_PARTS; i++)
     {
       double x = G_STRUCT_MEMBER (double, &a->result.breakdown_s,
-                                  parts[i].offset);
+                                  report_breakdown_parts[i].offset);
       double y = G_STRUCT_MEMBER (double, &b->result.breakdown_s,
-                                  parts[i].offset);
+                                  report_breakdown_parts[i].offset);
       /* Parts within 1 % of the iteration are noise for this purpose. */
       if (fabs (x - y) < 0.01 * b->result.iteration_time_s)
         continue;
       g_string_append_printf (out, "%s %s %+.3g s", shown++ ? "," : "",
-                              parts[i].name, x - y);
+                              report_breakdown_parts[i].name, x - y);
     }
   if (shown == 0)
     g_string_append (out, " the same breakdown within 1 %");
@@ -69,11 +57,12 @@ append_table (GString *out, const GArray *cands, guint n)
                               r->megatron_tflops_per_gpu);
       /* Every part but those that are 0, compute always: they add up. */
       g_string_append (out, "     ");
-      for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+      for (guint k = 0; k < REPORT_BREAKDOWN_PARTS; k++)
         {
-          double x = G_STRUCT_MEMBER (double, &r->breakdown_s, parts[k].offset);
+          const ReportPart *part = &report_breakdown_parts[k];
+          double x = G_STRUCT_MEMBER (double, &r->breakdown_s, part->offset);
           if (k == 0 || x != 0)
-            g_string_append_printf (out, "%s %s %.3g s", k ? "," : "", parts[k].name, x);
+            g_string_append_printf (out, "%s %s %.3g s", k ? "," : "", part->name, x);
         }
       g_string_append_c (out, '\n');
       if (i + 1 < n)

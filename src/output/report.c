@@ -341,6 +341,17 @@ report_append_csv_row (GString *out, const SimResult *r,
 /* ------------------------------------------------------------------ table */
 
 #define TABLE_WIDTH 100
+const ReportPart report_breakdown_parts[REPORT_BREAKDOWN_PARTS] = {
+  { "compute", G_STRUCT_OFFSET (Breakdown, compute) },
+  { "TP comm", G_STRUCT_OFFSET (Breakdown, tp_comm) },
+  { "bubble", G_STRUCT_OFFSET (Breakdown, bubble) },
+  { "PP comm", G_STRUCT_OFFSET (Breakdown, pp_comm) },
+  { "DP comm", G_STRUCT_OFFSET (Breakdown, dp_comm) },
+  { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
+  { "offload", G_STRUCT_OFFSET (Breakdown, offload) },
+  { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
+};
+
 #define TABLE_LABEL "  %-17s"
 #define TABLE_INDENT 19  /* the width TABLE_LABEL prints */
 
@@ -504,13 +515,6 @@ static void
 append_table (GString *out, const SimResult *r, const char *title)
 {
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
-  const Breakdown *b = &r->breakdown_s;
-  const struct { const char *name; double seconds; } parts[] = {
-    { "compute", b->compute }, { "TP comm", b->tp_comm }, { "bubble", b->bubble },
-    { "PP comm", b->pp_comm }, { "DP comm", b->dp_comm },
-    { "optimizer", b->optimizer }, { "offload", b->offload },
-    { "host-bound", b->host },
-  };
   const MemoryBreakdown *m = &r->memory;
   double capacity_gib = m->capacity / GIB;
   g_autofree char *t = NULL, *sps = NULL, *tps = NULL, *mem = NULL, *cap = NULL;
@@ -582,9 +586,13 @@ append_table (GString *out, const SimResult *r, const char *title)
 
   /* Compute always, the other parts when they cost anything: a zero
    * offload or bubble is noise on the line. */
-  for (gsize i = 0; i < G_N_ELEMENTS (parts); i++)
-    if (i == 0 || parts[i].seconds != 0.0)
-      take (items, fmt_part (parts[i].name, parts[i].seconds, r->iteration_time_s));
+  for (gsize i = 0; i < REPORT_BREAKDOWN_PARTS; i++)
+    {
+      const ReportPart *part = &report_breakdown_parts[i];
+      double seconds = G_STRUCT_MEMBER (double, &r->breakdown_s, part->offset);
+      if (i == 0 || seconds != 0.0)
+        take (items, fmt_part (part->name, seconds, r->iteration_time_s));
+    }
   table_row (out, "breakdown", items);
 
   if (r->has_training)

@@ -47,6 +47,15 @@ void report_append_csv_row (GString *out, const SimResult *r,
  * that puts members of its own before them (a sweep's rows). Top-level
  * members named in @skip (NULL-terminated, or NULL) are left out: a
  * swept key such as "gpus" already holds them. */
+/* The parts of a step's time breakdown, which add up to it, in order and
+ * as the tables name them: OFFSET is the part's in Breakdown. */
+typedef struct {
+  const char *name;
+  gsize offset;
+} ReportPart;
+#define REPORT_BREAKDOWN_PARTS 8
+extern const ReportPart report_breakdown_parts[REPORT_BREAKDOWN_PARTS];
+
 void report_append_json_members (GString *out, const SimResult *r,
                                  const char *const *skip);
 
