@@ -98,6 +98,18 @@ table () {
 2 | --set compute.mfu: compute.mfu must be a fraction in (0, 1] | - | run $d/valid.yaml --set compute.mfu=0x1p-1
 2 | --set cost.gpu_hour_usd: cost.gpu_hour_usd must be a positive number | - | run $d/valid.yaml --set cost.gpu_hour_usd=0x10
 2 | hex.csv:2: megatron_tflops_per_gpu is '0x1p7', not a number | - | plot $d/hex.csv --x gpus --y megatron_tflops_per_gpu -o $t/hex.pdf
+# A background that leaves a link nothing (it aborted in the flow model).
+2 | background-keep-zero.yaml:2:93: topology.inter_node.fabric.background: load 0.9 with congestion_exponent 1000 leaves the job 0 of each shared link | Bail out | run $d/background-keep-zero.yaml
+2 | --set topology.inter_node.fabric.background.congestion_exponent: topology.inter_node.fabric.background: load 0.999999999 with congestion_exponent 40 | Bail out | run $d/valid.yaml --set topology.inter_node.fabric.background.load=0.999999999 --set topology.inter_node.fabric.background.congestion_exponent=40
+# Write and read bandwidth held to one floor; plan of fewer tokens than a
+# step (a 300-digit read time, inf energy, a -nan closed form).
+2 | --set topology.storage.read_bandwidth: topology.storage.read_bandwidth must be at least 1MB/s | - | plan $d/valid.yaml --set training.tokens=1e9 --set topology.storage.bandwidth=100GB/s --set topology.storage.read_bandwidth=1e-300GB/s
+2 | --set topology.storage.bandwidth: topology.storage.bandwidth must be at least 1MB/s | - | plan $d/valid.yaml --set training.tokens=1e9 --set topology.storage.bandwidth=1e-300GB/s
+2 | --set training.tokens: training.tokens (1e-320) is less than one step's 4096 (global_batch 32 x seq_len 128) | nan | plan $d/valid.yaml --set training.tokens=1e-320
+# A trace's size is estimated before a byte of it is written (4 GB came
+# with no word); the budget variable is checked as the others are.
+2 | the trace of this plan would take about | - | TRAINSIM_MAX_TRACE=1KiB run $d/valid.yaml -t $t/trace.json
+2 | TRAINSIM_MAX_TRACE=lots: expected an amount of memory | - | TRAINSIM_MAX_TRACE=lots run $d/valid.yaml -t $t/trace.json
 # The located errors that were right already.
 2 | unknown-key.yaml:5:1: unknown key 'paralel' in the experiment (did you mean 'parallel'?) | - | run $d/unknown-key.yaml
 2 | bad-unit.yaml:3:50: topology.intra_node.bandwidth: expected a bandwidth such as 200Gb/s | - | run $d/bad-unit.yaml

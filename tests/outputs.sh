@@ -66,6 +66,19 @@ rc=$?
 [ "$(cat "$tmp/real-trace.json")" = old ] || fail_because "the link's target was truncated"
 verdict "a failed run --trace LINK leaves the link's target whole"
 
+# A trace larger than its budget is refused before a byte is written:
+# no file appears (a 16k-GPU --full trace wrote 4 GB with no word).
+TRAINSIM_MAX_TRACE=1KiB "$TRAINSIM" run "$tiny" --trace "$tmp/big-trace.json" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+grep -q 'the trace of this plan would take about .* spans), more than the budget of 1.0 KiB' "$tmp/err" ||
+  fail_because "stderr: $(cat "$tmp/err")"
+[ ! -e "$tmp/big-trace.json" ] || fail_because "a trace file was written"
+TRAINSIM_MAX_TRACE=1MiB "$TRAINSIM" run "$tiny" --trace "$tmp/big-trace.json" >"$tmp/out" 2>"$tmp/err" ||
+  fail_because "under a budget it holds, the trace is refused: $(cat "$tmp/err")"
+verdict "a trace over TRAINSIM_MAX_TRACE is refused before it is written"
+
 ln -s "$tmp/new-target.json" "$tmp/dangling.json"
 ts run "$tiny" -f json -o "$tmp/dangling.json"
 [ -L "$tmp/dangling.json" ] && [ -s "$tmp/new-target.json" ] ||

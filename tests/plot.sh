@@ -482,6 +482,11 @@ bad "a heatmap without --z" "needs --z" \
   "$space" --kind heatmap --x micro_batch --y tp -o "$o"
 bad "--ideal on bars" "--ideal is for --kind line" \
   "$scaling" --kind bars --x gpus --y megatron_tflops_per_gpu --ideal -o "$o"
+awk 'BEGIN { print "status,x,y,by"; for (i = 0; i < 50000; i++) printf "ok,%d,1,s%d\n", i % 10, i }' \
+  >"$tmp/many.csv"
+bad "a --by of 50,000 values (gnuplot drew them for minutes)" \
+  "--by by has 50000 values, more than the 49 series a figure tells apart.*--where" \
+  "$tmp/many.csv" --x x --y y --by by -o "$o"
 bad "a row with too many fields (file:line)" "fields.csv:2: 3 fields, but the header has 2" \
   "$tmp/fields.csv" --x a --y b -o "$o"
 bad "an unclosed quote (file:line)" "unclosed.csv:2: a quoted field is not closed" \

@@ -320,6 +320,12 @@ check_inputs (const ExperimentSpec *e, const char *path)
                        "20, times the parameters)\n", training);
       return FALSE;
     }
+  g_autofree char *too_few = plan_tokens_problem (e);
+  if (too_few != NULL)
+    {
+      fprintf (stderr, "trainsim plan: %s: %s\n", training, too_few);
+      return FALSE;
+    }
   if (e->topology.storage.bandwidth == SPEC_UNSET)
     {
       fprintf (stderr, "trainsim plan: %s: topology %s has no storage: section: "
@@ -357,8 +363,7 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   o->nodes = (r->gpus + e->topology.gpus_per_node - 1)
              / e->topology.gpus_per_node;
   o->parameters = plan_model_params (&e->model);
-  o->tokens = e->training.tokens > 0 ? e->training.tokens
-              : e->training.tokens_per_parameter * o->parameters;
+  o->tokens = plan_training_tokens (e);
   o->iteration_time_s = r->iteration_time_s;
   o->tokens_per_s = r->tokens_per_s;
   o->model_tflops_per_gpu = r->model_tflops_per_gpu;

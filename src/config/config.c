@@ -156,6 +156,33 @@ static const Field host_fields[] = {
   END
 };
 
+/* A megabyte a second is slower than any disk a checkpoint is written
+ * to: below it a 125M model's checkpoint (1.75 GB) takes half an hour to
+ * write or read, and a large one's times overflow the closed forms into
+ * inf and NaN. Write and read are held to the same floor. */
+#define MIN_STORAGE_BANDWIDTH 1e6
+static gboolean
+storage_finish (const YNode *map, const char *path, void *base, GError **error)
+{
+  const StorageSpec *st = base;
+  const struct { const char *key; double v; } rates[] = {
+    { "bandwidth", st->bandwidth }, { "read_bandwidth", st->read_bandwidth },
+    { "node_bandwidth", st->node_bandwidth },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      const YPair *r = ytree_map_find (map, rates[i].key);
+      if (r && rates[i].v < MIN_STORAGE_BANDWIDTH)
+        {
+          ytree_set_error (error, r->value->mark, "%s.%s must be at least 1MB/s (a "
+                           "file system's aggregate, such as 273GB/s), got %g B/s",
+                           path, rates[i].key, rates[i].v);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static const Field storage_fields[] = {
   F ("bandwidth", F_UNIT, StorageSpec, bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("read_bandwidth", F_UNIT, StorageSpec, read_bandwidth, .arg = UNIT_BANDWIDTH),
@@ -171,7 +198,8 @@ static const Field topology_fields[] = {
   F ("intra_node", F_MAP, TopologySpec, intra_node, REQUIRED, .sub = intra_node_fields),
   F ("inter_node", F_MAP, TopologySpec, inter_node, .sub = inter_node_fields),
   F ("host", F_MAP, TopologySpec, host, .sub = host_fields),
-  F ("storage", F_MAP, TopologySpec, storage, .sub = storage_fields),
+  F ("storage", F_MAP, TopologySpec, storage, .sub = storage_fields,
+     .finish = storage_finish),
   END
 };
 
@@ -1563,6 +1591,24 @@ fabric_finish (const YNode *inter, const char *path, const FabricSpec *f,
                        "pattern: bursty (its bursts carry the load over %g of the time), "
                        "or use pattern: steady", path, f->background.load, SPEC_BURST_DUTY,
                        SPEC_BURST_DUTY);
+      return FALSE;
+    }
+  /* The link kinds' own exponents are at most 1, so only a given one can
+   * take the kept share to nothing (a capacity of 0 the flow model cannot
+   * hold); the peak is a burst's load, load / duty. */
+  double e = f->background.congestion_exponent;
+  double peak = f->background.load
+    / (f->background.pattern == BACKGROUND_BURSTY ? SPEC_BURST_DUTY : 1);
+  if (e != SPEC_UNSET && spec_background_keep (peak, e) < SPEC_MIN_BACKGROUND_KEEP)
+    {
+      const YPair *b = ytree_map_find (fabric, "background");
+      const YPair *x = ytree_map_find (b->value, "congestion_exponent");
+      ytree_set_error (error, x->value->mark,
+                       "%s.inter_node.fabric.background: load %.12g with congestion_exponent "
+                       "%g leaves the job %.3g of each shared link, less than the %g a "
+                       "prediction needs: lower the exponent (measured: 0.017 to 0.70) or "
+                       "the load", path, f->background.load, e,
+                       spec_background_keep (peak, e), SPEC_MIN_BACKGROUND_KEEP);
       return FALSE;
     }
   return TRUE;

@@ -2,6 +2,7 @@
  * helpers (clear, deep copy, free) of the spec structs (spec.h). */
 #include "config/spec.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *const precision_names[PRECISION_N] = {
@@ -98,6 +99,12 @@ static const struct {
   [SPEC_ENUM_PLACEMENT] = { placement_names, PLACEMENT_N },
   [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
 };
+
+double
+spec_background_keep (double load, double exponent)
+{
+  return load > 0 ? pow (1 - load, exponent) : 1.0;
+}
 
 int
 spec_precision_bytes (Precision p)

@@ -273,6 +273,16 @@ typedef struct {
  * twice the mean load and the mean must stay under 0.5. */
 #define SPEC_BURST_DUTY 0.5
 
+/* What a job keeps of a link that other jobs load by `load` (in [0, 1)):
+ * (1 - load)^exponent; exactly 1 at load 0 (net/net.c gives the measured
+ * exponents). O(1). */
+double spec_background_keep (double load, double exponent);
+/* The least share of a shared link a fabric's background may leave a job:
+ * below a millionth no plan trains in any time worth predicting, and
+ * (1 - load)^exponent of a large exponent reaches 0, a link that carries
+ * nothing (config refuses it at the exponent's line:col). */
+#define SPEC_MIN_BACKGROUND_KEEP 1e-6
+
 typedef struct {
   /* The share of each uplink or global link's bandwidth that it keeps
    * busy, in [0, 1); 0, the default, is an idle fabric. */

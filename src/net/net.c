@@ -191,7 +191,7 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
 double
 net_background_keep_at (const NetModel *net, double load)
 {
-  return load > 0 ? pow (1 - load, net->congestion_exponent) : 1.0;
+  return spec_background_keep (load, net->congestion_exponent);
 }
 
 /* splitmix64's finalizer (Steele, Lea and Flood, OOPSLA 2014): a

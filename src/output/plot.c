@@ -378,6 +378,12 @@ axis_describe_topologies (Axis *axis, const char *near)
 
 /* ----------------------------------------------------------------- figure */
 
+/* A figure draws at most 7 x 7 series, each unlike the others (7
+ * colours, each with 7 markers or fills: series_variant); more would be a
+ * legend no one reads, and a --by column of 50,000 values kept gnuplot
+ * busy for minutes. */
+#define PLOT_MAX_SERIES 49
+
 typedef struct {
   const PlotTable *table;
   const PlotSpec *spec;
@@ -989,6 +995,16 @@ figure_build (Figure *f, GString *notes, GError **error)
   axis_build (&f->series, t, placed, scol);
 
   guint nx = f->xs.labels->len, ns = f->series.labels->len;
+  if (f->by >= 0 && ns > PLOT_MAX_SERIES)
+    {
+      const char *by = g_ptr_array_index (t->header, f->by);
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
+                   "--by %s has %u values, more than the %d series a figure "
+                   "tells apart (and gnuplot would draw them for minutes): keep "
+                   "some rows with --where COLUMN=VALUE, or plot by a column "
+                   "with fewer values", by, ns, PLOT_MAX_SERIES);
+      return FALSE;
+    }
   guint keys = f->status >= 0 ? (guint) f->status : t->header->len;
   g_autofree gboolean *differ = g_new0 (gboolean, t->header->len);
   guint dropped = 0, marked = 0;

@@ -235,7 +235,9 @@ sim_estimate (const Sim *sim, SimCost *cost)
   bytes = sat_add_u64 (bytes, sat_mul_u64 (resources, 64));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (groups, 64));
   *cost = (SimCost) { ops, events, bytes,
-                      sat_mul_u64 (ranks, SIM_N_STREAMS) };
+                      sat_mul_u64 (ranks, SIM_N_STREAMS),
+                      sim->options->trace != NULL
+                      ? sat_mul_u64 (ops, SIM_TRACE_SPAN_BYTES) : 0 };
 }
 
 void
@@ -302,11 +304,13 @@ format_bytes (char out[32], double bytes)
 gboolean
 sim_budget_check (const SimCost *cost, const char *where, GError **error)
 {
-  double memory, events;
+  double memory, events, trace;
   if (!budget_from_env ("TRAINSIM_MAX_SIM_MEMORY", TRUE, SIM_BUDGET_MEMORY,
                         &memory, error)
       || !budget_from_env ("TRAINSIM_MAX_EVENTS", FALSE, SIM_BUDGET_EVENTS,
-                           &events, error))
+                           &events, error)
+      || !budget_from_env ("TRAINSIM_MAX_TRACE", TRUE, SIM_BUDGET_TRACE,
+                           &trace, error))
     return FALSE;
   /* Op ids are 32 bits, stream indices an int: beyond them no budget
    * helps. */
@@ -330,6 +334,19 @@ sim_budget_check (const SimCost *cost, const char *where, GError **error)
                    "%s: simulate fewer ranks (without --full) or "
                    "micro-batches, or raise TRAINSIM_MAX_SIM_MEMORY", where,
                    need, cost->ops, have);
+      return FALSE;
+    }
+  /* Before a byte of it is written: a trace of 4 GB came with no word. */
+  if ((double) cost->trace_bytes > trace)
+    {
+      char need[32], have[32];
+      format_bytes (need, (double) cost->trace_bytes);
+      format_bytes (have, trace);
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                   "%s: the trace of this plan would take about %s (%"
+                   G_GUINT64_FORMAT " spans), more than the budget of %s: "
+                   "trace fewer ranks (without --full) or micro-batches, or "
+                   "raise TRAINSIM_MAX_TRACE", where, need, cost->ops, have);
       return FALSE;
     }
   if ((double) cost->events > events)

@@ -8,8 +8,9 @@
  * has, or run for days; the budget turns it into an error for that plan
  * (exit 2 for `run`, an infeasible row in `sweep`) before any of it is
  * allocated. The defaults suit a laptop; TRAINSIM_MAX_SIM_MEMORY (a size
- * with its unit, such as 16GiB) and TRAINSIM_MAX_EVENTS (a count, such as
- * 5e9) raise or lower them. */
+ * with its unit, such as 16GiB), TRAINSIM_MAX_EVENTS (a count, such as
+ * 5e9) and TRAINSIM_MAX_TRACE (a size: the trace file's) raise or lower
+ * them. */
 #pragma once
 
 #include <glib.h>
@@ -27,12 +28,20 @@
  * second of one core (the engine does some 6 million events a second,
  * make bench). */
 #define SIM_FULL_AUTO_EVENTS 5e6
+/* A trace holds a line for every op of the replay: 139 bytes each,
+ * measured (GPT-3 175B on 1,024 GPUs with --full: 4,164,445,508 bytes in
+ * 29,994,114 spans; names are short, so the line is mostly its times and
+ * ids). 1 GiB, about 7.7 million spans, is more than Perfetto opens in a
+ * browser tab; TRAINSIM_MAX_TRACE raises or lowers it. */
+#define SIM_TRACE_SPAN_BYTES 139
+#define SIM_BUDGET_TRACE (1024.0 * 1024 * 1024)
 
 typedef struct {
   uint64_t ops;         /* ops in the graph */
   uint64_t events;      /* engine events the replay fires */
   uint64_t bytes;       /* the simulator's memory for them */
   uint64_t streams;     /* simulated ranks x streams */
+  uint64_t trace_bytes; /* of the trace, when one is written; else 0 */
 } SimCost;
 
 /* The cost of replaying PLAN with OPTIONS (without building it; the

@@ -21,6 +21,32 @@ violation (GString *list, const char *where, const char *fmt, ...)
   va_end (ap);
 }
 
+double
+plan_training_tokens (const ExperimentSpec *e)
+{
+  const TrainingSpec *t = &e->training;
+  if (t->tokens > 0)
+    return t->tokens;
+  return t->tokens == SPEC_CHINCHILLA
+         ? t->tokens_per_parameter * plan_model_params (&e->model) : 0;
+}
+
+/* A run of plan's is whole steps, checkpointed between them: fewer
+ * tokens than one step (1e-320) printed 0 days and a NaN closed form.
+ * (run's days to train stay a plain proportion: 0.0 days.) */
+char *
+plan_tokens_problem (const ExperimentSpec *e)
+{
+  double step_tokens = (double) e->parallel.global_batch * e->model.seq_len;
+  double tokens = plan_training_tokens (e);
+  if (e->training.tokens == SPEC_UNSET || tokens >= step_tokens)
+    return NULL;
+  return g_strdup_printf ("training.tokens (%.3g) is less than one step's %.0f "
+                          "(global_batch %d x seq_len %d): a run trains at least "
+                          "a step", tokens, step_tokens, e->parallel.global_batch,
+                          e->model.seq_len);
+}
+
 int
 plan_dp (const ExperimentSpec *e)
 {

@@ -66,6 +66,12 @@ char *plan_memory_shortfall (const MemoryBreakdown *m);
  * Hoffmann et al. 2022 count them): what training.tokens: chinchilla
  * multiplies. */
 double plan_model_params (const ModelSpec *m);
+/* The tokens to train on: training.tokens, or chinchilla's
+ * tokens_per_parameter times plan_model_params; 0 when unset. */
+double plan_training_tokens (const ExperimentSpec *e);
+/* Why the tokens to train on are too few for plan (less than one step's),
+ * owned by the caller; NULL when they are not, or unset. */
+char *plan_tokens_problem (const ExperimentSpec *e);
 /* The bytes of one checkpoint of the plan: the weights and optimizer
  * state of every stage and TP rank, once (14 bytes a parameter in mixed
  * precision). */

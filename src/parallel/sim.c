@@ -368,9 +368,7 @@ fill_result (Sim *sim, SimResult *r)
   r->events = sim_engine_events (sim->engine);
   if (e->training.tokens > 0 || e->training.tokens == SPEC_CHINCHILLA)
     {
-      double tokens = e->training.tokens > 0 ? e->training.tokens
-        : e->training.tokens_per_parameter * plan_model_params (&e->model);
-      double iterations = tokens / ((double) gb * e->model.seq_len);
+      double iterations = plan_training_tokens (e) / ((double) gb * e->model.seq_len);
       r->has_training = TRUE;
       r->days_to_train = iterations * t / 86400.0;
       r->cost_usd = r->days_to_train * 24 * gpus * e->cost.gpu_hour_usd;
