@@ -27,6 +27,7 @@ libtrainsim_la_SOURCES = \
 	src/output/report.h src/output/report.c \
 	src/output/trace.h src/output/trace.c \
 	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
+	src/sweep/sweep-output.c \
 	src/sweep/plansearch.h src/sweep/plansearch.c \
 	src/sweep/goodput.h src/sweep/goodput.c \
 	src/sweep/energy.h src/sweep/energy.c \

@@ -3,9 +3,12 @@
 # line: rows and header, axes from the file and from --sweep (lists and
 # ranges), infeasible points as rows, the same bytes with 1 and 2 threads,
 # JSON lines, a killed sweep resumed into the bytes of an uninterrupted
-# one, shards merged into the unsharded output, zipped axes (their rows,
-# resumed, sharded), and the errors of bad input (exit 2, with where and
-# what would be valid).
+# one, shards merged into the unsharded output, a file that is not a
+# regular one refused by resume and merge at once, rows whose quoted cell
+# holds a line break resumed and merged, zipped axes (their rows,
+# resumed, sharded), one sweep at a time on an output (the others
+# refused), --force killed leaving the file as it was, and the errors of
+# bad input (exit 2, with where and what would be valid).
 #
 # Run by automake with TRAINSIM (the binary) and srcdir (the top source
 # directory) in the environment; by hand, from the top build directory:
@@ -32,12 +35,64 @@ trap 'exit 130' INT TERM HUP PIPE
 TRAINSIM_DATA_PATH=$srcdir
 export TRAINSIM_DATA_PATH
 
-
-
-
 # lines FILE: its number of lines.
 lines () {
   wc -l <"$1" | tr -d ' '
+}
+
+# nap: a twentieth of a second where sleep takes fractions, else a second.
+nap () {
+  sleep 0.05 2>/dev/null || sleep 1
+}
+
+# ts_within SECONDS ARG...: ts, but a trainsim still running after
+# SECONDS is killed and $rc is 124: a case that used to hang fails instead.
+ts_within () {
+  limit=$(($1 * 20))
+  shift
+  "$TRAINSIM" "$@" >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null && [ "$limit" -gt 0 ]; do
+    nap
+    limit=$((limit - 1))
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rc=124
+  else
+    wait "$pid"
+    rc=$?
+  fi
+}
+
+# temp_of FILE: the temporary file beside FILE (.FILE.XXXXXX, outfile.h's
+# name) that a sweep --force writes, or nothing.
+temp_of () {
+  for t in "$(dirname "$1")/.$(basename "$1")".??????; do
+    [ -e "$t" ] && echo "$t" && return
+  done
+}
+
+# background_rows FILE ARG...: starts trainsim ARG... in the background
+# ($bg), and returns once it has written 40 lines, into FILE or into
+# FILE's temporary file, or FILE's bytes have changed, or it has ended
+# (after 20 s at most).
+background_rows () {
+  watched=$1
+  shift
+  cp "$watched" "$tmp/watched.before" 2>/dev/null || : >"$tmp/watched.before"
+  "$TRAINSIM" "$@" >/dev/null 2>"$tmp/bg-err" &
+  bg=$!
+  limit=400
+  while kill -0 "$bg" 2>/dev/null && [ "$limit" -gt 0 ]; do
+    t=$(temp_of "$watched")
+    [ -n "$t" ] && [ "$(lines "$t")" -ge 40 ] && break
+    [ ! -s "$tmp/watched.before" ] && [ -e "$watched" ] && [ "$(lines "$watched")" -ge 40 ] && break
+    [ -s "$tmp/watched.before" ] && ! cmp -s "$watched" "$tmp/watched.before" && break
+    nap
+    limit=$((limit - 1))
+  done
 }
 
 # expect_error DESC PATTERN ARG...: trainsim exits 2 and says PATTERN (a
@@ -193,14 +248,8 @@ ts "$@" -o "$tmp/full.csv"
 [ -s "$tmp/out" ] && fail_because "rows also went to stdout"
 verdict "sweep -o FILE writes the rows to FILE"
 
-"$TRAINSIM" "$@" -o "$tmp/killed.csv" 2>"$tmp/err" &
-bg=$!
 # Kill it once some rows are out (or it is done).
-while kill -0 "$bg" 2>/dev/null; do
-  out=$(wc -l 2>/dev/null <"$tmp/killed.csv")
-  [ "${out:-0}" -ge 40 ] && break
-  sleep 0.05 2>/dev/null || sleep 1
-done
+background_rows "$tmp/killed.csv" "$@" -o "$tmp/killed.csv"
 kill -9 "$bg" 2>/dev/null
 wait "$bg" 2>/dev/null
 bg=
@@ -232,6 +281,14 @@ ts "$@" -o "$tmp/notes.csv" --resume
 [ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
 [ "$(cat "$tmp/notes.csv")" = "my notes" ] || fail_because "the file was changed"
 verdict "sweep --resume refuses a file of one line that is not a sweep's, and leaves it alone"
+
+# /dev/zero never ends and has no line break: resume used to read it all
+# before looking at its first line. A sweep's output is a regular file.
+ts_within 10 "$@" -o /dev/zero --resume
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2 (124: still running after 10 s)"
+grep -q 'cannot resume /dev/zero: it is not a regular file' "$tmp/err" ||
+  fail_because "stderr: $(head -c 200 "$tmp/err")"
+verdict "sweep --resume -o /dev/zero is refused at once (exit 2), naming the file"
 
 cp "$tmp/list-range.csv" "$tmp/other.csv"
 ts "$@" -o "$tmp/other.csv" --resume
@@ -317,6 +374,21 @@ for c in "needs every shard|$tmp/shard1.csv" \
 done
 verdict "merge refuses a missing, duplicated, out-of-order or unfinished shard, writing nothing"
 
+# A shard is the file a sweep wrote: a FIFO (which no one writes, so that
+# reading it would wait for ever) or a device is refused before it is read.
+if command -v mkfifo >/dev/null 2>&1 && mkfifo "$tmp/fifo.csv" 2>/dev/null; then
+  for bad in "$tmp/fifo.csv" /dev/zero; do
+    ts_within 10 merge -o "$tmp/bad-merge.csv" "$tmp/shard1.csv" "$bad"
+    [ "$rc" -eq 2 ] || fail_because "$bad: exit status $rc, expected 2 (124: still running after 10 s)"
+    grep -q "cannot merge $bad: it is not a regular file" "$tmp/err" ||
+      fail_because "$bad: stderr: $(head -c 200 "$tmp/err")"
+    [ -e "$tmp/bad-merge.csv" ] && fail_because "$bad: an output was left"
+  done
+  verdict "merge refuses a FIFO or a device as a shard at once (exit 2), naming it"
+else
+  skip "merge refuses a FIFO or a device as a shard at once (exit 2), naming it" "no mkfifo"
+fi
+
 # A shard with a line that is not a row: a cell too many, a quote left
 # open (which would swallow the rows after it).
 sed '5s/^/x,/' "$tmp/shard2.csv" >"$tmp/shard2-cell.csv"
@@ -361,6 +433,54 @@ for bad in open identity; do
     " (an identity line again, or not a whole JSON object"
 done
 verdict "JSON lines: whole shards merge; a row left open, or the identity again, is refused at its line"
+
+# --- line breaks in cells -----------------------------------------------------
+
+# A model's name may hold a line break: its cell is quoted, line break and
+# all (RFC 4180), and the row spans two lines. Resume and merge read such
+# a record whole, and count lines as a text editor does.
+sed 's/^name: .*/name: "a\\nb"/' "$srcdir/models/gpt3-125m.yaml" >"$tmp/nl-model.yaml"
+sed "s|^model: gpt3-125m|model: $tmp/nl-model.yaml|" "$tiny" >"$tmp/nl.yaml"
+set -- sweep "$tmp/nl.yaml" -j 2 --sweep parallel.micro_batch=1,2,4,8
+ts "$@" -o "$tmp/nl-full.csv"
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+if [ "$(grep -c ',"a$' "$tmp/nl-full.csv")" -ne 4 ] || [ "$(grep -c '^b",' "$tmp/nl-full.csv")" -ne 4 ]; then
+  fail_because "no four rows with the name's line break in a quoted cell"
+fi
+verdict "a model name with a line break sweeps to rows with the break in a quoted cell"
+
+cp "$tmp/nl-full.csv" "$tmp/nl-whole.csv"
+ts "$@" -o "$tmp/nl-whole.csv" --resume
+[ "$rc" -eq 0 ] || fail_because "a finished file: exit status $rc, expected 0"
+cmp -s "$tmp/nl-whole.csv" "$tmp/nl-full.csv" || fail_because "a finished file was changed"
+# Cut in the second row: before its line break (a quote open), just after
+# it (a quote open, yet the file ends in a line break), and after it.
+at=$(grep -b '^b",' "$tmp/nl-full.csv" | sed -n 2p | cut -d: -f1)
+for cut in $((at - 1)) "$at" $((at + 5)); do
+  head -c "$cut" "$tmp/nl-full.csv" >"$tmp/nl-cut.csv"
+  ts "$@" -o "$tmp/nl-cut.csv" --resume
+  [ "$rc" -eq 0 ] || fail_because "cut at byte $cut: exit status $rc, expected 0"
+  cmp -s "$tmp/nl-cut.csv" "$tmp/nl-full.csv" ||
+    fail_because "cut at byte $cut: the resumed file differs from a full run"
+done
+verdict "sweep --resume keeps rows with a quoted line break and completes a row cut inside one"
+
+ts "$@" --shard 1/2 -o "$tmp/nl1.csv"
+ts "$@" --shard 2/2 -o "$tmp/nl2.csv"
+ts merge "$tmp/nl-merged.csv" "$tmp/nl1.csv" "$tmp/nl2.csv"
+[ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
+cmp -s "$tmp/nl-merged.csv" "$tmp/nl-full.csv" || fail_because "the merged file differs from the unsharded one"
+verdict "shards with a quoted line break in their rows merge into the unsharded output"
+
+# A line that is no row, after rows of two lines each: cited at its line.
+{ cat "$tmp/nl-full.csv"; echo garbage; } >"$tmp/nl-edited.csv"
+ts "$@" -o "$tmp/nl-edited.csv" --resume
+[ "$rc" -eq 2 ] || fail_because "resume: exit status $rc, expected 2"
+grep -q 'nl-edited.csv:11: not a row of a sweep' "$tmp/err" ||
+  fail_because "resume: $(head -c 200 "$tmp/err")"
+{ head -n 4 "$tmp/nl2.csv"; echo garbage; tail -n +5 "$tmp/nl2.csv"; } >"$tmp/nl2-edited.csv"
+refused_merge "$tmp/nl1.csv" "$tmp/nl2-edited.csv" 5
+verdict "resume and merge cite a line that is no row by its line, counting a row's two lines"
 
 # --- zip ----------------------------------------------------------------------
 
@@ -435,6 +555,70 @@ ts merge "$tmp/zip-merged.csv" "$tmp/zip1.csv" "$tmp/zip2.csv" "$tmp/zip3.csv"
 [ "$rc" -eq 0 ] || fail_because "merge: exit status $rc"
 cmp -s "$tmp/zip-merged.csv" "$tmp/zip-full.csv" || fail_because "the merged file differs from the unsharded one"
 verdict "the shards of a zipped sweep merge into the unsharded output"
+
+# --- one writer per output; --force ---------------------------------------------
+
+# 2,560 GPT-3 175B points, a few seconds on one thread: long enough for
+# other sweeps to try the same output meanwhile.
+set -- sweep "$srcdir/experiments/gpt3-175b-selene.yaml" \
+  --sweep topology.inter_node.nics_per_node=1..8 --sweep parallel.global_batch=64..512x2 \
+  --sweep cost.gpu_hour_usd=1..80
+rm -f "$tmp/busy.csv"
+background_rows "$tmp/busy.csv" "$@" -j 1 -o "$tmp/busy.csv"
+for opt in "" --resume; do
+  # shellcheck disable=SC2086 # no option is no word
+  ts "$@" -j 1 -o "$tmp/busy.csv" $opt
+  [ "$rc" -eq 2 ] || fail_because "${opt:-no option}: exit status $rc, expected 2"
+  grep -q "another trainsim sweep is writing $tmp/busy.csv" "$tmp/err" ||
+    fail_because "${opt:-no option}: stderr: $(head -c 200 "$tmp/err")"
+done
+# Any sweep: --force of another (a quick one, which would be done and
+# have replaced the file while the first still wrote).
+ts sweep "$tiny" -o "$tmp/busy.csv" --force
+[ "$rc" -eq 2 ] || fail_because "--force: exit status $rc, expected 2"
+grep -q "another trainsim sweep is writing $tmp/busy.csv" "$tmp/err" ||
+  fail_because "--force: stderr: $(head -c 200 "$tmp/err")"
+kill -0 "$bg" 2>/dev/null ||
+  fail_because "the first sweep ended before the others tried: proves nothing (lengthen it)"
+wait "$bg" || fail_because "the first sweep: exit status not 0: $(head -c 200 "$tmp/bg-err")"
+bg=
+verdict "a second sweep, --resume or --force on an output being written is refused (exit 2)"
+
+# The reference: an uninterrupted run (which --force may start over).
+cp "$tmp/full.csv" "$tmp/long.csv"
+ts "$@" -j 2 -o "$tmp/long.csv" --force
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+[ -n "$(temp_of "$tmp/long.csv")" ] && fail_because "a temporary file was left"
+cmp -s "$tmp/busy.csv" "$tmp/long.csv" ||
+  fail_because "the first sweep's output differs from an uninterrupted run's"
+verdict "the output of the sweep the others tried is that of an uninterrupted run"
+[ "$(lines "$tmp/long.csv")" -eq 2562 ] || fail_because "$(lines "$tmp/long.csv") lines, expected 2562"
+verdict "sweep --force replaces a finished output once the sweep is done"
+
+# --force writes beside the file and renames over it at the end: killed
+# midway, the file is as it was. The temporary file holds the rows done:
+# removed on SIGTERM (and SIGINT, SIGHUP), left by SIGKILL.
+for sig in KILL TERM; do
+  cp "$tmp/full.csv" "$tmp/kept.csv"
+  background_rows "$tmp/kept.csv" "$@" -j 1 -o "$tmp/kept.csv" --force
+  ts "$@" -j 1 -o "$tmp/kept.csv" --resume
+  [ "$rc" -eq 2 ] || fail_because "SIG$sig: a --resume meanwhile: exit status $rc, expected 2"
+  kill -0 "$bg" 2>/dev/null || fail_because "SIG$sig: the sweep ended before it was killed"
+  kill -"$sig" "$bg" 2>/dev/null
+  wait "$bg" 2>/dev/null
+  bg=
+  cmp -s "$tmp/kept.csv" "$tmp/full.csv" || fail_because "SIG$sig: the file was changed"
+  t=$(temp_of "$tmp/kept.csv")
+  if [ "$sig" = KILL ]; then
+    [ -n "$t" ] || fail_because "SIGKILL: no temporary file with the rows done"
+    [ -n "$t" ] && [ "$(head -n 1 "$t")" != "$(head -n 1 "$tmp/long.csv")" ] &&
+      fail_because "SIGKILL: the temporary file is not the sweep's output"
+  else
+    [ -n "$t" ] && fail_because "SIGTERM: the temporary file $t was left"
+  fi
+  rm -f "$t"
+done
+verdict "sweep --force killed midway leaves the file byte for byte as it was"
 
 # --- bad input ----------------------------------------------------------------
 

@@ -18,16 +18,17 @@ cli_merge (int argc, char **argv)
     "Joins the outputs of 'trainsim sweep --shard K/N', K = 1 ... N, into\n"
     "OUT: the same bytes as the sweep run unsharded. Row j of shard K is\n"
     "point j * N + K - 1, so merge needs all N shards, complete, in K order\n"
-    "(1/N first); their headers must match. CSV or JSON lines, as written.\n"
+    "(1/N first); their headers must match. CSV or JSON lines, as written\n"
+    "(a CSV row spans lines where a quoted cell holds a line break).\n"
     "OUT is written to a temporary file renamed into place. An existing OUT\n"
     "that looks like a sweep's shard (or a merge), of any sweep, is replaced\n"
     "only when given with -o, so that 'merge SHARD1 SHARD2', OUT forgotten,\n"
     "cannot overwrite SHARD1.");
   g_option_context_set_description (context,
     "Exit status: 0 success; 1 the output could not be written; 2 bad\n"
-    "usage, a shard that cannot be read, or shards that do not fit together\n"
-    "(headers that differ, a line that is not a row, a partial last row, row\n"
-    "counts of shards missing or out of order).");
+    "usage, a shard that cannot be read or is not a regular file, or shards\n"
+    "that do not fit together (headers that differ, a line that is not a\n"
+    "row, a partial last row, row counts of shards missing or out of order).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;

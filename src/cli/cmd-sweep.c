@@ -155,8 +155,9 @@ cli_sweep (int argc, char **argv)
       "Keep the complete rows of the --output file and run the points after "
       "them", NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
-      "Replace an existing --output file (without it, or --resume, one that "
-      "holds rows is refused)", NULL },
+      "Replace an existing --output file once the sweep is done; until then "
+      "the rows go to .FILE.XXXXXX beside it (without --force, or --resume, "
+      "a file that holds rows is refused)", NULL },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard,
       "Run shard K of N: the points i with i % N == K - 1 (join the N "
       "outputs with trainsim merge)", "K/N" },
@@ -184,7 +185,8 @@ cli_sweep (int argc, char **argv)
     "values, status (ok, infeasible or oom), reason, then the fields of\n"
     "'trainsim run --format csv'. Rows are written in point order as the\n"
     "points finish, so an interrupted sweep keeps the rows of the points\n"
-    "before it; --resume runs the rest. A progress line is drawn on stderr\n"
+    "before it; --resume runs the rest. One sweep at a time writes a file:\n"
+    "it is locked while the sweep runs. A progress line is drawn on stderr\n"
     "when it is a terminal.");
   g_option_context_set_description (context,
     "Shards: run --shard 1/N ... N/N with -o each (a job array), then\n"
@@ -200,7 +202,9 @@ cli_sweep (int argc, char **argv)
     "Exit status: 0 success (whatever the points' statuses); 1 an output\n"
     "could not be written; 2 bad usage or bad input (an empty axis, an\n"
     "unknown key, an empty range, zipped axes of different lengths, a key\n"
-    "both zipped and swept, too many points, an error in the file).");
+    "both zipped and swept, too many points, an error in the file, an\n"
+    "output that another trainsim sweep is writing, or --resume of a file\n"
+    "that is not a regular file or not this sweep's).");
 #ifdef HAVE_MPI
   int rank = 0;
   if (sweep_mpi_launched (&rank))

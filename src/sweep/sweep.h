@@ -62,31 +62,42 @@ typedef struct {
   guint shard_k, shard_n; /* run shard K of N (1 <= K <= N); 1 of 1: every point */
   const char *output;     /* a file, or NULL for stdout */
   gboolean resume;        /* keep OUTPUT's complete rows, run the rest */
-  gboolean force;         /* replace an existing OUTPUT (else refused) */
+  gboolean force;         /* replace an existing OUTPUT once the sweep is
+                           * done (else refused) */
 } SweepOptions;
 
 /* Runs the points of the shard and writes a row per point to the output:
- * CSV (the sweep's identity as a comment line, a header, then rows) or
- * JSON lines (the identity as the first object). A row is written once the rows
- * of the points before it are, and the output is flushed after each write,
- * so an interrupted sweep leaves the rows of a prefix of its points (and
- * perhaps a partial last line, which --resume cuts away). A point whose
+ * CSV (the sweep's identity as a comment line, a header, then rows; a
+ * quoted cell may hold a line break, RFC 4180) or JSON lines (the
+ * identity as the first object). A row is written once the rows of the
+ * points before it are, and the output is flushed after each write, so an
+ * interrupted sweep leaves the rows of a prefix of its points (and
+ * perhaps a partial last row, which --resume cuts away). A point whose
  * plan cannot run, or does not fit in memory, is a row with its status and
- * reason. Fails with TS_ERROR_IO when the output cannot be written, and
- * TS_ERROR_INPUT when a file to resume is not this sweep's. */
+ * reason. OUTPUT, a regular file, is locked for the whole run: while one
+ * sweep writes it, another (a --resume, a --force) is refused. Under
+ * --force an OUTPUT with something in it is replaced only when the sweep
+ * is done: the rows go to a temporary file beside it, .NAME.XXXXXX,
+ * renamed over it then (removed on a failure or SIGINT, SIGTERM, SIGHUP;
+ * a SIGKILL leaves it). Fails with TS_ERROR_IO when the output cannot be
+ * written; TS_ERROR_INPUT when a file to resume is not this sweep's or is
+ * not a regular file; TS_ERROR_USAGE when OUTPUT holds rows and neither
+ * --resume nor --force is given, or another process holds its lock. */
 gboolean sweep_run (const Sweep *sweep, const SweepOptions *options,
                     GError **error);
 
 /* Joins the outputs of the N shards of a sweep, INPUTS (N paths, shard 1
- * first), into OUTPUT ("-" for stdout; a file is written to a temporary
- * file renamed into place): the same bytes as the sweep run unsharded.
+ * first, regular files), into OUTPUT ("-" for stdout; a file is written
+ * to a temporary file renamed into place): the same bytes as the sweep
+ * run unsharded.
  * Without REPLACE, an existing OUTPUT that starts as the shards do (a
  * shard named where the output was meant) is not replaced. Fails
  * (TS_ERROR_INPUT) when a shard's first line (its sweep's identity) is
  * not shard K of the same sweep for the K-th input, the headers differ, a
  * shard ends in a partial row, or its rows are not exactly its shard's;
  * TS_ERROR_USAGE when OUTPUT is a shard or is not replaced; TS_ERROR_INPUT
- * when a shard cannot be read; TS_ERROR_IO when OUTPUT cannot be written. */
+ * when a shard cannot be read or is not a regular file; TS_ERROR_IO when
+ * OUTPUT cannot be written. */
 gboolean sweep_merge (const char *output, const char *const *inputs,
                       guint n_inputs, gboolean replace, GError **error);
 
