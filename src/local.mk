@@ -5,6 +5,7 @@ libtrainsim_la_SOURCES = \
 	src/base/simtime.h \
 	src/base/errors.h src/base/errors.c \
 	src/base/units.h src/base/units.c \
+	src/base/ledger.h src/base/ledger.def src/base/ledger.c \
 	src/base/input.h src/base/input.c \
 	src/base/progress.h src/base/progress.c \
 	src/base/outfile.h src/base/outfile.c \
@@ -35,7 +36,8 @@ libtrainsim_la_SOURCES = \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
-	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c
+	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c \
+	src/cli/cmd-constants.c
 libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
 # Built with --with-mpi only: the default build has no MPI code at all.
 if WITH_MPI

@@ -69,3 +69,6 @@ tests_test_goodput_CFLAGS = $(TEST_CFLAGS)
 tests_test_goodput_LDADD = $(TEST_LIBS)
 TESTS += tests/test-goodput tests/plan.sh
 EXTRA_DIST += tests/plan.sh
+# The ledger of constants (issue 37): sources, kinds, roles, the code.
+TESTS += tests/ledger.sh
+EXTRA_DIST += tests/ledger.sh

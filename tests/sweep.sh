@@ -656,4 +656,19 @@ ts sweep "$exp" -o "$tmp/no/such/dir/rows.csv"
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (an I/O failure)"
 verdict "sweep -o into a missing directory exits 1"
 
+
+# A point whose fabric background leaves a link nothing (load 0.9 with
+# congestion_exponent 1000) is an infeasible row saying why: it aborted
+# the flow model, and with it the whole sweep.
+"$TRAINSIM" sweep "$srcdir/tests/data/bad/valid.yaml" \
+  --set topology.inter_node.fabric.background.load=0.9 \
+  --sweep topology.inter_node.fabric.background.congestion_exponent=0.5,1000 \
+  -o "$tmp/background.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q '^0\.5,ok,' "$tmp/background.csv" || fail_because "no ok row for exponent 0.5"
+grep -q '^1000,infeasible,".*leaves the job 0 of each shared link' "$tmp/background.csv" ||
+  fail_because "no infeasible row saying why: $(grep '^1000' "$tmp/background.csv")"
+verdict "sweep: a background that leaves a link nothing is an infeasible row"
+
 finish

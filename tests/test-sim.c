@@ -3,6 +3,7 @@
 #include <check.h>
 #include <math.h>
 #include <string.h>
+#include "base/ledger.h"
 #include "base/errors.h"
 #include "config/framework.h"
 #include "graph/transformer.h"
@@ -231,10 +232,8 @@ END_TEST
  * copied, the two GEMMs of the product by v, softmax's backward (6 bytes a
  * score), the two of the scores, q's and k's gradients copied back. Its
  * FLOPs are the benchmark's: 3.5 x 4 b s^2 h d, halved when causal. The
- * figure's bars without the mask (fitted to, with the large-GEMM
- * efficiency of then, 0.76) are met within 18 % each and 5 % on average
- * (4.7 %; 0.58 would fit them best at 0.78, 3.9 %); those with it
- * (not fitted to) within 16 % each. */
+ * figure's bars without the mask were fitted to (with the large-GEMM
+ * efficiency of then, 0.76); those with it were not. */
 static double
 pytorch_attention_rate (const ComputeModel *cm, int64_t s, int64_t d,
                         gboolean causal)
@@ -263,6 +262,24 @@ pytorch_attention_rate (const ComputeModel *cm, int64_t s, int64_t d,
   return 3.5 * 4.0 * b * (double) s * s * h * d / (causal ? 2 : 1) / t / 1e12;
 }
 
+/* Mean |error| over the bars of one panel pair (causal or not). */
+static double
+pytorch_attention_error (const ComputeModel *cm, int causal,
+                         const double measured[2][5])
+{
+  double sum = 0;
+  for (int di = 0; di < 2; di++)
+    for (int si = 0; si < 5; si++)
+      sum += fabs (pytorch_attention_rate (cm, 512 << si, 64 << di, causal)
+                   / measured[di][si] - 1);
+  return sum / 10;
+}
+
+/* Relations, not bounds a hair above today's errors: HBM_EFFICIENCY is
+ * within 10 % of the value that fits the bars it was fitted to best today
+ * (a grid of 0.01); the model's rates rise with the sequence as the bars
+ * do; and the causal bars, never fitted to, are met within 10 % on
+ * average, the goal a validation file would have. */
 START_TEST (test_hbm_calibration)
 {
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
@@ -273,23 +290,27 @@ START_TEST (test_hbm_calibration)
     { { 36, 40, 43, 45, 46 }, { 53, 67, 76, 79, 86 } },
     { { 15, 16, 17, 18, 18 }, { 23, 28, 32, 32, 34 } },
   };
-  for (int causal = 0; causal < 2; causal++)
+  double best = 0, best_error = INFINITY;
+  for (int i = 30; i <= 95; i++)
     {
-      double sum = 0;
-      for (int di = 0; di < 2; di++)
-        for (int si = 0; si < 5; si++)
-          {
-            double got = pytorch_attention_rate (&cm, 512 << si, 64 << di, causal);
-            double err = got / measured[causal][di][si] - 1;
-            sum += fabs (err);
-            ck_assert_msg (fabs (err) < (causal ? 0.16 : 0.18),
-                           "causal %d, d %d, s %d: %.1f TFLOP/s against %.0f",
-                           causal, 64 << di, 512 << si, got,
-                           measured[causal][di][si]);
-          }
-      if (!causal)
-        ck_assert_msg (sum / 10 < 0.05, "mean error %.3f", sum / 10);
+      ComputeModel trial = cm;
+      trial.hbm_efficiency = i / 100.0;
+      double error = pytorch_attention_error (&trial, 0, measured[0]);
+      if (error < best_error)
+        best = trial.hbm_efficiency, best_error = error;
     }
+  ck_assert_msg (fabs (LEDGER (HBM_EFFICIENCY) / best - 1) < 0.10,
+                 "HBM_EFFICIENCY %.2f, best fit today %.2f (%.1f %%)",
+                 LEDGER (HBM_EFFICIENCY), best, 100 * best_error);
+  for (int causal = 0; causal < 2; causal++)
+    for (int di = 0; di < 2; di++)
+      for (int si = 1; si < 5; si++)
+        ck_assert_msg (pytorch_attention_rate (&cm, 512 << si, 64 << di, causal)
+                       > pytorch_attention_rate (&cm, 256 << si, 64 << di, causal),
+                       "causal %d, d %d: slower at %d than at %d tokens", causal,
+                       64 << di, 512 << si, 256 << si);
+  double held_out = pytorch_attention_error (&cm, 1, measured[1]);
+  ck_assert_msg (held_out < 0.10, "causal bars: mean error %.1f %%", 100 * held_out);
 }
 END_TEST
 

@@ -27,6 +27,8 @@ static const Subcommand subcommands[] = {
     "plan a whole training run: days, cost, failures and checkpoints" },
   { "collective", cli_collective,
     "time a collective over message sizes, as nccl-tests prints it" },
+  { "constants", cli_constants,
+    "list the models' constants, their sources and how each was chosen" },
 };
 
 static void
@@ -233,8 +235,11 @@ run_command (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (cmd, subcommands[i].name) == 0)
       return subcommands[i].fn (argc - 1, argv + 1);
-  fprintf (stderr, "trainsim: unknown command '%s' (known: run, validate, sweep, merge, plot, search, plan, collective)\n"
-                   "Try 'trainsim --help'.\n", cmd);
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    g_string_append_printf (known, "%s%s", i ? ", " : "", subcommands[i].name);
+  fprintf (stderr, "trainsim: unknown command '%s' (known: %s)\n"
+                   "Try 'trainsim --help'.\n", cmd, known->str);
   return 2;
 }
 

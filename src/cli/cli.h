@@ -16,6 +16,7 @@ int cli_plot (int argc, char **argv);
 int cli_search (int argc, char **argv);
 int cli_plan (int argc, char **argv);
 int cli_collective (int argc, char **argv);
+int cli_constants (int argc, char **argv);
 
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
  * returns the exit status the error maps to. */

@@ -101,6 +101,7 @@ static const Field intra_node_fields[] = {
   F ("link", F_ENUM, IntraNodeSpec, link, .arg = SPEC_ENUM_LINK),
   F ("bandwidth", F_UNIT, IntraNodeSpec, bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("latency", F_UNIT, IntraNodeSpec, latency, .arg = UNIT_TIME),
+  F ("efficiency", F_FRACTION, IntraNodeSpec, efficiency),
   END
 };
 
@@ -129,6 +130,7 @@ static const Field inter_node_fields[] = {
   F ("nics_per_node", F_INT, InterNodeSpec, nics_per_node, REQUIRED),
   F ("nic_bandwidth", F_UNIT, InterNodeSpec, nic_bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("latency", F_UNIT, InterNodeSpec, latency, .arg = UNIT_TIME),
+  F ("efficiency", F_FRACTION, InterNodeSpec, efficiency),
   F ("fabric", F_MAP, InterNodeSpec, fabric, .sub = fabric_fields),
   F ("nic_path", F_ENUM, InterNodeSpec, nic_path, .arg = SPEC_ENUM_NIC_PATH),
   F ("nic_of_gpu", F_INT_LIST, InterNodeSpec, nic_of_gpu, .arg = 0,
@@ -638,9 +640,8 @@ framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
       return FALSE;
     }
   if (!p || !ytree_map_find (p, "bucket_size"))
-    e->parallel.bucket_bytes = f->bucket_bytes > 0 ? f->bucket_bytes
-      : f->bucket_elements
-        * spec_precision_bytes (e->parallel.grad_reduce_precision);
+    e->parallel.bucket_bytes
+      = framework_bucket_bytes (f, e->parallel.grad_reduce_precision);
   return TRUE;
 }
 

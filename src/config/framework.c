@@ -1,6 +1,7 @@
 /* framework.c: the framework profiles (framework.h), each read from the
  * framework's code at the versions named; the comments say where. */
 #include "config/framework.h"
+#include "base/ledger.h"
 
 #include <string.h>
 
@@ -132,11 +133,24 @@
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
-/* Gradient buckets: PyTorch DDP's bucket_cap_mb = 25 (MiB), which
- * Megatron-LM's --DDP-impl torch wraps; DeepSpeed's reduce_bucket_size
- * default, 5e8 elements (deepspeed/runtime/zero/config.py). */
-#define TORCH_DDP_BUCKET (25.0 * 1024 * 1024)
-#define DEEPSPEED_BUCKET 5e8
+/* Gradient buckets (the ledger's rows): PyTorch DDP's bucket_cap_mb = 25
+ * (MiB), TORCH_DDP_BUCKET_BYTES, which Megatron-LM's --DDP-impl torch
+ * wraps; DeepSpeed's reduce_bucket_size default, 5e8 elements
+ * (deepspeed/runtime/zero/config.py), DEEPSPEED_BUCKET_ELEMENTS. */
+double
+framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
+{
+  switch (f->bucket)
+    {
+    case BUCKET_TORCH_DDP:
+      return LEDGER (TORCH_DDP_BUCKET_BYTES);
+    case BUCKET_DEEPSPEED:
+      return LEDGER (DEEPSPEED_BUCKET_ELEMENTS) * spec_precision_bytes (grad);
+    case BUCKET_PER_MODULE:
+    default:
+      return 0;
+    }
+}
 
 #define NO(why) { FALSE, why }
 #define YES { TRUE, NULL }
@@ -156,7 +170,7 @@
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 " \
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
-    .bucket_elements = DEEPSPEED_BUCKET, \
+    .bucket = BUCKET_DEEPSPEED, \
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD, \
     .fused_softmax_keys = 2048   /* the Megatron model it runs, as v2.6 */
 
@@ -175,7 +189,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
-    .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 2048,
+    .bucket = BUCKET_TORCH_DDP, .fused_softmax_keys = 2048,
     .source = MEGATRON_V2,
   },
   {
@@ -190,7 +204,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
-    .bucket_bytes = TORCH_DDP_BUCKET, .fused_softmax_keys = 4096,
+    .bucket = BUCKET_TORCH_DDP, .fused_softmax_keys = 4096,
     .source = MEGATRON_V3,
   },
   {
@@ -206,7 +220,7 @@ static const FrameworkProfile profiles[] = {
     .max_zero = 3, .max_zero_with_pp = 1, .zero1 = TRUE,
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 "
                    "(deepspeed/runtime/pipe/engine.py)",
-    .offload = YES, .bucket_elements = DEEPSPEED_BUCKET,
+    .offload = YES, .bucket = BUCKET_DEEPSPEED,
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,

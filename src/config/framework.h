@@ -27,6 +27,15 @@ typedef struct {
   const char *why;
 } FrameworkRule;
 
+/* The gradient bucket a framework reduces by default: one per module (as
+ * FSDP reduces each unit's gradients), PyTorch DDP's bytes, or
+ * DeepSpeed's elements (the ledger's rows, framework.c). */
+typedef enum {
+  BUCKET_PER_MODULE,
+  BUCKET_TORCH_DDP,
+  BUCKET_DEEPSPEED,
+} FrameworkBucket;
+
 struct FrameworkProfile {
   FrameworkId id;
   const char *name;          /* as written in `framework:` */
@@ -59,10 +68,8 @@ struct FrameworkProfile {
    * the gradients are held in the run's precision. */
   gboolean main_grad_buffer;
   gboolean dp_overlap;                 /* parallel.gradient_bucketing */
-  /* parallel.bucket_size: bytes (bucket_bytes), or elements of the
-   * gradients' type (bucket_elements), or neither (0, 0): a bucket per
-   * module, as FSDP reduces each unit's gradients. */
-  double bucket_bytes, bucket_elements;
+  /* parallel.bucket_size's default (framework_bucket_bytes). */
+  FrameworkBucket bucket;
   /* And what the step builder does. */
   gboolean zero2_every_micro_batch;    /* ZeRO-2 reduces every micro-batch */
   gboolean zero3_per_tensor;           /* ZeRO-3 gathers tensor by tensor,
@@ -127,3 +134,7 @@ Precision framework_grad_reduce_precision (const FrameworkProfile *f,
 /* The gradient accumulation the framework uses at PRECISION. */
 GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,
                                               Precision precision);
+
+/* parallel.bucket_size's default under F, in bytes, for gradients
+ * reduced in GRAD precision; 0: a bucket per module. */
+double framework_bucket_bytes (const FrameworkProfile *f, Precision grad);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <glib.h>
+#include "base/ledger.h"
 
 #define SPEC_UNSET (-1.0)
 
@@ -264,14 +265,19 @@ typedef struct {
   LinkKind link;
   double bandwidth;   /* bytes/s per GPU per direction */
   double latency;     /* seconds per hop */
+  /* The fraction of the bandwidth a large collective reaches; 0: the link
+   * kind's (the ledger's; `trainsim calibrate` fits one). Last, so that
+   * positional initializers leave it unset. */
+  double efficiency;
 } IntraNodeSpec;
 
 /* Other jobs' traffic on the fabric (inter_node.fabric.background). A
  * bursty load is on in SPEC_BURST_DUTY of the time, at load / duty, and
  * off otherwise: the same mean. The duty is an ASSUMPTION (no published
- * trace of other jobs' traffic fixes it): half the time, so a burst is
- * twice the mean load and the mean must stay under 0.5. */
-#define SPEC_BURST_DUTY 0.5
+ * trace of other jobs' traffic fixes it; the ledger's BURST_DUTY): half
+ * the time, so a burst is twice the mean load and the mean must stay
+ * under 0.5. */
+#define SPEC_BURST_DUTY LEDGER (BURST_DUTY)
 
 /* What a job keeps of a link that other jobs load by `load` (in [0, 1)):
  * (1 - load)^exponent; exactly 1 at load 0 (net/net.c gives the measured
@@ -335,6 +341,7 @@ typedef struct {
    * node's gpus_per_node GPUs; 0 entries given: GPUs split evenly over
    * the NICs in order, which needs the one count to divide the other. */
   SpecIntList nic_of_gpu;
+  double efficiency;    /* as IntraNodeSpec's, for the NICs; last */
 } InterNodeSpec;
 
 /* A node's CPUs, from which the CPU's Adam rate follows (hw/host.h). */

@@ -1,8 +1,12 @@
 /* device.c: the compute cost model and its calibration; see device.h. */
 #include "hw/device.h"
+#include "base/ledger.h"
 #include <math.h>
 
 /* ---- calibration: one set for every case ------------------------------
+ * The values, their sources and kinds are in the ledger
+ * (src/base/ledger.def, read as LEDGER (NAME)); why each is what it is
+ * stays here.
  *
  * MATMUL_EFFICIENCY: the fraction of peak that Megatron's large GEMMs
  *   sustain in training. The best A100 BF16 GEMM benchmark reaches 86 %
@@ -83,16 +87,10 @@
  *   Karpathy, karpathy/nanoGPT commit 77e7e04c, 2023-02-04, A100s): that
  *   layer ran 2 to 2.7 times slower at the odd size, against 3.2-3.6
  *   here for its GEMMs alone.
- * LAUNCH_FLOOR_S: no kernel takes less than a launch, about 4 us on a
- *   busy CUDA stream (nsys traces of Megatron show 3-5 us gaps). */
-#define MATMUL_EFFICIENCY     0.785
-#define HBM_EFFICIENCY        0.61
-#define GEMM_K_HALF           256.0
-#define GEMM_UNALIGNED        0.67
-#define GEMM_ODD              0.3
-#define GEMM_ALIGN_BYTES      16
-#define LAUNCH_FLOOR_S        4e-6
-/* HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
+ * LAUNCH_FLOOR_S: no kernel takes less than a launch on a busy CUDA
+ *   stream: 3.8 us a launch for a 2.9 us kernel launched back to back
+ *   (A. Gray, "Getting Started with CUDA Graphs", NVIDIA blog, 2019).
+ * HOST_LAUNCH_S: the host thread's time to issue one kernel from eager
  *   PyTorch: Python, the module and autograd layers, the dispatcher and
  *   the CUDA launch. Measured bounds: 8 us for a bare torch.add from
  *   Python on an A100 host (flagos-ai/Torch-FL PR #27, 2026, its table
@@ -101,16 +99,15 @@
  *   53.7 ms of host time, A6000); the CUDA runtime call alone is 5-20 us
  *   (Meta's Holistic Trace Analysis docs, cuda_kernel_launch_stats).
  *   Megatron issues its layers as module-level eager code: the upper
- *   bound. A topology's host.kernel_launch overrides it. Not fitted. */
-#define HOST_LAUNCH_S         45e-6
-/* OP_LAUNCH_S: one op issued below Python, through PyTorch's dispatcher
+ *   bound was taken. Within the measured range only vtrain-single's runs
+ *   constrain the choice, so the ledger counts it fitted to that file,
+ *   which is calibration. A topology's host.kernel_launch overrides it.
+ * OP_LAUNCH_S: one op issued below Python, through PyTorch's dispatcher
  *   and the CUDA launch: the 8 us of a bare torch.add above (its Python
- *   part included, so an upper bound). Not fitted. */
-#define OP_LAUNCH_S           8e-6
-/* A100_SMS: an A100's streaming multiprocessors (NVIDIA A100 Tensor Core
+ *   part included, so an upper bound). Not fitted.
+ * A100_SMS: an A100's streaming multiprocessors (NVIDIA A100 Tensor Core
  *   GPU Architecture whitepaper, 2020: 108 SMs), for a device profile
  *   that does not give its own `sms`. */
-#define A100_SMS              108
 
 void
 compute_model_init (ComputeModel *cm, const DeviceSpec *device,
@@ -119,19 +116,19 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
   cm->peak_flops = device->peak_flops[precision];
   cm->hbm_bandwidth = device->hbm_bandwidth;
   cm->matmul_efficiency = device->matmul_efficiency > 0
-    ? device->matmul_efficiency : MATMUL_EFFICIENCY;
+    ? device->matmul_efficiency : LEDGER (MATMUL_EFFICIENCY);
   cm->hbm_efficiency = device->hbm_efficiency > 0
-    ? device->hbm_efficiency : HBM_EFFICIENCY;
+    ? device->hbm_efficiency : LEDGER (HBM_EFFICIENCY);
   if (compute->matmul_efficiency > 0)
     cm->matmul_efficiency = compute->matmul_efficiency;
   if (compute->hbm_efficiency > 0)
     cm->hbm_efficiency = compute->hbm_efficiency;
   cm->mfu = compute->mfu > 0 ? compute->mfu : 0;
-  cm->launch_floor_s = LAUNCH_FLOOR_S;
+  cm->launch_floor_s = LEDGER (LAUNCH_FLOOR_S);
   /* The flat model prices FLOPs only, as cost tables do. */
-  cm->host_launch_s = cm->mfu > 0 ? 0 : HOST_LAUNCH_S;
-  cm->op_launch_s = cm->mfu > 0 ? 0 : OP_LAUNCH_S;
-  cm->sms = device->sms > 0 ? device->sms : A100_SMS;
+  cm->host_launch_s = cm->mfu > 0 ? 0 : LEDGER (HOST_LAUNCH_S);
+  cm->op_launch_s = cm->mfu > 0 ? 0 : LEDGER (OP_LAUNCH_S);
+  cm->sms = device->sms > 0 ? device->sms : (int) LEDGER (A100_SMS);
   cm->bytes_per_element = spec_precision_bytes (precision);
 }
 
@@ -161,16 +158,9 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
  * 512-16k takes the nearest end's rate, and a head dimension between 64
  * and 128 (or outside) is interpolated (or takes the nearest). */
 #define ATTN_POINTS 6
-#define ATTN_BENCH_PEAK 312e12
-/* Query rows per thread block: FlashAttention's kernels tile the queries
- * in blocks of 128 rows, one block per (sequence, head, row block). */
-#define ATTN_BLOCK_ROWS 128
-static const double attention_rate[ATTENTION_N][2][ATTN_POINTS] = {
-  [ATTENTION_FLASH1] = { { 58, 70, 77, 87, 92, 97 },
-                         { 55, 62, 69, 76, 80, 83 } },
-  [ATTENTION_FLASH2] = { { 88, 119, 140, 156, 165, 171 },
-                         { 99, 133, 155, 173, 182, 189 } },
-};
+/* Query rows per thread block (ATTN_BLOCK_ROWS): FlashAttention's kernels
+ * tile the queries in blocks of 128 rows, one block per (sequence, head,
+ * row block). */
 
 /* Rate at head dimension row (0: 64, 1: 128), linear in log2 of s. */
 static double
@@ -179,8 +169,9 @@ attention_rate_at (Attention impl, int row, int64_t s)
   double x = log2 ((double) s) - 9;   /* 0 at 512, 5 at 16k */
   x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
   int i = MIN ((int) x, ATTN_POINTS - 2);
-  const double *r = attention_rate[impl == ATTENTION_FLASH1_TRITON
-                                   ? ATTENTION_FLASH1 : impl][row];
+  /* flash1-triton runs at flash1's rates (above). */
+  const double *r = (impl == ATTENTION_FLASH2 ? LEDGER_VALUES (ATTN_FLASH2_TFLOPS)
+                     : LEDGER_VALUES (ATTN_FLASH1_TFLOPS)) + row * ATTN_POINTS;
   return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12;
 }
 
@@ -204,8 +195,9 @@ attention_efficiency (const ComputeModel *cm, const Kernel *a)
   double dx = CLAMP (((double) a->k - 64) / 64, 0.0, 1.0);
   double rate = (1 - dx) * attention_rate_at (a->attention, 0, a->m)
                 + dx * attention_rate_at (a->attention, 1, a->m);
-  int64_t rows = (a->m + ATTN_BLOCK_ROWS - 1) / ATTN_BLOCK_ROWS;
-  return rate / ATTN_BENCH_PEAK * wave_efficiency (cm, (double) a->batch * rows);
+  int64_t block = (int64_t) LEDGER (ATTN_BLOCK_ROWS);
+  int64_t rows = (a->m + block - 1) / block;
+  return rate / LEDGER (ATTN_BENCH_PEAK) * wave_efficiency (cm, (double) a->batch * rows);
 }
 
 /* The rate a GEMM keeps for one of its sizes: full where it is a multiple
@@ -215,8 +207,8 @@ static double
 size_alignment (const ComputeModel *cm, int64_t size)
 {
   double bytes = (double) (size & -size) * cm->bytes_per_element;
-  return bytes >= GEMM_ALIGN_BYTES ? 1.0
-         : bytes >= 4 ? GEMM_UNALIGNED : GEMM_ODD;
+  return bytes >= LEDGER (GEMM_ALIGN_BYTES) ? 1.0
+         : bytes >= 4 ? LEDGER (GEMM_UNALIGNED) : LEDGER (GEMM_ODD);
 }
 
 /* Fraction of the large-GEMM rate this shape reaches: the last wave of
@@ -225,17 +217,19 @@ size_alignment (const ComputeModel *cm, int64_t size)
 static double
 gemm_shape_efficiency (const ComputeModel *cm, const Kernel *g)
 {
-  static const int64_t tile_big[] = { 256, 128 }, tile_small[] = { 128, 128 };
+  /* GEMM_TILES: long side, short side of each tile, in turn. */
+  const double *tile = LEDGER_VALUES (GEMM_TILES);
+  int n_tiles = ledger_entries[LEDGER_GEMM_TILES].n_values / 2;
   int64_t big = MAX (g->m, g->n), small = MIN (g->m, g->n);
   double fill = 0;   /* the better tile's wave efficiency */
-  for (size_t i = 0; i < G_N_ELEMENTS (tile_big); i++)
+  for (int i = 0; i < n_tiles; i++)
     {
-      double tiles = (double) g->batch
-                     * (double) ((big + tile_big[i] - 1) / tile_big[i])
-                     * (double) ((small + tile_small[i] - 1) / tile_small[i]);
+      int64_t tb = (int64_t) tile[2 * i], ts = (int64_t) tile[2 * i + 1];
+      double tiles = (double) g->batch * (double) ((big + tb - 1) / tb)
+                     * (double) ((small + ts - 1) / ts);
       fill = MAX (fill, wave_efficiency (cm, tiles));
     }
-  double k_eff = (double) g->k / ((double) g->k + GEMM_K_HALF);
+  double k_eff = (double) g->k / ((double) g->k + LEDGER (GEMM_K_HALF));
   /* Every size counts, as a kernel does not say which are leading
    * dimensions (a weight gradient makes the tokens one); the narrowest
    * decides the kernel, and their OR's lowest set bit is the narrowest's. */

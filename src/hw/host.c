@@ -27,12 +27,17 @@
  * one row, which is not a training measurement of trainsim's. */
 #include "hw/host.h"
 
-#define ADAM_VECTOR_INSTRUCTIONS 16.0
-#define ADAM_BYTES_PER_PARAM     40.0
-#define REF_PARAMS_PER_S         (10e9 / 2.57)
-#define REF_MEMORY_BANDWIDTH     (2 * 6 * 2666e6 * 8)
-#define MEMORY_EFFICIENCY \
-  (REF_PARAMS_PER_S * ADAM_BYTES_PER_PARAM / REF_MEMORY_BANDWIDTH)
+#include "base/ledger.h"
+
+/* The values: the ledger's ADAM_VECTOR_INSTRUCTIONS,
+ * ADAM_CPU_BYTES_PER_PARAM, CPU_ADAM_REF_PARAMS_PER_S and
+ * CPU_ADAM_REF_MEMORY_BANDWIDTH (src/base/ledger.def). */
+static double
+memory_efficiency (void)
+{
+  return LEDGER (CPU_ADAM_REF_PARAMS_PER_S) * LEDGER (ADAM_CPU_BYTES_PER_PARAM)
+         / LEDGER (CPU_ADAM_REF_MEMORY_BANDWIDTH);
+}
 
 double
 host_cpu_adam_rate (const HostSpec *host)
@@ -43,8 +48,8 @@ host_cpu_adam_rate (const HostSpec *host)
   if (c->sockets <= 0)
     return SPEC_UNSET;
   double issue = c->sockets * (double) c->cores * c->frequency
-                 * (c->simd_bits / 32.0) / ADAM_VECTOR_INSTRUCTIONS;
-  double memory = c->memory_bandwidth * MEMORY_EFFICIENCY
-                  / ADAM_BYTES_PER_PARAM;
+                 * (c->simd_bits / 32.0) / LEDGER (ADAM_VECTOR_INSTRUCTIONS);
+  double memory = c->memory_bandwidth * memory_efficiency ()
+                  / LEDGER (ADAM_CPU_BYTES_PER_PARAM);
   return MIN (issue, memory);
 }

@@ -34,8 +34,8 @@
  *    isolating victims as De Sensi et al., SC20 (arXiv 2008.08886)
  *    describe it.
  *  infiniband-ndr, roce, omni-path: assumed equal to HDR until measured. */
-#define IB_CONGESTION_EXPONENT 0.70
-#define SLINGSHOT_CONGESTION_EXPONENT 0.017
+/* (The values: the ledger's IB_CONGESTION_EXPONENT and
+ * SLINGSHOT_CONGESTION_EXPONENT, src/base/ledger.def.) */
 
 /* ---- link calibration: one row per link kind ---------------------------
  * efficiency: the fraction of the line rate a large collective reaches.
@@ -65,77 +65,67 @@
  *    latency is a starting point (topology files give their own).
  *  roce, omni-path: assumed equal to HDR until measured. */
 typedef struct {
-  double efficiency;
-  double latency_s;
+  LedgerId efficiency;
+  LedgerId latency_s;
   /* What a job keeps of a fabric link that other jobs load by a share L:
    * (1 - L)^congestion_exponent (net_background_keep_at; sources in the
-   * fabric responses above). Links inside a node carry no other
-   * job's traffic: theirs is never used. */
-  double congestion_exponent;
+   * fabric responses above). Links inside a node carry no other job's
+   * traffic: theirs is never read. */
+  LedgerId congestion_exponent;
 } LinkCalibration;
 
+/* Each link kind's rows of the ledger (src/base/ledger.def). */
 static const LinkCalibration link_calibration[LINK_N] = {
-  [LINK_NVSWITCH]       = { 0.77, 2e-6, 1 },
-  [LINK_NVLINK]         = { 0.77, 2e-6, 1 },
-  [LINK_PCIE]           = { 0.84, 2e-6, 1 },
-  [LINK_INFINIBAND_HDR] = { 0.96, 5e-6, IB_CONGESTION_EXPONENT },
-  [LINK_INFINIBAND_NDR] = { 0.96, 5e-6, IB_CONGESTION_EXPONENT },
-  [LINK_SLINGSHOT_11]   = { 0.907, 3e-6, SLINGSHOT_CONGESTION_EXPONENT },
-  [LINK_ROCE]           = { 0.96, 5e-6, IB_CONGESTION_EXPONENT },
-  [LINK_OMNI_PATH]      = { 0.96, 5e-6, IB_CONGESTION_EXPONENT },
+  [LINK_NVSWITCH]       = { LEDGER_NVLINK_EFFICIENCY, LEDGER_NVLINK_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_NVLINK]         = { LEDGER_NVLINK_EFFICIENCY, LEDGER_NVLINK_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_PCIE]           = { LEDGER_PCIE_EFFICIENCY, LEDGER_PCIE_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_INFINIBAND_HDR] = { LEDGER_IB_EFFICIENCY, LEDGER_IB_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_INFINIBAND_NDR] = { LEDGER_IB_EFFICIENCY, LEDGER_IB_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_SLINGSHOT_11]   = { LEDGER_SLINGSHOT_EFFICIENCY, LEDGER_SLINGSHOT_STEP_LATENCY_S,
+                            LEDGER_SLINGSHOT_CONGESTION_EXPONENT },
+  [LINK_ROCE]           = { LEDGER_IB_EFFICIENCY, LEDGER_IB_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
+  [LINK_OMNI_PATH]      = { LEDGER_IB_EFFICIENCY, LEDGER_IB_STEP_LATENCY_S,
+                            LEDGER_IB_CONGESTION_EXPONENT },
 };
 
 /* ---- NCCL's cost model (src/graph/tuning.cc of NCCL 2.8) -----------------
  * Latencies in us per algorithm and protocol (LL, LL128, Simple): a base
  * per collective, and one per step on NVLink or on the network. Here a
  * topology's own latency is the Simple ring's step; the other algorithms
- * and protocols keep NCCL's ratios to it. */
-static const double base_latency_us[NET_ALGO_N][NET_PROTO_N] = {
-  [NET_ALGO_RING]         = { 3.6, 10.0, 8.4 },
-  [NET_ALGO_TREE]         = { 4.4, 4.4, 0.0 },
-  [NET_ALGO_HIERARCHICAL] = { 3.6, 10.0, 8.4 },
-  [NET_ALGO_DIRECT]       = { 3.6, 10.0, 8.4 },
-};
-static const double step_latency_us[2][NET_ALGO_N][NET_PROTO_N] = {
-  { /* NVLink */
-    [NET_ALGO_RING]         = { 0.47, 1.9, 3.4 },
-    [NET_ALGO_TREE]         = { 0.52, 1.2, 28 },
-    [NET_ALGO_HIERARCHICAL] = { 0.47, 1.9, 3.4 },
-    [NET_ALGO_DIRECT]       = { 0.47, 1.9, 3.4 },
-  },
-  { /* network */
-    [NET_ALGO_RING]         = { 2.7, 4.0, 9.6 },
-    [NET_ALGO_TREE]         = { 5.0, 8.5, 50 },
-    [NET_ALGO_HIERARCHICAL] = { 2.7, 4.0, 9.6 },
-    [NET_ALGO_DIRECT]       = { 2.7, 4.0, 9.6 },
-  },
-};
-/* Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
+ * and protocols keep NCCL's ratios to it.
+ * Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
  * data and NCCL's model gives the ring 1/4 of the link (1/3 inside one
  * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
  * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
- * receives through the same NIC; tree 0.915, 7/9 inside one node). */
-#define RING_LL_FRACTION (1.0 / 4.0)
-#define RING_LL_ONE_NODE_FRACTION (1.0 / 3.0)
-#define TREE_LL_FRACTION (1.0 / 3.8)
-#define RING_LL128_FRACTION 0.92
-#define RING_LL128_ONE_PER_NODE_FRACTION 0.7
-#define TREE_LL128_FRACTION 0.915
-#define TREE_LL128_ONE_NODE_FRACTION (7.0 / 9.0)
-/* The tree keeps 0.9 of the links and at most 80 GB/s of bus bandwidth
- * on more than two nodes, 110 GB/s otherwise (105 and 130 with LL128 on
- * A100): NCCL's measured limits of its tree kernels. */
-#define TREE_FRACTION 0.9
-/* A multi-node ring all-reduce on a large buffer pays 1.9 x its latency
- * ("plateau effect of ring") once bytes >= ranks / 16 x 64 KiB. */
-#define RING_PLATEAU 1.9
+ * receives through the same NIC; tree 0.915, 7/9 inside one node).
+ * The tree keeps 0.9 of the links (TREE_FRACTION) and at most 80 GB/s of
+ * bus bandwidth on more than two nodes, 110 GB/s otherwise (105 and 130
+ * with LL128 on A100): NCCL's measured limits of its tree kernels.
+ * A multi-node ring all-reduce on a large buffer pays RING_PLATEAU (1.9)
+ * x its latency ("plateau effect of ring") once bytes >= ranks / 16 x 64
+ * KiB. The values are the ledger's rows of these names. */
+
+/* Seconds of NCCL's table TABLE (a ledger table: ring, then tree, each
+ * LL, LL128, Simple) for algorithm A and protocol P; hierarchical and
+ * direct collectives run rings and keep the ring's. */
+static double
+nccl_latency_s (LedgerId table, NetAlgo a, NetProto p)
+{
+  return ledger_entries[table].values[(a == NET_ALGO_TREE ? NET_PROTO_N : 0) + p]
+         * 1e-6;
+}
 
 static double
 tree_cap (int nodes, NetProto proto)
 {
-  if (nodes > 2)
-    return (proto == NET_PROTO_LL128 ? 105e9 : 80e9);
-  return (proto == NET_PROTO_LL128 ? 130e9 : 110e9);
+  const double *cap = LEDGER_VALUES (TREE_CAP_BYTES_PER_S);
+  return cap[(nodes > 2 ? 0 : 2) + (proto == NET_PROTO_LL128)];
 }
 
 void
@@ -147,9 +137,11 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
   net->algorithm = algorithm;
   net->ll128 = t->intra_node.link == LINK_NVSWITCH
                || t->intra_node.link == LINK_NVLINK;
-  net->intra_bandwidth = t->intra_node.bandwidth * intra->efficiency;
+  net->intra_bandwidth = t->intra_node.bandwidth
+    * (t->intra_node.efficiency > 0 ? t->intra_node.efficiency
+                                    : ledger_entries[intra->efficiency].value);
   net->intra_latency = t->intra_node.latency > 0 ? t->intra_node.latency
-                                                 : intra->latency_s;
+                                                 : ledger_entries[intra->latency_s].value;
   net->has_network = t->inter_node.nics_per_node > 0;
   if (!net->has_network)
     return;
@@ -157,8 +149,10 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
   const LinkCalibration *inter = &link_calibration[in->link];
   int gpn = t->gpus_per_node;
   net->nics = in->nics_per_node;
-  net->nic_bandwidth = in->nic_bandwidth * inter->efficiency;
-  net->inter_latency = in->latency > 0 ? in->latency : inter->latency_s;
+  net->nic_bandwidth = in->nic_bandwidth
+    * (in->efficiency > 0 ? in->efficiency : ledger_entries[inter->efficiency].value);
+  net->inter_latency = in->latency > 0 ? in->latency
+                                     : ledger_entries[inter->latency_s].value;
   net->nic_path = in->nic_path;
   /* The placement as written, or GPUs split evenly over the NICs in
    * order; with more NICs than GPUs, GPU g's own NICs are the nics/gpn
@@ -178,7 +172,8 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
   net->background_pattern = f->background.pattern;
   net->background_seed = (guint32) f->background.seed;
   net->congestion_exponent = f->background.congestion_exponent != SPEC_UNSET
-    ? f->background.congestion_exponent : inter->congestion_exponent;
+    ? f->background.congestion_exponent
+    : ledger_entries[inter->congestion_exponent].value;
   /* Bursty: the mean over on and off windows of what the job keeps. */
   double l = net->background_load;
   net->background_keep = net->background_pattern == BACKGROUND_BURSTY
@@ -264,13 +259,13 @@ proto_fraction (NetAlgo a, NetProto p, CollKind kind, int per_node, int nodes)
     {
     case NET_PROTO_LL:
       if (a == NET_ALGO_TREE)
-        return TREE_LL_FRACTION;
-      return nodes > 1 || kind == COLL_ALL_REDUCE ? RING_LL_FRACTION
-                                                  : RING_LL_ONE_NODE_FRACTION;
+        return LEDGER (TREE_LL_FRACTION);
+      return nodes > 1 || kind == COLL_ALL_REDUCE ? LEDGER (RING_LL_FRACTION)
+                                                  : LEDGER (RING_LL_ONE_NODE_FRACTION);
     case NET_PROTO_LL128:
       if (a == NET_ALGO_TREE)
-        return nodes > 1 ? TREE_LL128_FRACTION : TREE_LL128_ONE_NODE_FRACTION;
-      return per_node < 2 ? RING_LL128_ONE_PER_NODE_FRACTION : RING_LL128_FRACTION;
+        return nodes > 1 ? LEDGER (TREE_LL128_FRACTION) : LEDGER (TREE_LL128_ONE_NODE_FRACTION);
+      return per_node < 2 ? LEDGER (RING_LL128_ONE_PER_NODE_FRACTION) : LEDGER (RING_LL128_FRACTION);
     case NET_PROTO_SIMPLE:
     case NET_PROTO_N:
     default:
@@ -284,13 +279,17 @@ steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
                double inter_steps)
 {
   double scale_intra = net->intra_latency
-                       / (step_latency_us[0][NET_ALGO_RING][NET_PROTO_SIMPLE] * 1e-6);
+                       / nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US,
+                                         NET_ALGO_RING, NET_PROTO_SIMPLE);
   double scale_inter = net->has_network
-    ? net->inter_latency / (step_latency_us[1][NET_ALGO_RING][NET_PROTO_SIMPLE] * 1e-6)
+    ? net->inter_latency / nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US,
+                                           NET_ALGO_RING, NET_PROTO_SIMPLE)
     : 0;
-  return base_latency_us[a][p] * 1e-6
-         + intra_steps * step_latency_us[0][a][p] * 1e-6 * scale_intra
-         + inter_steps * step_latency_us[1][a][p] * 1e-6 * scale_inter;
+  return nccl_latency_s (LEDGER_NCCL_BASE_LATENCY_US, a, p)
+         + intra_steps * nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
+           * scale_intra
+         + inter_steps * nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US, a, p)
+           * scale_inter;
 }
 
 /* The fabric group of the job's node `node` (net.h: placement). */
@@ -353,15 +352,15 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
                                     nodes > 1 ? twice * (nodes - 1) : 0);
       if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
           && bytes >= size / 16.0 * 65536)
-        c->latency_s *= RING_PLATEAU;
+        c->latency_s *= LEDGER (RING_PLATEAU);
       return TRUE;
     case NET_ALGO_TREE:
       {
         /* algbw = busbw / 2: up the tree and down again. */
-        double link = local > 1 ? net->intra_bandwidth * TREE_FRACTION : INFINITY;
+        double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) : INFINITY;
         c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f);
         if (nodes > 1)
-          c->nic_bytes = 2 * bytes / local / (TREE_FRACTION * f);
+          c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
                                       2.0 * floor (log2 (nodes)));
         return TRUE;
@@ -380,7 +379,7 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         /* Its middle phase is a multi-node ring, with the ring's plateau. */
         if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
             && bytes / local >= nodes / 16.0 * 65536)
-          c->latency_s *= RING_PLATEAU;
+          c->latency_s *= LEDGER (RING_PLATEAU);
         return TRUE;
       }
     case NET_ALGO_DIRECT:

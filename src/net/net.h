@@ -155,7 +155,7 @@ double net_bus_bandwidth (CollKind kind, double bytes, int size,
  * Exactly 1 on an idle fabric. O(1). */
 double net_background_keep_at (const NetModel *net, double load);
 /* The length of a burst window of a bursty background, seconds. */
-#define NET_BURST_WINDOW_S 10e-3
+#define NET_BURST_WINDOW_S LEDGER (NET_BURST_WINDOW_S)   /* an assumption */
 /* The other jobs' load in burst window `window` (the window of time t is
  * floor(t / NET_BURST_WINDOW_S)): for a bursty background, load / duty
  * in a window the seed draws as on, with probability SPEC_BURST_DUTY, 0

@@ -1,6 +1,7 @@
 /* plan.c: plan rules and the memory model; see plan.h. */
 #include "parallel/plan.h"
 #include "base/errors.h"
+#include "base/ledger.h"
 #include "config/framework.h"
 #include "graph/transformer.h"
 #include "hw/host.h"
@@ -364,9 +365,7 @@ plan_chunk_layers (const Plan *p, int stage)
  * NCCL buffers, about 1 GiB in nvidia-smi on an idle PyTorch+NCCL process.
  * FRAGMENTATION: PyTorch's caching allocator reserves about 5 % more than
  * it hands out in steady-state training (torch.cuda.memory_reserved vs
- * memory_allocated). */
-#define FRAMEWORK_BYTES (1024.0 * 1024 * 1024)
-#define FRAGMENTATION 0.05
+ * memory_allocated). Both are assumptions (the ledger's rows). */
 
 /* Activation bytes one layer keeps for one micro-batch until its backward
  * (Korthikanti eq. 1-2 and Table 2), for elements of w bytes: their 34 s b
@@ -456,16 +455,14 @@ stage_params (const Plan *p, const LayerShape *ls, int s)
   return params;
 }
 
-/* Host bytes per offloaded parameter (ZeRO-Offload, Ren 2021 section
+/* HOST_OPTIMIZER_BYTES, the host bytes per offloaded parameter (ZeRO-Offload, Ren 2021 section
  * 4.1): the fp32 master weight, Adam's m and v (12) and the fp32
  * gradient the CPU step reads (4); with the parameters offloaded too,
  * their half-precision copy (2) as well. */
-#define HOST_OPTIMIZER_BYTES 16.0
 
-/* DeepSpeed 0.3's stage3_max_live_parameters and stage3_max_reuse_distance
+/* DS03_LIVE_ELEMENTS: DeepSpeed 0.3's stage3_max_live_parameters and stage3_max_reuse_distance
  * defaults (v0.3.16 zero/stage3.py, FP16_DeepSpeedZeroOptimizer_Stage3),
  * in elements. */
-#define DS03_LIVE_ELEMENTS 1e9
 
 void
 plan_memory (const Plan *p, MemoryBreakdown *out)
@@ -508,7 +505,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
      * its coordinator holds beside it, prefetched only while fewer than
      * max_live_parameters elements are whole and kept only when reused
      * within max_reuse_distance elements, both 1e9 by default. */
-    live = MIN (live, DS03_LIVE_ELEMENTS + transformer_largest_tensor (&ls));
+    live = MIN (live, LEDGER (DS03_LIVE_ELEMENTS) + transformer_largest_tensor (&ls));
   live = zs >= 3 && p->dp > 1 ? live * w : 0;
   double host = 0;
 
@@ -532,7 +529,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
       m.optimizer = off != OFFLOAD_NONE ? 0
         : shard * (16 - 2 * w) + MAX (0, shard * grad_copy - m.activations);
-      double other = FRAMEWORK_BYTES;
+      double other = LEDGER (FRAMEWORK_BYTES);
       if (last)
         /* At the loss's peak (CrossEntropy): Megatron's fp32 copy, which
          * becomes the softmax backward reads, and the logits' gradient it
@@ -545,13 +542,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         other += 2 * e->parallel.bucket_bytes;
       double sum = m.weights + m.gradients + m.optimizer + m.activations
                    + other;
-      m.other = other + FRAGMENTATION * sum;
-      m.total = sum + FRAGMENTATION * sum;
+      m.other = other + LEDGER (FRAGMENTATION) * sum;
+      m.total = sum + LEDGER (FRAGMENTATION) * sum;
       if (off != OFFLOAD_NONE)
         /* Every GPU of the node keeps a shard on the host; the stage
          * with the largest stands for them all. */
         host = MAX (host, e->topology.gpus_per_node * shard
-                          * (HOST_OPTIMIZER_BYTES
+                          * (LEDGER (HOST_OPTIMIZER_BYTES)
                              + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0)));
       if (m.total > out->total)
         {

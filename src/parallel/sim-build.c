@@ -5,14 +5,14 @@
  * compute op (their durations add: they run back to back on one stream),
  * which keeps a 3072-GPU plan at a few hundred thousand events. */
 #include "parallel/sim-private.h"
+#include "base/ledger.h"
 #include "config/framework.h"
 #include "hw/host.h"
 
-/* Adam in Megatron's mixed precision touches per parameter: the fp32 grad
+/* ADAM_GPU_BYTES_PER_PARAM: Adam in Megatron's mixed precision touches per parameter: the fp32 grad
  * (read twice: norm for clipping, then the update: 8), the fp32 master
  * weight, m and v (read and write: 24), and the half-precision copy it
  * writes back (2). */
-#define ADAM_BYTES_PER_PARAM 34.0
 
 /* ---- building ops --------------------------------------------------------- */
 
@@ -569,13 +569,12 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   return id;
 }
 
-/* Bytes a parameter of the gradient partition that CPU offload copies to
- * the host: the optimizer's fp32 gradient, cast on the GPU first
+/* OFFLOAD_GRAD_BYTES: bytes a parameter of the gradient partition that
+ * CPU offload copies to the host: the optimizer's fp32 gradient, cast on the GPU first
  * (DeepSpeed's async_inplace_copy_grad_to_fp32_buffer_from_gpu,
  * zero/stage2.py v0.3.16 and stage_1_and_2.py v0.10: src.float()), the
  * 4 bytes plan.c's HOST_OPTIMIZER_BYTES keeps for it; taken as the same
  * for FSDP. */
-#define OFFLOAD_GRAD_BYTES 4.0
 
 /* The gradients of `params` parameters, complete after op `after`: the
  * data-parallel reduction in the reduction's precision (grad_bytes), an
@@ -601,7 +600,7 @@ emit_grads (Builder *b, double params, uint32_t after)
   if (sim->offload != OFFLOAD_NONE)
     {
       uint32_t down = add_pcie_op (b, TRUE,
-                                   params * OFFLOAD_GRAD_BYTES / plan->dp,
+                                   params * LEDGER (OFFLOAD_GRAD_BYTES) / plan->dp,
                                    "offload_gradients");
       add_edge (sim, last != NONE ? last : after, down);
       last = down;
@@ -1111,7 +1110,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       b.sync = last_dp != NONE ? last_dp : b.last;
       opt = updated = add_issued (&b, OPK_OPTIMIZER,
                                   ticks (sim, compute_memory_time (
-                                    &sim->cm, opt_params * ADAM_BYTES_PER_PARAM),
+                                    &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)),
                                          "optimizer"),
                                   "optimizer", host, host);
     }
