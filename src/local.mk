@@ -4,6 +4,7 @@ noinst_LTLIBRARIES += libtrainsim.la
 libtrainsim_la_SOURCES = \
 	src/base/simtime.h \
 	src/base/errors.h src/base/errors.c \
+	src/base/text.h src/base/text.c \
 	src/base/units.h src/base/units.c \
 	src/base/ledger.h src/base/ledger.def src/base/ledger.c \
 	src/base/input.h src/base/input.c \
@@ -24,7 +25,9 @@ libtrainsim_la_SOURCES = \
 	src/config/spec.h src/config/spec.c \
 	src/config/framework.h src/config/framework.c \
 	src/config/yamltree.h src/config/yamltree.c \
-	src/config/config.h src/config/config.c \
+	src/config/config.h src/config/config-private.h src/config/config.c \
+	src/config/config-topology.c src/config/config-experiment.c \
+	src/config/config-validation.c \
 	src/output/report.h src/output/report.c \
 	src/output/trace.h src/output/trace.c \
 	src/sweep/sweep.h src/sweep/sweep-private.h src/sweep/sweep.c \
@@ -32,12 +35,16 @@ libtrainsim_la_SOURCES = \
 	src/sweep/plansearch.h src/sweep/plansearch.c \
 	src/sweep/goodput.h src/sweep/goodput.c \
 	src/sweep/energy.h src/sweep/energy.c \
-	src/output/plot.h src/output/plot-private.h src/output/plot-table.c \
+	src/output/plot.h src/output/plot-table.h src/output/plot-private.h \
+	src/output/plot-table.c \
 	src/output/plot.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
 	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c \
-	src/cli/cmd-constants.c
+	src/cli/cmd-constants.c \
+	src/cli/cmd-calibrate.c \
+	src/calib/nccllog.h src/calib/nccllog.c \
+	src/calib/calib.h src/calib/calib.c
 libtrainsim_la_LIBADD = $(GLIB_LIBS) $(YAML_LIBS) -lm
 # Built with --with-mpi only: the default build has no MPI code at all.
 if WITH_MPI

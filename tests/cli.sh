@@ -843,4 +843,76 @@ head -n 1 "$tmp/out" | grep -q '^trainsim: m?o?x? on dgx-a100-40gb, 8 GPUs$' ||
   fail_because "the title is $(head -n 2 "$tmp/out" | od -c | head -n 3)"
 verdict "control characters in a name show as ? in the table"
 
+# ESC and BEL from the input (a model's name, a case's id, a file's name)
+# never reach the terminal raw (base/text.h): each shows as '?' in the
+# tables of search, plan and validate and in the messages on stderr, and a
+# line break in a name does not split a line.
+# raw_controls FILE...: the number of ESC and BEL bytes in the files.
+raw_controls () {
+  cat "$@" | tr -d -c '\033\007' | wc -c | tr -d ' '
+}
+sed 's/^name: .*/name: "m\\eo\\ax\\nz"/' "$srcdir/models/gpt3-125m.yaml" > "$tmp/esc-model.yaml"
+sed "s|^model: gpt3-125m|model: $tmp/esc-model.yaml|" "$srcdir/experiments/tiny.yaml" > "$tmp/esc.yaml"
+ts search "$tmp/esc.yaml" -j 2 -n 2
+[ "$rc" -eq 0 ] || fail_because "search: exit status $rc"
+[ "$(raw_controls "$tmp/out" "$tmp/err")" -eq 0 ] || fail_because "search: a raw ESC or BEL"
+head -n 1 "$tmp/out" | grep -q '^trainsim search: m?o?x?z on dgx-a100-40gb, 8 GPUs' ||
+  fail_because "search: the title is $(head -n 2 "$tmp/out" | od -c | head -n 3)"
+verdict "search shows a name's ESC, BEL and line break as ?"
+
+ts plan "$tmp/esc.yaml" -j 2 --set topology.storage.bandwidth=100GB/s
+[ "$rc" -eq 0 ] || fail_because "plan: exit status $rc"
+[ "$(raw_controls "$tmp/out" "$tmp/err")" -eq 0 ] || fail_because "plan: a raw ESC or BEL"
+head -n 1 "$tmp/out" | grep -q '^trainsim plan: m?o?x?z (0.126B parameters)' ||
+  fail_because "plan: the title is $(head -n 2 "$tmp/out" | od -c | head -n 3)"
+verdict "plan shows a name's ESC, BEL and line break as ?"
+
+# A validation file whose name and case ids hold them, of that model.
+cat > "$tmp/esc-valid.yaml" <<YAML
+schema_version: 1
+name: "v\\eal\\aid"
+role: validation
+tolerance: {mape: 0.9}
+defaults:
+  model: $tmp/esc-model.yaml
+  topology: selene
+  training: {precision: bf16, recompute: full}
+  parallel: {micro_batch: 1}
+cases:
+  - {id: "dp\\e[31m8\\a\\nx", gpus: 8, parallel: {tp: 1, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.30}}
+  - {id: "=1+2", gpus: 16, parallel: {tp: 2, pp: 1, global_batch: 64}, measured: {iteration_time_s: 0.25}}
+YAML
+ts validate "$tmp/esc-valid.yaml"
+[ "$rc" -eq 0 ] || fail_because "validate: exit status $rc"
+[ "$(raw_controls "$tmp/out" "$tmp/err")" -eq 0 ] || fail_because "validate: a raw ESC or BEL"
+grep -q ': v?al?id$' "$tmp/out" || fail_because "validate: no title 'v?al?id'"
+grep -q '^  dp?\[31m8??x  *[0-9.]*ms' "$tmp/out" ||
+  fail_because "validate: the row is $(grep dp "$tmp/out" | od -c | head -n 3)"
+verdict "validate shows ESC, BEL and a line break in a name and an id as ?"
+
+# A case id that a spreadsheet would take for a formula is a quoted CSV
+# cell; the CSV itself is a machine format, escaped, not shown as '?'.
+ts validate "$tmp/esc-valid.yaml" --format csv
+[ "$rc" -eq 0 ] || fail_because "validate --format csv: exit status $rc"
+grep -q '^[^,]*,"=1+2",0.25,' "$tmp/out" ||
+  fail_because "the id =1+2 is not quoted: $(grep '1+2' "$tmp/out")"
+[ "$(raw_controls "$tmp/err")" -eq 0 ] || fail_because "a raw ESC or BEL in the summary on stderr"
+verdict "validate --format csv quotes a case id that starts with '='"
+
+# Errors: a file's name in a message, and a key that --set quotes.
+esc=$(printf '\033')
+bel=$(printf '\007')
+ts run "$tmp/no${esc}[31mfile${bel}
+x.yaml"
+[ "$rc" -eq 2 ] || fail_because "exit status $rc, expected 2"
+[ "$(raw_controls "$tmp/err")" -eq 0 ] || fail_because "a raw ESC or BEL on stderr"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail_because "the message is not one line"
+grep -q 'cannot read .*/no?\[31mfile??x\.yaml: ' "$tmp/err" ||
+  fail_because "stderr: $(od -c "$tmp/err" | head -n 4)"
+ts run "$srcdir/experiments/tiny.yaml" --set "training.x${esc}y${bel}=1"
+[ "$rc" -eq 2 ] || fail_because "--set: exit status $rc, expected 2"
+[ "$(raw_controls "$tmp/err")" -eq 0 ] || fail_because "--set: a raw ESC or BEL on stderr"
+grep -q "unknown key 'x?y?'" "$tmp/err" || fail_because "--set: $(od -c "$tmp/err" | head -n 4)"
+verdict "an error message shows ESC, BEL and a line break in a file's name or a key as ?"
+
 finish

@@ -72,3 +72,6 @@ EXTRA_DIST += tests/plan.sh
 # The ledger of constants (issue 37): sources, kinds, roles, the code.
 TESTS += tests/ledger.sh
 EXTRA_DIST += tests/ledger.sh
+# trainsim calibrate: constants fitted to a cluster's own measurements.
+TESTS += tests/calibrate.sh
+EXTRA_DIST += tests/calibrate.sh

@@ -3,7 +3,7 @@
 # item 2). A sample is a block indented by 4 spaces or more (inside a list
 # item) whose first line starts with "$ ":
 # each "$ " line (with its "\" continuation lines) is a command, run from a
-# directory holding ./trainsim and experiments/ (a block's commands share
+# directory holding ./trainsim, experiments/ and tests/data/calibrate/ (a block's commands share
 # one shell, so a variable set by one is seen by the next), and the lines
 # after it are what it must print. In those lines "..." alone stands for any
 # number of lines, and "..." within a line for any text; everything else
@@ -38,6 +38,10 @@ work=$tmp/work
 mkdir "$work"
 ln -s "$TRAINSIM" "$work/trainsim"
 ln -s "$srcdir/experiments" "$work/experiments"
+# The calibrate section's samples read the published logs kept with the
+# tests.
+mkdir -p "$work/tests/data"
+ln -s "$srcdir/tests/data/calibrate" "$work/tests/data/calibrate"
 
 # Split the README into samples: $tmp/sN.cmd (the block's commands as a
 # script whose output is cut into parts by marker lines) and $tmp/sN.want

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/outfile.h"
+#include "base/text.h"
 #include "output/report.h"
 #include "output/trace.h"
 
@@ -435,13 +436,63 @@ START_TEST (test_csv_cell)
     { "trail ", "\"trail \"" },
     /* A row starting with '#' reads as a comment (sweep's first line). */
     { "#x", "\"#x\"" },
+    /* Text a spreadsheet would take for a formula (OWASP, CSV
+     * Injection) is quoted, as is; a number stays bare. */
+    { "=1+2", "\"=1+2\"" }, { "+cmd", "\"+cmd\"" }, { "-x", "\"-x\"" },
+    { "@SUM(A1)", "\"@SUM(A1)\"" }, { "\tx", "\"\tx\"" },
+    { "\r=x", "\"\r=x\"" }, { "-2+3+cmd|' /C calc'!A0", "\"-2+3+cmd|' /C calc'!A0\"" },
+    { "--set a=1", "\"--set a=1\"" }, { "-", "\"-\"" }, { "-inf", "\"-inf\"" },
+    { "-1e", "\"-1e\"" }, { "-0x10", "\"-0x10\"" },
+    { "-3", "-3" }, { "+5", "+5" }, { "-0.25", "-0.25" }, { "-.5", "-.5" },
+    { "-1.5e-3", "-1.5e-3" }, { "+2E+10", "+2E+10" }, { "a=b", "a=b" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr (GString) out = g_string_new (NULL);
       report_append_csv_cell (out, cases[i][0]);
-      ck_assert_str_eq (out->str, cases[i][1]);
+      ck_assert_msg (strcmp (out->str, cases[i][1]) == 0, "cell [%s]: [%s], expected [%s]",
+                     cases[i][0], out->str, cases[i][1]);
     }
+}
+END_TEST
+
+/* What the tables and messages show of the input's text (base/text.h):
+ * control characters and invalid UTF-8 as '?', one each; the rest as
+ * it is. */
+START_TEST (test_text_shown)
+{
+  static const char *const cases[][3] = {
+    /* text, shown as one line, shown keeping line breaks */
+    { "plain", "plain", "plain" }, { "", "", "" },
+    { "a\033[31mb\007", "a?[31mb?", "a?[31mb?" },
+    { "two\nlines", "two?lines", "two\nlines" },
+    { "cr\r\ttab", "cr??tab", "cr??tab" }, { "\x01\x1f\x7f", "???", "???" },
+    /* C1 (U+0080-U+009F, C2 80-9F) is one '?'; U+00A0 on is text. */
+    { "x\xc2\x9b" "31m", "x?31m", "x?31m" }, { "\xc2\x80\xc2\x9f", "??", "??" },
+    { "caf\xc3\xa9 \xc2\xa0\xe2\x80\xa6", "caf\xc3\xa9 \xc2\xa0\xe2\x80\xa6",
+      "caf\xc3\xa9 \xc2\xa0\xe2\x80\xa6" },
+    /* Invalid UTF-8: a '?' a byte (a lone continuation byte, a cut
+     * sequence, an overlong '/', a surrogate, a byte never in UTF-8). */
+    { "a\x80z", "a?z", "a?z" }, { "\xc3", "?", "?" }, { "\xe2\x80z", "??z", "??z" },
+    { "\xc0\xaf", "??", "??" }, { "\xed\xa0\x80", "???", "???" }, { "\xff", "?", "?" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = text_shown (cases[i][0]);
+      g_autofree char *lines = text_shown_lines (cases[i][0]);
+      g_autoptr (GString) appended = g_string_new (">");
+      text_append_shown (appended, cases[i][0]);
+      ck_assert_msg (strcmp (line, cases[i][1]) == 0, "case %" G_GSIZE_FORMAT ": [%s]",
+                     i, line);
+      ck_assert_msg (strcmp (lines, cases[i][2]) == 0, "case %" G_GSIZE_FORMAT ": [%s]",
+                     i, lines);
+      ck_assert_msg (strcmp (appended->str + 1, cases[i][1]) == 0, "case %" G_GSIZE_FORMAT,
+                     i);
+      ck_assert (g_utf8_validate (line, -1, NULL));
+    }
+  /* NULL is nothing. */
+  g_autofree char *none = text_shown (NULL);
+  ck_assert_str_eq (none, "");
 }
 END_TEST
 
@@ -806,6 +857,7 @@ output_suite (void)
   tcase_add_test (tc, test_json_non_finite_is_null);
   tcase_add_test (tc, test_json_number_edges);
   tcase_add_test (tc, test_csv_columns);
+  tcase_add_test (tc, test_text_shown);
   tcase_add_test (tc, test_csv_cell);
   tcase_add_test (tc, test_table);
   tcase_add_test (tc, test_table_no_fit);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/text.h"
 #include "base/units.h"
 
 gboolean
@@ -23,9 +24,10 @@ input_max_bytes (gsize *max, GError **error)
    * file of exactly the cap from a longer one. */
   if (!units_parse (env, UNIT_BYTES, &bytes, &why) || bytes >= (double) (G_MAXSIZE / 2))
     {
+      g_autofree char *shown = text_shown (env);   /* a message: base/text.h */
       g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
                    "TRAINSIM_MAX_INPUT='%s': %s, the largest input file to read",
-                   env, why ? why : "too large");
+                   shown, why ? why : "too large");
       return FALSE;
     }
   *max = (gsize) bytes;
@@ -64,7 +66,8 @@ set_error_at (GError **error, const char *path, const char *text, gsize len, gsi
   int line, col;
 
   input_position (text, len, offset, &line, &col);
-  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%d:%d: %s", path, line, col, what);
+  g_autofree char *shown = text_shown (path);   /* a message: base/text.h */
+  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%d:%d: %s", shown, line, col, what);
 }
 
 gboolean
@@ -84,7 +87,8 @@ input_read (const char *path, char **text, gsize *len, GError **error)
   if ((fd = strcmp (path, "-") == 0 ? dup (STDIN_FILENO) : open (path, O_RDONLY)) < 0)
     {
       int saved = errno;
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", path,
+      g_autofree char *shown = text_shown (path);   /* a message: base/text.h */
+      g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "cannot read %s: %s", shown,
                    g_strerror (saved));
       return FALSE;
     }
@@ -106,11 +110,12 @@ input_read (const char *path, char **text, gsize *len, GError **error)
       if (n < 0)
         {
           int saved = errno;
+          g_autofree char *shown = text_shown (path);
           close (fd);
           /* A directory opens but does not read: a path given wrong, bad
            * input as a missing file is; other errors are the system's. */
           g_set_error (error, TS_ERROR, saved == EISDIR ? TS_ERROR_INPUT : TS_ERROR_IO,
-                       "cannot read %s: %s", path, g_strerror (saved));
+                       "cannot read %s: %s", shown, g_strerror (saved));
           return FALSE;
         }
       if (n == 0)

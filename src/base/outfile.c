@@ -1,6 +1,7 @@
 /* outfile.c: atomic, write-through result files; see outfile.h. */
 #define _POSIX_C_SOURCE 200809L  /* sigaction, fsync, lstat */
 #include "base/outfile.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,8 +45,9 @@ outfile_target (const char *path, gboolean *in_place)
 static gboolean
 fail (GError **error, int saved_errno, const char *path)
 {
+  g_autofree char *shown = text_shown (path);   /* a message: base/text.h */
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-               "cannot write %s: %s", path, g_strerror (saved_errno));
+               "cannot write %s: %s", shown, g_strerror (saved_errno));
   return FALSE;
 }
 

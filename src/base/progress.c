@@ -1,11 +1,13 @@
 /* progress.c: see progress.h. */
 #include "base/progress.h"
+#include "base/text.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A label is cut to this, so that the line fits 80 columns. */
+/* A label is cut to this many characters, so that the line fits 80
+ * columns. */
 #define LABEL_MAX 24
 
 void
@@ -42,10 +44,14 @@ progress_draw (Progress *p, guint64 done, const char *label)
         g_snprintf (left, sizeof left, ", %dh %02dm left", (int) (s / 3600),
                     (int) (s / 60 % 60));
     }
+  /* The label is the input's (a case's id): shown (base/text.h), and cut
+   * at a whole character. */
+  g_autofree char *shown = text_shown (label);
+  if (g_utf8_strlen (shown, -1) > LABEL_MAX)
+    *g_utf8_offset_to_pointer (shown, LABEL_MAX) = '\0';
   g_autofree char *line = g_strdup_printf (
-    "[%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %s, %.1f/s%s%s%.*s",
-    bar, done, p->total, p->unit, rate, left, label ? "  " : "", LABEL_MAX,
-    label ? label : "");
+    "[%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %s, %.1f/s%s%s%s",
+    bar, done, p->total, p->unit, rate, left, label ? "  " : "", shown);
   int width = (int) strlen (line);
   /* Spaces over what is left of a longer line before. */
   fprintf (stderr, "\r%s%*s", line, MAX (p->width - width, 0), "");

@@ -1,5 +1,6 @@
 /* units.c: parse quantities with units into SI base units (see units.h). */
 #include "base/units.h"
+#include "base/text.h"
 
 #include <math.h>
 #include <string.h>
@@ -191,12 +192,12 @@ units_parse (const char *text, UnitKind kind, double *out, char **why)
   if (!unit_factor (kind, unit, &factor))
     {
       g_autofree char *names = unit_names (kind);
-      /* A mistyped unit is short; longer text, or control characters,
-       * are not quoted back: the input may be a file that is not one
+      /* A mistyped unit is short; longer text, or text with control
+       * characters or invalid UTF-8 (what base/text.h would show as '?'),
+       * is not quoted back: the input may be a file that is not one
        * (config.c's rule on quoting an input). */
-      gboolean quote = strlen (unit) <= 12;
-      for (const char *p = unit; quote && *p; p++)
-        quote = (guchar) *p >= 0x20 && *p != 0x7f;
+      g_autofree char *shown = text_shown (unit);
+      gboolean quote = strlen (unit) <= 12 && strcmp (shown, unit) == 0;
       *why = g_strdup_printf ("unknown unit%s%s%s; expected %s, with one of the units %s",
                               quote ? " '" : "", quote ? unit : "", quote ? "'" : "",
                               kind_example (kind), names);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "config/config.h"
 #include "output/report.h"
 #include <locale.h>
@@ -27,6 +28,8 @@ static const Subcommand subcommands[] = {
     "plan a whole training run: days, cost, failures and checkpoints" },
   { "collective", cli_collective,
     "time a collective over message sizes, as nccl-tests prints it" },
+  { "calibrate", cli_calibrate,
+    "fit link, GEMM and launch constants to a cluster's own measurements" },
   { "constants", cli_constants,
     "list the models' constants, their sources and how each was chosen" },
 };
@@ -47,8 +50,31 @@ usage (FILE *out)
 int
 cli_fail (const GError *error)
 {
-  fprintf (stderr, "trainsim: %s\n", error->message);
+  g_autofree char *shown = text_shown_lines (error->message);
+  fprintf (stderr, "trainsim: %s\n", shown);
   return error->domain == TS_ERROR ? ts_error_exit_status (error) : 1;
+}
+
+void
+cli_printerr (const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_autoptr (GString) line = g_string_new (NULL);
+  text_append_shown (line, message);
+  g_string_append_c (line, '\n');
+  fputs (line->str, stderr);
+}
+
+void
+cli_try_help (const char *command)
+{
+  if (command != NULL)
+    cli_printerr ("Try 'trainsim %s --help'.", command);
+  else
+    cli_printerr ("Try 'trainsim --help'.");
 }
 
 char *
@@ -57,8 +83,11 @@ cli_output_over_input (const char *output, const char *input)
   if (output == NULL || strcmp (output, "-") == 0 || strcmp (input, "-") == 0
       || !report_same_file (output, input))
     return NULL;
+  /* A message: the names shown (base/text.h), for sweep's as for ours. */
+  g_autofree char *shown_output = text_shown (output);
+  g_autofree char *shown_input = text_shown (input);
   return g_strdup_printf ("%s would be written over %s, which it reads: name the "
-                          "output otherwise", output, input);
+                          "output otherwise", shown_output, shown_input);
 }
 
 gboolean
@@ -66,7 +95,7 @@ cli_output_is_input (const char *command, const char *output, const char *input)
 {
   g_autofree char *why = cli_output_over_input (output, input);
   if (why != NULL)
-    fprintf (stderr, "trainsim %s: %s\n", command, why);
+    cli_printerr ("trainsim %s: %s", command, why);
   return why != NULL;
 }
 
@@ -160,15 +189,21 @@ parse (GOptionContext *context, const GOptionEntry *entries, int *argc,
             && *(char **) e->arg_data != NULL && **(char **) e->arg_data == '\0')
           {
             if (!quiet)
-              fprintf (stderr, "trainsim %s: --%s needs a file name\nTry 'trainsim %s "
-                               "--help'.\n", (*argv)[0], e->long_name, (*argv)[0]);
+              {
+                cli_printerr ("trainsim %s: --%s needs a file name", (*argv)[0],
+                              e->long_name);
+                cli_try_help ((*argv)[0]);
+              }
             return FALSE;
           }
       return TRUE;
     }
+  /* GOption's message quotes the option as typed. */
   if (!quiet)
-    fprintf (stderr, "trainsim %s: %s\nTry 'trainsim %s --help'.\n",
-             (*argv)[0], error->message, (*argv)[0]);
+    {
+      cli_printerr ("trainsim %s: %s", (*argv)[0], error->message);
+      cli_try_help ((*argv)[0]);
+    }
   return FALSE;
 }
 
@@ -178,9 +213,9 @@ cli_report_format (const char *command, const char *name, int *format)
   *format = REPORT_TABLE;
   if (name == NULL || (*format = report_format_parse (name)) >= 0)
     return TRUE;
-  fprintf (stderr, "trainsim %s: unknown format '%s' (valid: %s)\n"
-                   "Try 'trainsim %s --help'.\n", command, name,
-           report_format_names (), command);
+  cli_printerr ("trainsim %s: unknown format '%s' (valid: %s)", command, name,
+                report_format_names ());
+  cli_try_help (command);
   return FALSE;
 }
 
@@ -227,8 +262,9 @@ run_command (int argc, char **argv)
       /* Where names such as gpt3-175b are looked up (config.c). */
       g_autofree char *data = config_data_dir ();
       const char *env = g_getenv ("TRAINSIM_DATA_PATH");
+      g_autofree char *shown = text_shown (env);
       printf ("data: TRAINSIM_DATA_PATH%s%s%s, the experiment's directory and "
-              "its parents, then %s\n", env ? " (" : " (unset)", env ? env : "",
+              "its parents, then %s\n", env ? " (" : " (unset)", shown,
               env ? ")" : "", data);
       return 0;
     }
@@ -238,8 +274,8 @@ run_command (int argc, char **argv)
   g_autoptr (GString) known = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     g_string_append_printf (known, "%s%s", i ? ", " : "", subcommands[i].name);
-  fprintf (stderr, "trainsim: unknown command '%s' (known: %s)\n"
-                   "Try 'trainsim --help'.\n", cmd, known->str);
+  cli_printerr ("trainsim: unknown command '%s' (known: %s)", cmd, known->str);
+  cli_try_help (NULL);
   return 2;
 }
 
@@ -253,8 +289,8 @@ cli_main (int argc, char **argv)
    * already has said why. */
   if ((fflush (stdout) != 0 || ferror (stdout)) && status == 0)
     {
-      fprintf (stderr, "trainsim: cannot write standard output: %s\n",
-               g_strerror (errno));
+      cli_printerr ("trainsim: cannot write standard output: %s",
+                    g_strerror (errno));
       return 1;
     }
   return status;

@@ -17,10 +17,25 @@ int cli_search (int argc, char **argv);
 int cli_plan (int argc, char **argv);
 int cli_collective (int argc, char **argv);
 int cli_constants (int argc, char **argv);
+int cli_calibrate (int argc, char **argv);
 
 /* Shared by the subcommands: prints "trainsim: MESSAGE" on stderr and
- * returns the exit status the error maps to. */
+ * returns the exit status the error maps to. The message is shown as
+ * base/text.h says (control characters and invalid UTF-8 as '?') but for
+ * its line breaks, which a message trainsim composes over several lines
+ * keeps ("this plan cannot run:" and its rules); a name from the input
+ * is shown where the message is composed (ytree_set_error, input.c,
+ * plan.c), so that a line break in it does not come through. */
 int cli_fail (const GError *error);
+/* Every other message of the commands on stderr (an error, a warning, a
+ * note): FORMAT's text as one line, every control character in it, line
+ * breaks included, and invalid UTF-8 shown as '?' (base/text.h), so that
+ * a name it quotes can neither drive the terminal nor forge a line; then
+ * a line break. A message of several lines is several calls. */
+void cli_printerr (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* "Try 'trainsim COMMAND --help'." on stderr, the line after a usage
+ * error ("Try 'trainsim --help'." for a NULL COMMAND). */
+void cli_try_help (const char *command);
 /* Parses a subcommand's options, ENTRIES (those of CONTEXT's main group);
  * on bad usage prints the error and a pointer to --help and returns
  * FALSE. Takes a short option glued to its value ("-j2") as GOption takes

@@ -3,6 +3,7 @@
  * that a user can hold the model against their own all_reduce_perf. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "base/units.h"
 #include "config/config.h"
 #include "net/net.h"
@@ -57,8 +58,8 @@ option_enum (SpecEnum e, const char *flag, const char *text, int fallback)
   if (value < 0)
     {
       g_autofree char *valid = spec_enum_list (e);
-      fprintf (stderr, "trainsim collective: unknown --%s '%s' (valid: %s)\n",
-               flag, text, valid);
+      cli_printerr ("trainsim collective: unknown --%s '%s' (valid: %s)", flag,
+                    text, valid);
     }
   return value;
 }
@@ -118,8 +119,8 @@ cli_collective (int argc, char **argv)
     return 2;
   if (argc != 2)
     {
-      fprintf (stderr, "trainsim collective: expected one topology, got %d\n"
-                       "Try 'trainsim collective --help'.\n", argc - 1);
+      cli_printerr ("trainsim collective: expected one topology, got %d", argc - 1);
+      cli_try_help ("collective");
       return 2;
     }
   int op = option_enum (SPEC_ENUM_COLLECTIVE, "op", op_name, COLL_ALL_REDUCE);
@@ -133,16 +134,16 @@ cli_collective (int argc, char **argv)
   if ((min_text && !parse_size (min_text, &lo))
       || (max_text && !parse_size (max_text, &hi)) || lo > hi)
     {
-      fprintf (stderr, "trainsim collective: -b and -e take sizes from 1 byte to 1 "
-                       "TiB, such as 8, 128M or 1G (K, M and G: powers of 1024) or "
-                       "256MiB, with -b no larger than -e; got -b %s -e %s\n",
-               min_text ? min_text : "8", max_text ? max_text : "1G");
+      cli_printerr ("trainsim collective: -b and -e take sizes from 1 byte to 1 "
+                    "TiB, such as 8, 128M or 1G (K, M and G: powers of 1024) or "
+                    "256MiB, with -b no larger than -e; got -b %s -e %s",
+                    min_text ? min_text : "8", max_text ? max_text : "1G");
       return 2;
     }
   if (!(factor > 1))
     {
-      fprintf (stderr, "trainsim collective: --stepfactor must be above 1, got %g\n",
-               factor);
+      cli_printerr ("trainsim collective: --stepfactor must be above 1, got %g",
+                    factor);
       return 2;
     }
   /* A factor near 1 steps a byte at a time: count the rows first, so
@@ -153,9 +154,9 @@ cli_collective (int argc, char **argv)
     n_rows++;
   if (n_rows > MAX_ROWS)
     {
-      fprintf (stderr, "trainsim collective: -b %.0f -e %.0f -f %.9g makes more "
-                       "than %d sizes; raise -f or narrow -b and -e\n", lo, hi,
-               factor, MAX_ROWS);
+      cli_printerr ("trainsim collective: -b %.0f -e %.0f -f %.9g makes more "
+                    "than %d sizes; raise -f or narrow -b and -e", lo, hi,
+                    factor, MAX_ROWS);
       return 2;
     }
 
@@ -182,8 +183,8 @@ cli_collective (int argc, char **argv)
               "fabric's groups x nodes_per_group";
   if (problem != NULL)
     {
-      fprintf (stderr, "trainsim collective: %s (node of %d GPUs, --gpus %d, "
-                       "--per-node %d)\n", problem, gpn, gpus, per_node);
+      cli_printerr ("trainsim collective: %s (node of %d GPUs, --gpus %d, "
+                    "--per-node %d)", problem, gpn, gpus, per_node);
       topology_spec_clear (&t);
       return 2;
     }
@@ -191,9 +192,10 @@ cli_collective (int argc, char **argv)
   NetModel net;
   net_model_init (&net, &t, (AlgorithmChoice) algorithm);
   int nodes = gpus / per_node;
+  g_autofree char *name = text_shown (t.name ? t.name : argv[1]);   /* base/text.h */
   printf ("# trainsim collective: %s_perf on %s, %d ranks (%d node%s x %d)\n",
-          spec_enum_name (SPEC_ENUM_COLLECTIVE, op), t.name ? t.name : argv[1],
-          gpus, nodes, nodes == 1 ? "" : "s", per_node);
+          spec_enum_name (SPEC_ENUM_COLLECTIVE, op), name, gpus, nodes,
+          nodes == 1 ? "" : "s", per_node);
   /* A busy or spread fabric says so; an idle packed one prints as it
    * always has. */
   if (net.placement != PLACEMENT_PACKED || net.background_load > 0)

@@ -172,8 +172,8 @@ cli_constants (int argc, char **argv)
     return 2;
   if (argc != 1)
     {
-      fprintf (stderr, "trainsim constants: takes no file (got '%s')\n"
-                       "Try 'trainsim constants --help'.\n", argv[1]);
+      cli_printerr ("trainsim constants: takes no file (got '%s')", argv[1]);
+      cli_try_help ("constants");
       return 2;
     }
   int format;

@@ -36,9 +36,9 @@ cli_merge (int argc, char **argv)
   int first = output != NULL ? 1 : 2;
   if (argc - first < 1)
     {
-      fprintf (stderr, "trainsim merge: expected %sone or more shard files\n"
-                       "Try 'trainsim merge --help'.\n",
-               output != NULL ? "" : "the output file, then ");
+      cli_printerr ("trainsim merge: expected %sone or more shard files",
+                    output != NULL ? "" : "the output file, then ");
+      cli_try_help ("merge");
       return 2;
     }
   g_autoptr (GError) error = NULL;

@@ -5,6 +5,7 @@
  * form. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "config/config.h"
 #include "config/framework.h"
 #include "output/report.h"
@@ -190,17 +191,22 @@ append_table (GString *out, const Outcome *o)
   g_autofree char *interval = fmt_span (o->checkpoint_interval_s);
   g_autofree char *detect = fmt_span (o->detection_s);
   g_autofree char *restart = fmt_span (o->restart_s);
+  /* The names from the input, shown (base/text.h). */
+  g_autofree char *model = text_shown (o->model);
+  g_autofree char *topology = text_shown (o->topology);
+  g_autofree char *framework = text_shown (o->framework);
+  g_autofree char *label = text_shown (o->label);
   g_string_append_printf (out, "trainsim plan: %s (%.3gB parameters), %.3gB "
-                          "tokens, on %s, %d GPUs\n", o->model,
-                          o->parameters / 1e9, o->tokens / 1e9, o->topology,
+                          "tokens, on %s, %d GPUs\n", model,
+                          o->parameters / 1e9, o->tokens / 1e9, topology,
                           o->gpus);
-  g_string_append_printf (out, TABLE_ROW "%s\n", "plan", o->label);
+  g_string_append_printf (out, TABLE_ROW "%s\n", "plan", label);
   if (o->plans_fit > 0)
     g_string_append_printf (out, TABLE_ROW "the fastest of %d plans that fit "
-                            "under %s\n", "", o->plans_fit, o->framework);
+                            "under %s\n", "", o->plans_fit, framework);
   else
     g_string_append_printf (out, TABLE_ROW "as written (--as-written), under "
-                            "%s\n", "", o->framework);
+                            "%s\n", "", framework);
   g_string_append_printf (out, TABLE_ROW "%.2f s, %s tokens/s, model %.1f "
                           "TFLOP/s per GPU, MFU %.1f %%\n", "step",
                           o->iteration_time_s, tps, o->model_tflops_per_gpu,
@@ -274,7 +280,7 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
       if (!chosen->result.fits_memory)
         {
           g_autofree char *why = plan_memory_shortfall (&chosen->result.memory);
-          fprintf (stderr, "trainsim plan: the experiment's plan %s\n", why);
+          cli_printerr ("trainsim plan: the experiment's plan %s", why);
           *status = 1;
           return FALSE;
         }
@@ -291,12 +297,12 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
       if (quiet)
         return FALSE;
       if (n_valid == 0)
-        fprintf (stderr, "trainsim plan: no plan that %s runs can hold the "
-                         "experiment's GPUs, batch and --set values; trainsim run "
-                         "with those values says why\n", fw);
+        cli_printerr ("trainsim plan: no plan that %s runs can hold the "
+                      "experiment's GPUs, batch and --set values; trainsim run "
+                      "with those values says why", fw);
       else
-        fprintf (stderr, "trainsim plan: none of %u plans that %s runs fits in "
-                         "memory\n", n_valid, fw);
+        cli_printerr ("trainsim plan: none of %u plans that %s runs fits in "
+                      "memory", n_valid, fw);
       return FALSE;
     }
   *chosen = g_array_index (cands, PlanCandidate, 0);
@@ -314,25 +320,25 @@ check_inputs (const ExperimentSpec *e, const char *path)
   const char *topology = e->marks.topology ? e->marks.topology : path;
   if (e->training.tokens == SPEC_UNSET)
     {
-      fprintf (stderr, "trainsim plan: %s: training.tokens is not set: give the "
-                       "tokens to train on, such as training: {tokens: 300e9}, "
-                       "or tokens: chinchilla (tokens_per_parameter, default "
-                       "20, times the parameters)\n", training);
+      cli_printerr ("trainsim plan: %s: training.tokens is not set: give the "
+                    "tokens to train on, such as training: {tokens: 300e9}, "
+                    "or tokens: chinchilla (tokens_per_parameter, default "
+                    "20, times the parameters)", training);
       return FALSE;
     }
   g_autofree char *too_few = plan_tokens_problem (e);
   if (too_few != NULL)
     {
-      fprintf (stderr, "trainsim plan: %s: %s\n", training, too_few);
+      cli_printerr ("trainsim plan: %s: %s", training, too_few);
       return FALSE;
     }
   if (e->topology.storage.bandwidth == SPEC_UNSET)
     {
-      fprintf (stderr, "trainsim plan: %s: topology %s has no storage: section: "
-                       "plan times checkpoints with its bandwidth, such as "
-                       "storage: {bandwidth: 273GB/s, read_bandwidth: 1TB/s, "
-                       "node_bandwidth: 50GB/s}\n", topology,
-               e->topology.name ? e->topology.name : "(inline)");
+      cli_printerr ("trainsim plan: %s: topology %s has no storage: section: "
+                    "plan times checkpoints with its bandwidth, such as "
+                    "storage: {bandwidth: 273GB/s, read_bandwidth: 1TB/s, "
+                    "node_bandwidth: 50GB/s}", topology,
+                    e->topology.name ? e->topology.name : "(inline)");
       return FALSE;
     }
   return TRUE;
@@ -414,7 +420,7 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   g_autofree char *why = NULL;
   if (!goodput_monte_carlo (&m, rel->trials, (guint32) rel->seed, &stats, &why))
     {
-      fprintf (stderr, "trainsim plan: %s: %s\n", e->marks.file, why);
+      cli_printerr ("trainsim plan: %s: %s", e->marks.file, why);
       return FALSE;
     }
   o->failures = stats.failures;
@@ -527,18 +533,18 @@ plan_budget (const char *path, const char *const *sets, int jobs,
   g_autoptr (GPtrArray) names = config_model_family (path, family, &families);
   if (names->len == 0)
     {
-      fprintf (stderr, "trainsim plan: --family %s: no models named %s-* "
-                       "(families: %s)\n", family, family, families);
+      cli_printerr ("trainsim plan: --family %s: no models named %s-* "
+                    "(families: %s)", family, family, families);
       return 2;
     }
   for (int k = 0; sets && sets[k]; k++)
     if (g_str_has_prefix (sets[k], "model=")
         || g_str_has_prefix (sets[k], "training.tokens="))
       {
-        fprintf (stderr, "trainsim plan: --set %s: a budget plans each size of the "
-                         "family (--family) on Chinchilla's tokens; --set model.KEY "
-                         "changes every size, training.tokens_per_parameter the "
-                         "tokens\n", sets[k]);
+        cli_printerr ("trainsim plan: --set %s: a budget plans each size of the "
+                      "family (--family) on Chinchilla's tokens; --set model.KEY "
+                      "changes every size, training.tokens_per_parameter the "
+                      "tokens", sets[k]);
         return 2;
       }
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
@@ -572,8 +578,9 @@ plan_budget (const char *path, const char *const *sets, int jobs,
           if (status != 1 && status != PLAN_NONE_HOLDS)
             return status;
           held += status == PLAN_NONE_HOLDS;
+          g_autofree char *shown = text_shown (name);
           g_ptr_array_add (unfit, g_strdup_printf (
-            "%-12s %s", name, status == 1 ? "no plan fits in memory"
+            "%-12s %s", shown, status == 1 ? "no plan fits in memory"
             : "no plan can hold the --set values (trainsim run says why)"));
         }
     }
@@ -588,17 +595,17 @@ plan_budget (const char *path, const char *const *sets, int jobs,
     {
       const Outcome *least = rows->len ? &g_array_index (rows, Outcome, 0) : NULL;
       if (least)
-        fprintf (stderr, "trainsim plan: %s %.15g is too small for any model of "
-                         "family %s: the smallest, %s, needs %.4g %s\n",
-                 b->flag, b->limit, family, least->model,
-                 budget_spent (b, least), b->unit);
+        cli_printerr ("trainsim plan: %s %.15g is too small for any model of "
+                      "family %s: the smallest, %s, needs %.4g %s",
+                      b->flag, b->limit, family, least->model,
+                      budget_spent (b, least), b->unit);
       else if (held == 0)
-        fprintf (stderr, "trainsim plan: no model of family %s fits in "
-                         "memory\n", family);
+        cli_printerr ("trainsim plan: no model of family %s fits in "
+                      "memory", family);
       else
-        fprintf (stderr, "trainsim plan: no model of family %s fits in memory "
-                         "or can hold the --set values (%u of them cannot); trainsim "
-                         "run with those values says why\n", family, held);
+        cli_printerr ("trainsim plan: no model of family %s fits in memory "
+                      "or can hold the --set values (%u of them cannot); trainsim "
+                      "run with those values says why", family, held);
       status = 2;
     }
   else if (format == REPORT_TABLE)
@@ -607,9 +614,12 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       double rate = 6 * o->parameters * o->tokens / budget_spent (b, o);
       double tpp = o->tokens / o->parameters;
       double n_star = sqrt (rate * b->limit / (6 * tpp));
+      /* The names from the input, shown (base/text.h). */
+      g_autofree char *family_shown = text_shown (family);
+      g_autofree char *topology = text_shown (o->topology);
       g_string_append_printf (out, "trainsim plan %s %.15g: family %s, %.3g "
                               "tokens a parameter, on %s, %d GPUs\n", b->flag,
-                              b->limit, family, tpp, o->topology, o->gpus);
+                              b->limit, family_shown, tpp, topology, o->gpus);
       g_string_append_printf (out, "  %-12s %10s %10s %9s %9s %11s %15s\n",
                               "model", "params", "tokens", "days",
                               "+failures", "GPU-hours", "cost");
@@ -620,9 +630,10 @@ plan_budget (const char *path, const char *const *sets, int jobs,
           g_autofree char *gpuh = report_fmt_si (r->gpu_hours_with_failures);
           g_autofree char *params = fmt_count (r->parameters);
           g_autofree char *tokens = fmt_count (r->tokens);
+          g_autofree char *model = text_shown (r->model);
           g_string_append_printf (out, "%s %-12s %10s %10s %9.*g %9.*g "
                                   "%11s %15s\n", (int) i == best ? "*" : " ",
-                                  r->model, params, tokens,
+                                  model, params, tokens,
                                   r->days < 1000 ? 3 : 4, r->days,
                                   r->days_with_failures < 1000 ? 3 : 4,
                                   r->days_with_failures, gpuh, usd);
@@ -633,9 +644,11 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       g_autofree char *tokens = fmt_count (o->tokens);
       g_autofree char *params_star = fmt_count (n_star);
       g_autofree char *tokens_star = fmt_count (tpp * n_star);
+      g_autofree char *model = text_shown (o->model);
+      g_autofree char *label = text_shown (o->label);
       g_string_append_printf (out, "  within the budget: %s, %s parameters on "
-                              "%s tokens (%s)\n", o->model, params, tokens,
-                              o->label);
+                              "%s tokens (%s)\n", model, params, tokens,
+                              label);
       g_string_append_printf (out, "  Chinchilla's optimum for the budget, at "
                               "its FLOPs per %s: %s parameters on %s tokens\n",
                               b->unit, params_star, tokens_star);
@@ -715,9 +728,9 @@ cli_plan (int argc, char **argv)
     return 2;
   if (argc != 2 || (jobs != G_MININT && (jobs < 1 || jobs > 4096)))
     {
-      fprintf (stderr, "trainsim plan: expected one experiment file and "
-                       "--jobs from 1 to 4096\n"
-                       "Try 'trainsim plan --help'.\n");
+      cli_printerr ("trainsim plan: expected one experiment file and "
+                    "--jobs from 1 to 4096");
+      cli_try_help ("plan");
       return 2;
     }
   const Budget budgets[] = {
@@ -735,9 +748,10 @@ cli_plan (int argc, char **argv)
       if (budget != NULL || !(budgets[i].limit > 0 && isfinite (budgets[i].limit))
           || as_written)
         {
-          fprintf (stderr, "trainsim plan: give one budget, --budget-usd, "
-                           "--gpu-hours or --days, positive and finite, and without "
-                           "--as-written\nTry 'trainsim plan --help'.\n");
+          cli_printerr ("trainsim plan: give one budget, --budget-usd, "
+                        "--gpu-hours or --days, positive and finite, and without "
+                        "--as-written");
+          cli_try_help ("plan");
           return 2;
         }
       budget = &budgets[i];
@@ -747,8 +761,8 @@ cli_plan (int argc, char **argv)
     return 2;
   if (budget == NULL && family != NULL)
     {
-      fprintf (stderr, "trainsim plan: --family needs a budget (--budget-usd, "
-                       "--gpu-hours or --days)\n");
+      cli_printerr ("trainsim plan: --family needs a budget (--budget-usd, "
+                    "--gpu-hours or --days)");
       return 2;
     }
   if (budget != NULL)

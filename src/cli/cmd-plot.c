@@ -18,7 +18,7 @@ flush_notes (GString *notes)
 
   for (gsize i = 0; lines[i] != NULL; i++)
     if (*lines[i] != '\0')
-      fprintf (stderr, "trainsim plot: %s\n", lines[i]);
+      cli_printerr ("trainsim plot: %s", lines[i]);
   g_string_truncate (notes, 0);
 }
 
@@ -116,21 +116,22 @@ cli_plot (int argc, char **argv)
     return 2;
   if (argc != 2)
     {
-      fprintf (stderr, "trainsim plot: expected one CSV file, got %d\n"
-                       "Try 'trainsim plot --help'.\n", argc - 1);
+      cli_printerr ("trainsim plot: expected one CSV file, got %d", argc - 1);
+      cli_try_help ("plot");
       return 2;
     }
   if (output == NULL)
     {
-      fprintf (stderr, "trainsim plot: name the figure with -o FIG.pdf "
-                       "(or .svg, .png)\nTry 'trainsim plot --help'.\n");
+      cli_printerr ("trainsim plot: name the figure with -o FIG.pdf "
+                    "(or .svg, .png)");
+      cli_try_help ("plot");
       return 2;
     }
   int kind = PLOT_LINE;
   if (kind_name != NULL && (kind = plot_kind_parse (kind_name)) < 0)
     {
-      fprintf (stderr, "trainsim plot: unknown kind '%s' (valid: %s)\n",
-               kind_name, plot_kind_names ());
+      cli_printerr ("trainsim plot: unknown kind '%s' (valid: %s)", kind_name,
+                    plot_kind_names ());
       return 2;
     }
 
@@ -141,7 +142,7 @@ cli_plot (int argc, char **argv)
     {
       /* A CSV that is not there is bad input, not an I/O failure; one
        * too large or with a NUL byte in it too. */
-      fprintf (stderr, "trainsim: %s\n", error->message);
+      cli_fail (error);
       return 2;
     }
   g_autoptr (PlotTable) table = plot_table_parse (argv[1], text, len, &error);

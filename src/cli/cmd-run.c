@@ -78,15 +78,15 @@ cli_run (int argc, char **argv)
     return 2;
   if (argc != 2)
     {
-      fprintf (stderr, "trainsim run: expected one experiment file, got %d\n"
-                       "Try 'trainsim run --help'.\n", argc - 1);
+      cli_printerr ("trainsim run: expected one experiment file, got %d", argc - 1);
+      cli_try_help ("run");
       return 2;
     }
   int format = REPORT_TABLE;
   if (format_name != NULL && (format = report_format_parse (format_name)) < 0)
     {
-      fprintf (stderr, "trainsim run: unknown format '%s' (valid: %s)\n",
-               format_name, report_format_names ());
+      cli_printerr ("trainsim run: unknown format '%s' (valid: %s)", format_name,
+                    report_format_names ());
       return 2;
     }
   /* "-" is standard output for -o, where the report goes: a trace there
@@ -94,16 +94,16 @@ cli_run (int argc, char **argv)
    * (./- names one). */
   if (trace_path != NULL && strcmp (trace_path, "-") == 0)
     {
-      fprintf (stderr, "trainsim run: --trace needs a file, such as -t trace.json "
-                       "(standard output carries the report)\n");
+      cli_printerr ("trainsim run: --trace needs a file, such as -t trace.json "
+                    "(standard output carries the report)");
       return 2;
     }
   /* One file cannot hold both: the second written would replace the first. */
   if (output != NULL && trace_path != NULL && strcmp (output, "-") != 0
       && report_same_file (output, trace_path))
     {
-      fprintf (stderr, "trainsim run: --output and --trace name the same file, %s; "
-                       "give each its own\n", output);
+      cli_printerr ("trainsim run: --output and --trace name the same file, %s; "
+                    "give each its own", output);
       return 2;
     }
 
@@ -122,13 +122,13 @@ cli_run (int argc, char **argv)
    * ZeRO-Offload's single GPU. */
   if (spec.zero.stage > 0 && plan_dp (&spec) == 1
       && spec.zero.offload == OFFLOAD_NONE)
-    fprintf (stderr, "trainsim: note: %s: zero.stage %d with dp = 1 partitions "
-                     "nothing; the plan runs as stage 0\n",
-             spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
+    cli_printerr ("trainsim: note: %s: zero.stage %d with dp = 1 partitions "
+                  "nothing; the plan runs as stage 0",
+                  spec.marks.zero_stage ? spec.marks.zero_stage : argv[1], spec.zero.stage);
   if (spec.marks.sweep != NULL)
-    fprintf (stderr, "trainsim: note: %s: run predicts the experiment as written and "
-                     "ignores its sweep: section; trainsim sweep runs its points\n",
-             spec.marks.sweep);
+    cli_printerr ("trainsim: note: %s: run predicts the experiment as written and "
+                  "ignores its sweep: section; trainsim sweep runs its points",
+                  spec.marks.sweep);
   /* The trace streams to its file as the step replays. */
   TraceWriter *trace = NULL;
   if (trace_path != NULL
@@ -147,25 +147,25 @@ cli_run (int argc, char **argv)
   progress_clear (&progress.line);
   /* Faster, and not the same training: worth saying every time. */
   if (ok && spec.zero.offload_delayed_update)
-    fprintf (stderr, "trainsim: note: %s: zero.offload_delayed_update: the "
-                     "CPU's optimizer step of each iteration runs during the "
-                     "next one, which trains on parameters one step older; "
-                     "this changes convergence (Ren et al. 2021, ZeRO-Offload, "
-                     "section 5), and DeepSpeed's released code has no such "
-                     "option\n",
-             spec.marks.offload_delayed_update ? spec.marks.offload_delayed_update
-                                               : argv[1]);
+    cli_printerr ("trainsim: note: %s: zero.offload_delayed_update: the "
+                  "CPU's optimizer step of each iteration runs during the "
+                  "next one, which trains on parameters one step older; "
+                  "this changes convergence (Ren et al. 2021, ZeRO-Offload, "
+                  "section 5), and DeepSpeed's released code has no such "
+                  "option",
+                  spec.marks.offload_delayed_update ? spec.marks.offload_delayed_update
+                                                    : argv[1]);
   if (ok && result.full_auto)
-    fprintf (stderr, "trainsim: note: stages share nodes (tp x dp = %d is not "
-                     "a multiple of the node's %d GPUs): every rank replayed, "
-                     "as with --full, to see them share the NICs\n",
-             result.tp * result.dp, spec.topology.gpus_per_node);
+    cli_printerr ("trainsim: note: stages share nodes (tp x dp = %d is not "
+                  "a multiple of the node's %d GPUs): every rank replayed, "
+                  "as with --full, to see them share the NICs",
+                  result.tp * result.dp, spec.topology.gpus_per_node);
   if (ok && result.shared_nodes_missed)
-    fprintf (stderr, "trainsim: warning: stages share nodes (tp x dp = %d is "
-                     "not a multiple of the node's %d GPUs), and one rank per "
-                     "stage does not see them share the NICs: the time may be "
-                     "optimistic; --full replays every rank\n",
-             result.tp * result.dp, spec.topology.gpus_per_node);
+    cli_printerr ("trainsim: warning: stages share nodes (tp x dp = %d is "
+                  "not a multiple of the node's %d GPUs), and one rank per "
+                  "stage does not see them share the NICs: the time may be "
+                  "optimistic; --full replays every rank",
+                  result.tp * result.dp, spec.topology.gpus_per_node);
   if (trace != NULL && ok)
     ok = trace_writer_close (trace, &error);
   else
@@ -185,8 +185,8 @@ cli_run (int argc, char **argv)
   if (!result.fits_memory)
     {
       g_autofree char *why = plan_memory_shortfall (&result.memory);
-      fprintf (stderr, "trainsim: the plan %s: it does not fit (see the "
-                       "memory lines of the report)\n", why);
+      cli_printerr ("trainsim: the plan %s: it does not fit (see the "
+                    "memory lines of the report)", why);
       return 1;
     }
   return 0;

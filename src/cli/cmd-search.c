@@ -3,6 +3,7 @@
  * their breakdowns and what sets each apart from the next. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "config/config.h"
 #include "config/framework.h"
 #include "output/report.h"
@@ -166,9 +167,9 @@ cli_search (int argc, char **argv)
     return 2;
   if (argc != 2 || top < 1 || (jobs != G_MININT && (jobs < 1 || jobs > 4096)))
     {
-      fprintf (stderr, "trainsim search: expected one experiment file, "
-                       "--top >= 1 and --jobs from 1 to 4096\n"
-                       "Try 'trainsim search --help'.\n");
+      cli_printerr ("trainsim search: expected one experiment file, "
+                    "--top >= 1 and --jobs from 1 to 4096");
+      cli_try_help ("search");
       return 2;
     }
   g_autoptr (GError) error = NULL;
@@ -186,15 +187,15 @@ cli_search (int argc, char **argv)
   if (n_valid == 0)
     {
       /* Not one plan to weigh: the values held rule them all out. */
-      fprintf (stderr, "trainsim search: no plan that %s runs can hold the "
-                       "experiment's GPUs, batch and --set values; trainsim run "
-                       "with those values says why\n", fw);
+      cli_printerr ("trainsim search: no plan that %s runs can hold the "
+                    "experiment's GPUs, batch and --set values; trainsim run "
+                    "with those values says why", fw);
       status = 2;
     }
   else if (n_ok == 0)
     {
-      fprintf (stderr, "trainsim search: none of %u plans that %s runs fits "
-                       "in memory\n", n_valid, fw);
+      cli_printerr ("trainsim search: none of %u plans that %s runs fits "
+                    "in memory", n_valid, fw);
       status = 1;
     }
   else
@@ -203,22 +204,23 @@ cli_search (int argc, char **argv)
       guint n = MIN ((guint) top, n_ok);
       if (format == REPORT_TABLE)
         {
-          g_string_append_printf (out, "trainsim search: %s on %s, %d GPUs, "
-                                  "global batch %d, framework %s: %u plans "
-                                  "fit\n",
-                                  base.model.name ? base.model.name : "model",
-                                  base.topology.name ? base.topology.name
-                                                     : "topology",
-                                  base.gpus, base.parallel.global_batch, fw,
-                                  n_ok);
+          /* The names from the input, shown (base/text.h). */
+          g_autoptr (GString) head = g_string_new (NULL);
+          g_string_printf (head, "trainsim search: %s on %s, %d GPUs, "
+                           "global batch %d, framework %s: %u plans fit",
+                           base.model.name ? base.model.name : "model",
+                           base.topology.name ? base.topology.name : "topology",
+                           base.gpus, base.parallel.global_batch, fw, n_ok);
+          text_append_shown (out, head->str);
+          g_string_append_c (out, '\n');
           append_table (out, cands, n);
         }
       else
         append_rows (out, cands, n, format, &base, n_ok);
       if (fputs (out->str, stdout) == EOF || fflush (stdout) != 0)
         {
-          fprintf (stderr, "trainsim search: cannot write the results: %s\n",
-                   g_strerror (errno));
+          cli_printerr ("trainsim search: cannot write the results: %s",
+                        g_strerror (errno));
           status = 1;
         }
     }

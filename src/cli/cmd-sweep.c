@@ -51,7 +51,10 @@ static int
 usage_error (int mpi_rank, const char *message)
 {
   if (mpi_rank <= 0)
-    fprintf (stderr, "trainsim sweep: %s\nTry 'trainsim sweep --help'.\n", message);
+    {
+      cli_printerr ("trainsim sweep: %s", message);
+      cli_try_help ("sweep");
+    }
   return usage_exit (mpi_rank);
 }
 

@@ -5,6 +5,7 @@
  * role (calibration apart from validation) when several files are given. */
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "base/progress.h"
 #include "config/config.h"
 #include "graph/transformer.h"
@@ -102,9 +103,10 @@ compare (GString *out, gboolean csv, const char *file, const char *id,
       g_snprintf (err_text, sizeof err_text,
                   fabs (err) < 1e5 ? "%+7.1f%%" : "%+7.0e%%", err);
       double scale = longest < 1 ? 1e3 : 1;
+      g_autofree char *shown = text_shown (id);   /* base/text.h */
       g_string_append_printf (out, longest < 1 ? "  %-28s %8.2fms %8.2fms %s%s%s\n"
                               : longest < 1e6 ? "  %-28s %9.3fs %9.3fs %s%s%s\n"
-                              : "  %-28s %9.3es %9.3es %s%s%s\n", id,
+                              : "  %-28s %9.3es %9.3es %s%s%s\n", shown,
                               meas * scale, pred * scale, err_text,
                               r->fits_memory ? "" : "  (memory model: does not fit)",
                               note);
@@ -153,11 +155,12 @@ measured_time (const ValidationSpec *v, const ValidationCase *c,
     }
   else if (fabs (from_tflops / *time - 1) > TFLOPS_AGREEMENT)
     {
+      g_autofree char *id = text_shown (c->id);   /* a message: base/text.h */
       g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: case %s: "
                    "tflops_per_gpu %g counts as %.4g s under flops: %s, but "
                    "iteration_time_s is %g s; they must agree within %g %% "
                    "(check the flops convention or the figures)",
-                   c->tflops_where, c->id, x, from_tflops, flops, *time,
+                   c->tflops_where, id, x, from_tflops, flops, *time,
                    TFLOPS_AGREEMENT * 100);
       return FALSE;
     }
@@ -279,10 +282,12 @@ misordered_groups (const ValidationSpec *v, const double *meas,
         seconds_text (mj, sizeof mj, meas[j]);
         seconds_text (pi, sizeof pi, pred[i]);
         seconds_text (pj, sizeof pj, pred[j]);
+        g_autofree char *id_i = text_shown (
+          ((ValidationCase *) g_ptr_array_index (v->cases, i))->id);
+        g_autofree char *id_j = text_shown (
+          ((ValidationCase *) g_ptr_array_index (v->cases, j))->id);
         g_string_append_printf (out, "  out of order: %s ran in %s, %s in %s; "
-                                "predicted %s and %s\n",
-                                ((ValidationCase *) g_ptr_array_index (v->cases, i))->id, mi,
-                                ((ValidationCase *) g_ptr_array_index (v->cases, j))->id, mj,
+                                "predicted %s and %s\n", id_i, mi, id_j, mj,
                                 pi, pj);
       }
   return n;
@@ -310,11 +315,17 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
   g_autofree double *time_meas = g_new0 (double, n);
   g_autofree double *time_pred = g_new0 (double, n);
   g_autoptr (GString) note = g_string_new (NULL);
+  /* The table's and the summary's names from the input, shown
+   * (base/text.h); the CSV's cells are its own. */
+  g_autofree char *shown_path = text_shown (path);
   if (!csv)
-    g_string_append_printf (out, "%s: %s%s%s\n  %-28s %10s %10s %8s\n", path,
-                            v->name, v->source ? " -- " : "",
-                            v->source ? v->source : "", "case", "measured",
-                            "predicted", "error");
+    {
+      g_autofree char *name = text_shown (v->name);
+      g_autofree char *source = text_shown (v->source);
+      g_string_append_printf (out, "%s: %s%s%s\n  %-28s %10s %10s %8s\n",
+                              shown_path, name, v->source ? " -- " : "", source,
+                              "case", "measured", "predicted", "error");
+    }
   Progress progress;
   progress_init (&progress, "cases", n, 0);
   for (guint i = 0; i < n; i++)
@@ -394,7 +405,8 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
       if (!sim_run (&c->experiment, &options, &r, &error))
         {
           progress_clear (&progress);
-          g_prefix_error (&error, "%s: case %s: ", c->where, c->id);
+          g_autofree char *id = text_shown (c->id);   /* base/text.h */
+          g_prefix_error (&error, "%s: case %s: ", c->where, id);
           return cli_fail (error);
         }
       if (!measured_time (v, c, &r, &meas, note, &error))
@@ -445,11 +457,14 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
                                       r.virtual_stages, r.fits_memory ? 1 : 0);
             }
           else
-            g_string_append_printf (out, "  %-28s ran out of memory; predicted "
-                                    "%.1f GiB of %.1f: %s%s\n", c->id,
+            {
+              g_autofree char *id = text_shown (c->id);
+              g_string_append_printf (out, "  %-28s ran out of memory; predicted "
+                                      "%.1f GiB of %.1f: %s%s\n", id,
                                     r.memory_per_gpu_gib,
                                     r.memory.capacity / (1024.0 * 1024 * 1024),
-                                    r.fits_memory ? "fits" : "agrees", note->str);
+                                      r.fits_memory ? "fits" : "agrees", note->str);
+            }
         }
     }
   progress_clear (&progress);
@@ -475,7 +490,10 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
   g_string_append_printf (summary, ", role %s", spec_enum_name (SPEC_ENUM_ROLE, v->role));
   /* Predictions under overrides say so: they are not the file's score. */
   for (size_t i = 0; sets && sets[i]; i++)
-    g_string_append_printf (summary, "%s--set %s", i ? " " : ", with ", sets[i]);
+    {
+      g_autofree char *set = text_shown (sets[i]);
+      g_string_append_printf (summary, "%s--set %s", i ? " " : ", with ", set);
+    }
   if (v->order_groups > 0)
     g_string_append_printf (summary, ", in measured order: %d of %d groups",
                             v->order_groups - s.misordered, v->order_groups);
@@ -498,10 +516,12 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
           && layer_meas[i] < layer_meas[j] && layer_pred[i] >= layer_pred[j]
           && status == 0)
         {
+          g_autofree char *id_i = text_shown (
+            ((ValidationCase *) g_ptr_array_index (v->cases, i))->id);
+          g_autofree char *id_j = text_shown (
+            ((ValidationCase *) g_ptr_array_index (v->cases, j))->id);
           g_string_append_printf (summary, "; FAIL: %s is faster than %s per "
-                                  "layer, but predicted not",
-                                  ((ValidationCase *) g_ptr_array_index (v->cases, i))->id,
-                                  ((ValidationCase *) g_ptr_array_index (v->cases, j))->id);
+                                  "layer, but predicted not", id_i, id_j);
           status = 1;
         }
   /* Missing the goal fails, unless the file is a known gap and stays
@@ -524,9 +544,9 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
   else
     g_string_append_printf (summary, "; KNOWN GAP (goal: %s)", goal->str);
   if (csv)
-    fprintf (stderr, "%s: %s\n", path, summary->str);
+    cli_printerr ("%s: %s", shown_path, summary->str);
   else
-    g_string_append_printf (out, "%s: %s\n", path, summary->str);
+    g_string_append_printf (out, "%s: %s\n", shown_path, summary->str);
   g_string_free (summary, TRUE);
   score_merge (&by_role[v->kind][v->role].score, &score);
   by_role[v->kind][v->role].files++;
@@ -575,8 +595,8 @@ cli_validate (int argc, char **argv)
     return 2;
   if (argc < 2)
     {
-      fprintf (stderr, "trainsim validate: expected one or more validation "
-                       "files\nTry 'trainsim validate --help'.\n");
+      cli_printerr ("trainsim validate: expected one or more validation files");
+      cli_try_help ("validate");
       return 2;
     }
   gboolean csv = FALSE;
@@ -586,8 +606,8 @@ cli_validate (int argc, char **argv)
         csv = TRUE;
       else if (strcmp (format_name, "table") != 0)
         {
-          fprintf (stderr, "trainsim validate: unknown format '%s' (valid: "
-                           "table or csv)\n", format_name);
+          cli_printerr ("trainsim validate: unknown format '%s' (valid: "
+                        "table or csv)", format_name);
           return 2;
         }
     }

@@ -242,7 +242,7 @@ typedef struct {
   int vocab_divisible_by; /* Megatron's --make-vocab-size-divisible-by:
                            * the vocabulary is padded to a multiple of it
                            * times tp; 0 (auto): the framework's, 128 or 1
-                           * (framework_defaults in config.c) */
+                           * (config_framework_defaults, config-experiment.c) */
 } ModelSpec;
 
 /* --- device profile (a GPU) -------------------------------------------- */
@@ -447,7 +447,7 @@ typedef struct {
 #define SPEC_CHINCHILLA (-2.0)
 
 /* What the run draws from the grid (energy:), for `trainsim plan`, in
- * watts; defaults in config.c, with sources. */
+ * watts; defaults in config-experiment.c, with sources. */
 typedef struct {
   double gpu_compute_w;         /* a GPU running kernels */
   double gpu_communication_w;   /* waiting on a collective or a send */
@@ -458,7 +458,7 @@ typedef struct {
 } EnergySpec;
 
 /* How often the cluster fails and what a failure costs (reliability:),
- * for `trainsim plan`'s goodput; defaults in config.c, with sources. */
+ * for `trainsim plan`'s goodput; defaults in config-experiment.c, with sources. */
 typedef struct {
   double gpu_failures_per_hour;    /* per GPU */
   double node_failures_per_hour;   /* per node, besides its GPUs */

@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 #include "base/input.h"
+#include "base/text.h"
 
 /* --- nodes ---------------------------------------------------------------- */
 
@@ -129,9 +130,11 @@ ytree_is_null (const YNode *node)
 char *
 ytree_mark_format (YMark mark)
 {
+  g_autofree char *file = text_shown (mark.file);
+
   if (mark.line == 0)
-    return g_strdup (mark.file);
-  return g_strdup_printf ("%s:%d:%d", mark.file, mark.line, mark.col);
+    return g_steal_pointer (&file);
+  return g_strdup_printf ("%s:%d:%d", file, mark.line, mark.col);
 }
 
 const char *
@@ -156,7 +159,9 @@ ytree_set_error (GError **error, YMark mark, const char *format, ...)
   va_start (args, format);
   what = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: %s", where, what);
+  /* One line, whatever of the input it quotes (a key, a name). */
+  g_autofree char *shown = text_shown (what);
+  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: %s", where, shown);
 }
 
 /* --- merging and setting ---------------------------------------------------- */

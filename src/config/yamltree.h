@@ -90,9 +90,11 @@ void ytree_map_remove (YNode *map, const char *key);
 /* A plain "", "~" or "null": YAML's null, as in "compute:" with no value. */
 gboolean ytree_is_null (const YNode *node);
 
-/* "file:line:col", or "file" for a mark without a line. Owned. */
+/* "file:line:col", or "file" for a mark without a line, for a message:
+ * the file's name shown as base/text.h says. Owned. */
 char *ytree_mark_format (YMark mark);
-/* Sets *ERROR to TS_ERROR_INPUT with the message "MARK: " + FORMAT. */
+/* Sets *ERROR to TS_ERROR_INPUT with the message "MARK: " + FORMAT, one
+ * line: what FORMAT quotes of the input is shown as base/text.h says. */
 void ytree_set_error (GError **error, YMark mark, const char *format, ...)
   G_GNUC_PRINTF (3, 4);
 

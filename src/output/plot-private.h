@@ -1,8 +1,9 @@
 /* plot-private.h: what plot-table.c (the CSV) and plot.c (the figure)
- * share: the table's layout and its look-ups. Not for use outside them. */
+ * share: the table's layout and the look-ups only the figure needs. Not
+ * for use outside them; the reader's public side is plot-table.h. */
 #pragma once
 
-#include "output/plot.h"
+#include "output/plot-table.h"
 
 typedef struct {
   GPtrArray *cells;  /* owned: char *, one per header column */
@@ -12,14 +13,9 @@ typedef struct {
 struct _PlotTable {
   char *name;         /* owned: the file, for messages */
   GPtrArray *header;  /* owned: char * */
+  guint header_line;  /* where the header is in the file, from 1 */
   GPtrArray *rows;    /* owned: PlotRow * */
 };
-
-/* The cell of column @col in row @row, never NULL. */
-const char *plot_table_cell (const PlotTable *table, guint row, int col);
-
-/* The line of the file where row @row starts, for messages. */
-guint plot_table_line (const PlotTable *table, guint row);
 
 /* TRUE when @s is a whole finite number (an empty cell is not). */
 gboolean plot_cell_number (const char *s, double *v);
@@ -31,9 +27,6 @@ int plot_table_find (const PlotTable *table, const char *name);
 /* The column named exactly `status` (a sweep's: ok, infeasible, oom), or
  * -1: a CSV without one has only rows to draw. */
 int plot_table_status (const PlotTable *table);
-
-/* The header as "a, b, c", for a message that lists the columns. */
-char *plot_table_columns (const PlotTable *table);
 
 /* The column @name that option @option (e.g. "--y") asks for, or a
  * TS_ERROR_USAGE error that lists the columns there are. */

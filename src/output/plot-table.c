@@ -1,7 +1,10 @@
-/* plot-table.c: the CSV that `trainsim plot` draws from: RFC 4180
- * parsing into a PlotTable, column look-ups, and the --where filter. */
+/* plot-table.c: trainsim's CSV reader: RFC 4180 parsing into a
+ * PlotTable, of the CSV that `trainsim plot` draws from (plot.h) and of
+ * the measurements `trainsim calibrate` fits to (plot-table.h); column
+ * look-ups, and plot's --where filter. */
 #include "output/plot-private.h"
 #include "base/errors.h"
+#include "base/input.h"
 #include "base/units.h"
 
 #include <string.h>
@@ -29,6 +32,24 @@ plot_table_free (PlotTable *table)
 }
 
 const char *
+plot_table_name (const PlotTable *table)
+{
+  return table->name;
+}
+
+guint
+plot_table_header_line (const PlotTable *table)
+{
+  return table->header_line;
+}
+
+guint
+plot_table_n_rows (const PlotTable *table)
+{
+  return table->rows->len;
+}
+
+const char *
 plot_table_cell (const PlotTable *table, guint row, int col)
 {
   const PlotRow *r = g_ptr_array_index (table->rows, row);
@@ -42,27 +63,55 @@ plot_table_line (const PlotTable *table, guint row)
   return ((const PlotRow *) g_ptr_array_index (table->rows, row))->line;
 }
 
+/* The blanks around a number or a field that a hand-written table may
+ * have: "64, 128" or "m ,n". */
+static gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t';
+}
+
 gboolean
 plot_cell_number (const char *s, double *v)
 {
   /* Blanks around the number, as in a hand-written "64 , 128", are let
    * pass; hexadecimal, inf and nan are not numbers in a figure any more
    * than in an input (units_number). */
-  while (*s == ' ' || *s == '\t')
+  while (is_blank (*s))
     s++;
   gsize n = strlen (s);
-  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+  while (n > 0 && is_blank (s[n - 1]))
     n--;
   g_autofree char *number = g_strndup (s, n);
   return units_number (number, v);
 }
 
+gboolean
+plot_table_positive (const PlotTable *table, guint row, int col,
+                     const char *what, double *out, GError **error)
+{
+  const char *cell = plot_table_cell (table, row, col);
+
+  /* plot_cell_number refuses inf, nan and what overflows to them. */
+  if (plot_cell_number (cell, out) && *out > 0)
+    return TRUE;
+  g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+               "%s:%u: expected %s in column %s, a number above 0%s",
+               table->name, plot_table_line (table, row), what,
+               plot_table_column_name (table, col),
+               cell[strspn (cell, " \t")] == '\0' ? "; the cell is empty" : "");
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------ parse */
+
 /* One RFC 4180 record from @text at *@pos: its fields into @fields, the
  * line count advanced past any line break inside quotes and the record's
- * end. */
+ * end. With @trim, blanks around a field (outside its quotes) are
+ * dropped. */
 static gboolean
 parse_record (const char *name, const char *text, gsize len, gsize *pos,
-              guint *line, GPtrArray *fields, GError **error)
+              guint *line, gboolean trim, GPtrArray *fields, GError **error)
 {
   gsize i = *pos;
   g_autoptr (GString) field = g_string_new (NULL);
@@ -70,6 +119,8 @@ parse_record (const char *name, const char *text, gsize len, gsize *pos,
   for (;;)
     {
       g_string_truncate (field, 0);
+      while (trim && i < len && is_blank (text[i]))
+        i++;
       if (i < len && text[i] == '"')
         {
           guint opened = *line;
@@ -92,6 +143,8 @@ parse_record (const char *name, const char *text, gsize len, gsize *pos,
               g_string_append_c (field, text[i]);
             }
           i++;
+          while (trim && i < len && is_blank (text[i]))
+            i++;
           if (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
             {
               g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
@@ -102,8 +155,14 @@ parse_record (const char *name, const char *text, gsize len, gsize *pos,
             }
         }
       else
-        while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-          g_string_append_c (field, text[i++]);
+        {
+          while (i < len && text[i] != ',' && text[i] != '\n'
+                 && text[i] != '\r')
+            g_string_append_c (field, text[i++]);
+          while (trim && field->len > 0
+                 && is_blank (field->str[field->len - 1]))
+            g_string_truncate (field, field->len - 1);
+        }
       g_ptr_array_add (fields, g_strdup (field->str));
       if (i < len && text[i] == ',')
         {
@@ -156,13 +215,45 @@ derive_aggregate_pflops (PlotTable *table)
     }
 }
 
-PlotTable *
-plot_table_parse (const char *name, const char *text, gsize len,
-                  GError **error)
+/* Refuses a header of measurements (plot_table_read) that names a column
+ * twice or an empty one, which a look-up by name would read wrong, or
+ * none of @columns: some other file, of which nothing is quoted back. */
+static gboolean
+check_header (const PlotTable *table, const char *const *columns,
+              const char *what, GError **error)
 {
-  g_return_val_if_fail (name != NULL && text != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  for (guint c = 0; c < table->header->len; c++)
+    {
+      const char *h = g_ptr_array_index (table->header, c);
 
+      if (*h == '\0' || plot_table_column (table, h) != (int) c)
+        {
+          g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                       "%s:%u: the header names %s: expected each column's "
+                       "name once", table->name, table->header_line,
+                       *h ? "a column twice" : "an empty column");
+          return FALSE;
+        }
+    }
+  for (gsize i = 0; columns[i] != NULL; i++)
+    if (plot_table_column (table, columns[i]) >= 0)
+      return TRUE;
+  g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s:%u: not %s", table->name,
+               table->header_line, what);
+  return FALSE;
+}
+
+/* Parses @text into a table. With @columns NULL, a CSV as a program
+ * writes one (plot_table_parse): '#' lines only above the header, fields
+ * as they are. Otherwise measurements as a person writes them
+ * (plot_table_read): '#' lines anywhere, blanks around fields dropped,
+ * and a header checked against @columns and @what before any row is read,
+ * so that some other file is refused as that, not at its first odd line. */
+static PlotTable *
+parse_table (const char *name, const char *text, gsize len,
+             const char *const *columns, const char *what, GError **error)
+{
+  gboolean lenient = columns != NULL;
   g_autoptr (PlotTable) table = g_new0 (PlotTable, 1);
   table->name = g_strdup (name);
   table->rows = g_ptr_array_new_with_free_func (plot_row_free);
@@ -176,24 +267,33 @@ plot_table_parse (const char *name, const char *text, gsize len,
     {
       guint start = line;
       g_autoptr (GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
+      gsize first = pos;
 
+      while (lenient && first < len && is_blank (text[first]))
+        first++;
       /* A comment line before the header: a sweep's first line says
-       * which sweep wrote the rows (sweep.c, append_identity). */
-      if (table->header == NULL && text[pos] == '#')
+       * which sweep wrote the rows (sweep.c, append_identity). In
+       * measurements, a note on where they came from, anywhere. */
+      if ((table->header == NULL || lenient) && first < len
+          && text[first] == '#')
         {
-          const char *nl = memchr (text + pos, '\n', len - pos);
+          const char *nl = memchr (text + first, '\n', len - first);
           pos = nl != NULL ? (gsize) (nl - text) + 1 : len;
           line++;
           continue;
         }
 
-      if (!parse_record (name, text, len, &pos, &line, fields, error))
+      if (!parse_record (name, text, len, &pos, &line, lenient, fields,
+                         error))
         return NULL;
       if (fields->len == 1 && *(const char *) fields->pdata[0] == '\0')
         continue;  /* a blank line */
       if (table->header == NULL)
         {
           table->header = g_steal_pointer (&fields);
+          table->header_line = start;
+          if (lenient && !check_header (table, columns, what, error))
+            return NULL;
           continue;
         }
       if (fields->len != table->header->len)
@@ -210,26 +310,71 @@ plot_table_parse (const char *name, const char *text, gsize len,
     }
   if (table->header == NULL)
     {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
-                   "%s: empty, expected a CSV header line (such as a "
-                   "sweep's output)", name);
+      if (lenient)
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT, "%s: empty, not %s",
+                     name, what);
+      else
+        g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
+                     "%s: empty, expected a CSV header line (such as a "
+                     "sweep's output)", name);
       return NULL;
     }
-  derive_aggregate_pflops (table);
   return g_steal_pointer (&table);
+}
+
+PlotTable *
+plot_table_parse (const char *name, const char *text, gsize len,
+                  GError **error)
+{
+  g_return_val_if_fail (name != NULL && text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  PlotTable *table = parse_table (name, text, len, NULL, NULL, error);
+  if (table != NULL)
+    derive_aggregate_pflops (table);
+  return table;
+}
+
+PlotTable *
+plot_table_read (const char *path, const char *const *columns,
+                 const char *what, GError **error)
+{
+  g_return_val_if_fail (path != NULL && columns != NULL && what != NULL,
+                        NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_autofree char *text = NULL;
+  gsize len;
+  if (!input_read (path, &text, &len, error))
+    return NULL;
+  return parse_table (path, text, len, columns, what, error);
 }
 
 /* ---------------------------------------------------------------- columns */
 
 int
-plot_table_find (const PlotTable *table, const char *name)
+plot_table_column (const PlotTable *table, const char *name)
 {
-  int found = -1;
-  gsize n = strlen (name);
-
   for (guint c = 0; c < table->header->len; c++)
     if (strcmp (g_ptr_array_index (table->header, c), name) == 0)
       return (int) c;
+  return -1;
+}
+
+const char *
+plot_table_column_name (const PlotTable *table, int col)
+{
+  return g_ptr_array_index (table->header, col);
+}
+
+int
+plot_table_find (const PlotTable *table, const char *name)
+{
+  int found = plot_table_column (table, name);
+  gsize n = strlen (name);
+
+  if (found >= 0)
+    return found;
   for (guint c = 0; c < table->header->len; c++)
     {
       const char *h = g_ptr_array_index (table->header, c);
@@ -298,10 +443,7 @@ keep_rows (PlotTable *table, const gboolean *keep)
 int
 plot_table_status (const PlotTable *table)
 {
-  for (guint c = 0; c < table->header->len; c++)
-    if (strcmp (g_ptr_array_index (table->header, c), "status") == 0)
-      return (int) c;
-  return -1;
+  return plot_table_column (table, "status");
 }
 
 /* TRUE when the cell @s matches the filter value @want. */

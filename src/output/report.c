@@ -6,6 +6,7 @@
  * for a reader, not for a parser. */
 #include "output/report.h"
 #include "base/outfile.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -225,13 +226,56 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
 
 /* ------------------------------------------------------------ JSON, CSV */
 
+/* Whether TEXT is a decimal number as a spreadsheet reads one, such as
+ * -12, +0.5, -.5 or -1.5e-3: a sign, digits with at most one point, and
+ * an exponent. (Not "inf", "nan" or hexadecimal, which g_ascii_strtod
+ * takes.) */
+static gboolean
+csv_is_number (const char *text)
+{
+  const char *p = text;
+  gboolean digits = FALSE;
+
+  if (*p == '-' || *p == '+')
+    p++;
+  for (; g_ascii_isdigit (*p); p++)
+    digits = TRUE;
+  if (*p == '.')
+    for (p++; g_ascii_isdigit (*p); p++)
+      digits = TRUE;
+  if (!digits)
+    return FALSE;
+  if (*p == 'e' || *p == 'E')
+    {
+      p++;
+      if (*p == '-' || *p == '+')
+        p++;
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  return *p == '\0';
+}
+
+/* Whether a spreadsheet would take TEXT, a bare cell, for a formula:
+ * text that starts with '=', '+', '-', '@', a tab or a carriage return,
+ * and is not a number (OWASP, "CSV Injection"). */
+static gboolean
+csv_is_formula (const char *text)
+{
+  return text[0] != '\0' && strchr ("=+-@\t\r", text[0]) != NULL
+         && !csv_is_number (text);
+}
+
 void
 report_append_csv_cell (GString *out, const char *text)
 {
   gsize n = strlen (text);
 
   if (text[strcspn (text, ",\"\r\n")] == '\0'
-      && (n == 0 || (text[0] != ' ' && text[0] != '#' && text[n - 1] != ' ')))
+      && (n == 0 || (text[0] != ' ' && text[0] != '#' && text[n - 1] != ' '
+                     && !csv_is_formula (text))))
     {
       g_string_append (out, text);
       return;
@@ -521,18 +565,11 @@ append_table (GString *out, const SimResult *r, const char *title)
   g_autofree char *mfu = NULL, *hfu = NULL, *over = NULL;
 
   /* The title holds names from the input: a control character in one
-   * (a line break, an escape, or C1's U+0080-U+009F, UTF-8 C2 80-9F)
-   * would break the table or drive the terminal, so each shows as '?'. */
-  g_autoptr (GString) shown = g_string_new (NULL);
-  for (const char *p = title != NULL ? title : ""; *p; p++)
-    {
-      unsigned char c = (unsigned char) *p;
-      if (c == 0xc2 && (unsigned char) p[1] >= 0x80 && (unsigned char) p[1] <= 0x9f)
-        p++, c = 0;
-      g_string_append_c (shown, c < 0x20 || c == 0x7f ? '?' : *p);
-    }
-  g_string_append_printf (out, "trainsim: %s%s%d GPU%s\n", shown->str,
-                          title != NULL ? ", " : "", r->gpus, r->gpus == 1 ? "" : "s");
+   * would break the table or drive the terminal (base/text.h). */
+  g_string_append (out, "trainsim: ");
+  text_append_shown (out, title);
+  g_string_append_printf (out, "%s%d GPU%s\n", title != NULL ? ", " : "",
+                          r->gpus, r->gpus == 1 ? "" : "s");
 
   take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp, r->dp));
   take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));

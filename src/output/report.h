@@ -80,7 +80,11 @@ void report_append_json_string (GString *out, const char *s);
 /* A CSV cell, quoted (RFC 4180) when it holds a separator, a quote, a
  * line break, or spaces at an end that a reader might trim, or starts
  * with '#': a row that starts so would read as a comment (sweep's own
- * first line is one; gnuplot and pandas' comment='#' skip such rows). */
+ * first line is one; gnuplot and pandas' comment='#' skip such rows);
+ * or when it is text that starts as a spreadsheet formula does ('=', '+',
+ * '-', '@', a tab), such as a case id "=HYPERLINK(...)": quoted, a
+ * reader that honours quotes takes it as text. A number ("-3", "+1e-5")
+ * stays bare, and reads as one. The text itself is kept as given. */
 void report_append_csv_cell (GString *out, const char *text);
 
 /* Whether @a and @b name the same file (by device and inode when both

@@ -10,6 +10,7 @@
 #include "parallel/budget.h"
 #include "parallel/sim-private.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "base/units.h"
 
 #include <errno.h>
@@ -263,12 +264,15 @@ budget_from_env (const char *name, gboolean bytes, double fallback,
       *out = fallback;
       return TRUE;
     }
+  /* For a message: the variable's text shown (base/text.h). */
+  g_autofree char *shown = NULL;
   if (bytes)
     {
       g_autofree char *why = NULL;
       if (units_parse (text, UNIT_BYTES, out, &why))
         return TRUE;
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s=%s: %s", name, text,
+      shown = text_shown (text);
+      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s=%s: %s", name, shown,
                    why);
       return FALSE;
     }
@@ -278,8 +282,9 @@ budget_from_env (const char *name, gboolean bytes, double fallback,
   if (errno == 0 && *end == '\0' && end != text && *out >= 1
       && *out < 1.8e19)
     return TRUE;
+  shown = text_shown (text);
   g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "%s=%s: expected a count "
-               "of events of at least 1, such as 2e9", name, text);
+               "of events of at least 1, such as 2e9", name, shown);
   return FALSE;
 }
 

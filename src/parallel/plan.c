@@ -2,6 +2,7 @@
 #include "parallel/plan.h"
 #include "base/errors.h"
 #include "base/ledger.h"
+#include "base/text.h"
 #include "config/framework.h"
 #include "graph/transformer.h"
 #include "hw/host.h"
@@ -18,8 +19,11 @@ violation (GString *list, const char *where, const char *fmt, ...)
   if (where != NULL)
     g_string_append_printf (list, "%s: ", where);
   va_start (ap, fmt);
-  g_string_append_vprintf (list, fmt, ap);
+  g_autofree char *rule = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  /* The message keeps its lines; a name in a rule is the input's, shown
+   * (base/text.h) on the rule's line. */
+  text_append_shown (list, rule);
 }
 
 double
@@ -61,10 +65,10 @@ fail_if_any (GString *list, const SpecMarks *marks, GError **error)
 {
   if (list->len == 0)
     return TRUE;
+  g_autofree char *file = text_shown (marks->file);   /* base/text.h */
   g_set_error (error, TS_ERROR, TS_ERROR_PLAN,
                "%s%sthis plan cannot run:%s",
-               marks->file ? marks->file : "", marks->file ? ": " : "",
-               list->str);
+               file, marks->file ? ": " : "", list->str);
   return FALSE;
 }
 
@@ -232,7 +236,7 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->gpus, "gpus %d must fill whole nodes of %d",
                e->gpus, t->gpus_per_node);
   /* Spread placement deals the nodes over the fabric's groups: they must
-   * hold them (config.c has checked that the groups are given). */
+   * hold them (config-topology.c has checked that the groups are given). */
   const FabricSpec *f = &t->inter_node.fabric;
   int64_t nodes = (e->gpus + t->gpus_per_node - 1) / t->gpus_per_node;
   if (f->placement == PLACEMENT_SPREAD && nodes > 1

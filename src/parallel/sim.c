@@ -10,6 +10,7 @@
  * The ops come from the builder, sim-build.c. */
 #include "parallel/sim-private.h"
 #include "base/errors.h"
+#include "base/text.h"
 #include "config/framework.h"
 
 static const char *const op_kind_category[OPK_N] = {
@@ -388,7 +389,8 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
               GError **error)
 {
   const ExperimentSpec *e = plan->spec;
-  const char *file = e->marks.file ? e->marks.file : "experiment";
+  /* For messages: the file's name shown (base/text.h). */
+  g_autofree char *file = text_shown (e->marks.file ? e->marks.file : "experiment");
   /* Where stages share nodes, one rank per stage misses their sharing
    * of the NICs: every rank is replayed instead when that costs little
    * (SIM_FULL_AUTO_EVENTS), and the result says so when it does not. */
@@ -522,11 +524,12 @@ sim_run (const ExperimentSpec *e, const SimOptions *options, SimResult *result,
     }
   if (!found)
     {
+      g_autofree char *file = text_shown (e->marks.file ? e->marks.file
+                                                        : "experiment");
       g_set_error (error, TS_ERROR, TS_ERROR_PLAN,
                    "%s: no micro-batch size and virtual stage count fit the "
                    "batch and the layers (per-replica batch %d, %d layers "
-                   "per stage)", e->marks.file ? e->marks.file : "experiment",
-                   per_replica, chunk_max);
+                   "per stage)", file, per_replica, chunk_max);
       return FALSE;
     }
   if (options->trace != NULL && !explicit
