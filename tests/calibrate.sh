@@ -172,6 +172,24 @@ verdict "calibrate gemm on EleutherAI's A100 squares: 0.859, above the shipped 0
 cmp -s "$tmp/squares.csv" "$squares" || fail_because "the CSV no longer matches the YAML"
 verdict "the GEMM CSV is the validation file's squares and cubes, as its README makes it"
 
+# Round trips of the device curve: the rates the fit itself prints give
+# its value back; scaled by 0.785 / 0.859 (the GEMMs are compute-bound but
+# one), the curve of the shipped 0.785 gives 0.785 back.
+ts calibrate gemm a100-sxm4-80gb "$squares"
+fitted=$(fragment_value matmul_efficiency)
+for target in "$fitted" 0.785; do
+  { echo batch,m,n,k,dtype,tflops
+    awk -v s="$target" -v f="$fitted" '/^# +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +fp16 / {
+      printf "%s,%s,%s,%s,fp16,%.6f\n", $3, $4, $5, $6, $9 * s / f }' "$tmp/out"
+  } >"$tmp/curve.csv"
+  "$TRAINSIM" calibrate gemm a100-sxm4-80gb "$tmp/curve.csv" >"$tmp/curve.out" 2>"$tmp/err" ||
+    fail_because "exit status $? on the $target curve"
+  got=$(tail -n 1 "$tmp/curve.out" | sed 's/.*: *//; s/[^0-9.]//g')
+  awk -v g="$got" -v t="$target" 'BEGIN { d = g / t - 1; exit !(d < 0.02 && d > -0.02) }' ||
+    fail_because "the $target curve calibrates to $got"
+done
+verdict "calibrate gemm: a device's own curve gives its efficiency back within 2 % (0.859, 0.785)"
+
 ts calibrate launch "$launches"
 [ "$(tail -n 1 "$tmp/out")" = "host: {kernel_launch: 12.5us}" ] ||
   fail_because "fragment: $(tail -n 1 "$tmp/out")"
