@@ -124,11 +124,10 @@ unit_names (UnitKind kind)
   return g_string_free (s, FALSE);
 }
 
-/* Length of the decimal number at the start of P ([+-]digits[.digits][e[+-]digits]),
- * 0 if there is none. Written out rather than left to strtod, which would
- * also take "inf", "nan" and hexadecimal. */
-static size_t
-number_length (const char *p)
+/* Written out rather than left to strtod, which would also take "inf",
+ * "nan" and hexadecimal. */
+size_t
+units_number_length (const char *p)
 {
   const char *s = p;
   gboolean digits = FALSE;
@@ -160,7 +159,7 @@ number_length (const char *p)
 gboolean
 units_number (const char *text, double *out)
 {
-  size_t n = number_length (text);
+  size_t n = units_number_length (text);
 
   if (n == 0 || text[n] != '\0')
     return FALSE;
@@ -172,7 +171,7 @@ gboolean
 units_parse (const char *text, UnitKind kind, double *out, char **why)
 {
   g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
-  size_t n = number_length (trimmed);
+  size_t n = units_number_length (trimmed);
   const char *unit = trimmed + n;
   double factor, value;
 

@@ -27,3 +27,7 @@ gboolean units_parse (const char *text, UnitKind kind, double *out, char **why);
  * (0x1p3), inf, nan, and surrounding space are refused: they are never a
  * number a person means in an input, and strtod would take them. */
 gboolean units_number (const char *text, double *out);
+/* The length of the decimal number at the start of P ([+-]digits[.digits]
+ * [e[+-]digits], the form units_number takes), 0 if there is none: a
+ * number as written, however large. */
+size_t units_number_length (const char *p);

@@ -455,32 +455,6 @@ calibrate_nccl (int argc, char **argv)
 
 /* ---- gemm: a device's matmul_efficiency, from timed GEMMs ---------------- */
 
-/* The device REF (a name from topologies/devices/ or a file) into T's
- * gpu. config.h loads devices only as a topology's: REF is given as the
- * gpu of an otherwise empty topology (T must be cleared after). */
-static gboolean
-load_device (const char *ref, TopologySpec *t, GError **error)
-{
-  /* Single-quoted, so that a path with YAML's punctuation stays one name. */
-  g_auto (GStrv) parts = g_strsplit (ref, "'", -1);
-  g_autofree char *escaped = g_strjoinv ("''", parts);
-  g_autofree char *gpu = g_strdup_printf ("gpu='%s'", escaped);
-  const char *overrides[] = {
-    "gpus_per_node=1", gpu, "intra_node={link: nvlink, bandwidth: 1GB/s}", NULL
-  };
-  if (config_load_topology ("", overrides, t, error))
-    return TRUE;
-  /* The error names the override; the user named a device. */
-  const char *prefix = "--set topology.gpu: ";
-  if (g_str_has_prefix ((*error)->message, prefix))
-    {
-      char *m = g_strconcat ("device: ", (*error)->message + strlen (prefix), NULL);
-      g_free ((*error)->message);
-      (*error)->message = m;
-    }
-  return FALSE;
-}
-
 /* torch's names for the precisions, beside trainsim's own. */
 static const struct {
   const char *alias;
@@ -660,27 +634,27 @@ calibrate_gemm (int argc, char **argv)
   if (output_over_inputs (argv[0], output, argv + 2, 1))
     return 2;
   g_autoptr (GError) error = NULL;
-  TopologySpec t;
-  if (!load_device (argv[1], &t, &error))
+  DeviceSpec device;
+  if (!config_load_device (argv[1], &device, &error))
     return cli_fail (error);
   static const char *const columns[] = { "m", "n", "k", "dtype", "time", "time_us",
                                          "tflops", "batch", NULL };
   g_autoptr (PlotTable) table = plot_table_read (argv[2], columns, GEMM_TABLE, &error);
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (CalibGemmRow));
-  if (table == NULL || !gemm_rows (table, &t.gpu, rows, &error))
+  if (table == NULL || !gemm_rows (table, &device, rows, &error))
     {
-      topology_spec_clear (&t);
+      device_spec_clear (&device);
       return cli_fail (error);
     }
   const CalibGemmRow *g = (const CalibGemmRow *) (void *) rows->data;
   g_autofree double *predicted = g_new (double, rows->len);
   CalibGemmFit fit;
-  calib_fit_gemm (&t.gpu, g, rows->len, &fit, predicted);
+  calib_fit_gemm (&device, g, rows->len, &fit, predicted);
 
-  const char *device = t.gpu.name != NULL ? t.gpu.name : argv[1];
+  const char *name = device.name != NULL ? device.name : argv[1];
   g_autoptr (GString) report = g_string_new (NULL);
   g_string_append_printf (report, "# trainsim calibrate gemm: %s's matmul_efficiency, fitted "
-                          "to %u GEMMs of %s\n", device, rows->len, argv[2]);
+                          "to %u GEMMs of %s\n", name, rows->len, argv[2]);
   g_string_append_printf (report, "# matmul_efficiency %.3f (the device's: %.3f)\n",
                           fit.matmul_efficiency, fit.efficiency_before);
   g_string_append_printf (report, "# MAPE %.1f %% over the GEMMs (at the device's: %.1f %%)\n",
@@ -713,12 +687,12 @@ calibrate_gemm (int argc, char **argv)
 
   g_autoptr (GString) fragment = g_string_new (NULL);
   g_string_append_printf (fragment, "# trainsim calibrate gemm: fitted to %s (%u GEMMs) on "
-                          "%s; MAPE %.1f %% (%.1f %% at %.3f)\n", argv[2], rows->len, device,
+                          "%s; MAPE %.1f %% (%.1f %% at %.3f)\n", argv[2], rows->len, name,
                           fit.mape * 100, fit.mape_before * 100, fit.efficiency_before);
   g_string_append_printf (fragment, "# into the device file, or a topology's gpu: {name: %s, "
-                          "matmul_efficiency: %.3f}\nmatmul_efficiency: %.3f\n", device,
+                          "matmul_efficiency: %.3f}\nmatmul_efficiency: %.3f\n", name,
                           fit.matmul_efficiency, fit.matmul_efficiency);
-  topology_spec_clear (&t);
+  device_spec_clear (&device);
   return write_result (report, fragment, output);
 }
 

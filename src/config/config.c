@@ -963,6 +963,38 @@ config_load_experiment (const char *path, const char *const *overrides, Experime
   return config_experiment_from_tree (root, path, out, error);
 }
 
+/* Loads REF, a name or a path, as the one key of FIELDS (a topology or a
+ * device) into *E (from the experiment defaults), with OVERRIDES
+ * ("dotted.key=value") on that key's own keys: a file of one kind loaded
+ * alone, as the command line names it. *E is cleared on failure. */
+static gboolean
+load_alone (const Field *fields, const char *ref, const char *const *overrides,
+            const char *what, ExperimentSpec *e, GError **error)
+{
+  YMark mark = { g_intern_string ("the command line"), 0, 0 };
+  g_autoptr (YNode) root = ytree_parse_string ("{}", "the command line", FALSE, error);
+  /* Relative paths resolve from the current directory. */
+  g_autofree char *root_file = g_strconcat ("./", fields[0].key, NULL);
+  Loader ld = { .root_file = root_file, .doc_what = what };
+
+  memset (e, 0, sizeof *e);
+  if (!root || !ytree_set_path (root, fields[0].key, ytree_scalar_new (ref, mark), error))
+    return FALSE;
+  for (size_t i = 0; overrides && overrides[i]; i++)
+    {
+      g_autofree char *full = g_strconcat (fields[0].key, ".", overrides[i], NULL);
+      if (!config_apply_set (root, full, error))
+        return FALSE;
+    }
+  config_experiment_defaults (e);
+  if (!config_decode_map (&ld, root, "", fields, e, error))
+    {
+      experiment_spec_clear (e);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 config_load_topology (const char *ref, const char *const *overrides, TopologySpec *out,
                       GError **error)
@@ -972,30 +1004,32 @@ config_load_topology (const char *ref, const char *const *overrides, TopologySpe
        .sub = config_topology_fields, .finish = config_topology_finish),
     END
   };
-  YMark mark = { g_intern_string ("the command line"), 0, 0 };
-  g_autoptr (YNode) root = ytree_parse_string ("{}", "the command line", FALSE, error);
-  /* Relative paths resolve from the current directory. */
-  Loader ld = { .root_file = "./topology", .doc_what = "the topology" };
   ExperimentSpec e;
 
   memset (out, 0, sizeof *out);
-  if (!root || !ytree_set_path (root, "topology", ytree_scalar_new (ref, mark), error))
+  if (!load_alone (fields, ref, overrides, "the topology", &e, error))
     return FALSE;
-  for (size_t i = 0; overrides && overrides[i]; i++)
-    {
-      g_autofree char *full = g_strconcat ("topology.", overrides[i], NULL);
-      if (!config_apply_set (root, full, error))
-        return FALSE;
-    }
-  memset (&e, 0, sizeof e);
-  config_experiment_defaults (&e);
-  if (!config_decode_map (&ld, root, "", fields, &e, error))
-    {
-      experiment_spec_clear (&e);
-      return FALSE;
-    }
   *out = e.topology;
   memset (&e.topology, 0, sizeof e.topology);
+  experiment_spec_clear (&e);
+  return TRUE;
+}
+
+gboolean
+config_load_device (const char *ref, DeviceSpec *out, GError **error)
+{
+  static const Field fields[] = {
+    F ("device", F_REF, ExperimentSpec, topology.gpu, REQUIRED, .arg = REF_DEVICE,
+       .sub = config_device_fields),
+    END
+  };
+  ExperimentSpec e;
+
+  memset (out, 0, sizeof *out);
+  if (!load_alone (fields, ref, NULL, "the device", &e, error))
+    return FALSE;
+  *out = e.topology.gpu;
+  memset (&e.topology.gpu, 0, sizeof e.topology.gpu);
   experiment_spec_clear (&e);
   return TRUE;
 }

@@ -31,6 +31,10 @@ gboolean config_load_experiment (const char *path, const char *const *overrides,
  * (which must own nothing; topology_spec_clear frees it). */
 gboolean config_load_topology (const char *ref, const char *const *overrides,
                                TopologySpec *out, GError **error);
+/* Loads a device profile alone (for `trainsim calibrate gemm`): REF is a
+ * name from topologies/devices/ or a path. On success fills *OUT (which
+ * must own nothing; device_spec_clear frees it). */
+gboolean config_load_device (const char *ref, DeviceSpec *out, GError **error);
 
 /* The `description:` of the topology NAME, looked for as an experiment
  * written at NEAR (a file's path) would look for it (TRAINSIM_DATA_PATH,

@@ -164,10 +164,17 @@ model_spec_clear (ModelSpec *m)
 }
 
 void
+device_spec_clear (DeviceSpec *d)
+{
+  g_free (d->name);
+  memset (d, 0, sizeof *d);
+}
+
+void
 topology_spec_clear (TopologySpec *t)
 {
   g_free (t->name);
-  g_free (t->gpu.name);
+  device_spec_clear (&t->gpu);
   memset (t, 0, sizeof *t);
 }
 

@@ -584,6 +584,7 @@ typedef struct {
 } ValidationSpec;
 
 void model_spec_clear (ModelSpec *m);
+void device_spec_clear (DeviceSpec *d);
 void topology_spec_clear (TopologySpec *t);
 void experiment_spec_clear (ExperimentSpec *e);
 void experiment_spec_copy (ExperimentSpec *dst, const ExperimentSpec *src);

@@ -5,6 +5,7 @@
  * drift apart. The human table is written by hand: it groups and rounds
  * for a reader, not for a parser. */
 #include "output/report.h"
+#include "base/units.h"
 #include "base/outfile.h"
 #include "base/text.h"
 
@@ -226,46 +227,17 @@ append_field_value (GString *out, const SimResult *r, const Field *f,
 
 /* ------------------------------------------------------------ JSON, CSV */
 
-/* Whether TEXT is a decimal number as a spreadsheet reads one, such as
- * -12, +0.5, -.5 or -1.5e-3: a sign, digits with at most one point, and
- * an exponent. (Not "inf", "nan" or hexadecimal, which g_ascii_strtod
- * takes.) */
-static gboolean
-csv_is_number (const char *text)
-{
-  const char *p = text;
-  gboolean digits = FALSE;
-
-  if (*p == '-' || *p == '+')
-    p++;
-  for (; g_ascii_isdigit (*p); p++)
-    digits = TRUE;
-  if (*p == '.')
-    for (p++; g_ascii_isdigit (*p); p++)
-      digits = TRUE;
-  if (!digits)
-    return FALSE;
-  if (*p == 'e' || *p == 'E')
-    {
-      p++;
-      if (*p == '-' || *p == '+')
-        p++;
-      if (!g_ascii_isdigit (*p))
-        return FALSE;
-      while (g_ascii_isdigit (*p))
-        p++;
-    }
-  return *p == '\0';
-}
-
 /* Whether a spreadsheet would take TEXT, a bare cell, for a formula:
  * text that starts with '=', '+', '-', '@', a tab or a carriage return,
  * and is not a number (OWASP, "CSV Injection"). */
 static gboolean
 csv_is_formula (const char *text)
 {
+  /* A number (-12, +0.5, -1.5e-3: units.h's form, written whole) is no
+   * formula, and stays a number to a reader. */
+  size_t n = units_number_length (text);
   return text[0] != '\0' && strchr ("=+-@\t\r", text[0]) != NULL
-         && !csv_is_number (text);
+         && !(n > 0 && text[n] == '\0');
 }
 
 void
