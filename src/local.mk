@@ -10,6 +10,7 @@ libtrainsim_la_SOURCES = \
 	src/base/input.h src/base/input.c \
 	src/base/progress.h src/base/progress.c \
 	src/base/outfile.h src/base/outfile.c \
+	src/base/stats.h src/base/stats.c \
 	src/engine/eventq.h src/engine/eventq.c \
 	src/engine/engine.h src/engine/engine.c \
 	src/hw/device.h src/hw/device.c \

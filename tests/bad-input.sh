@@ -100,6 +100,13 @@ table () {
 2 | hex.csv:2: megatron_tflops_per_gpu is '0x1p7', not a number | - | plot $d/hex.csv --x gpus --y megatron_tflops_per_gpu -o $t/hex.pdf
 # A background that leaves a link nothing (it aborted in the flow model).
 2 | background-keep-zero.yaml:2:93: topology.inter_node.fabric.background: load 0.9 with congestion_exponent 1000 leaves the job 0 of each shared link | Bail out | run $d/background-keep-zero.yaml
+# topology.variability (issue 31): spreads in [0, 1), known keys, no more slow nodes than nodes.
+2 | variability.yaml:3:58: topology.variability.gpu_speed_spread must be a share in [0, 1) | - | run $d/variability.yaml
+2 | variability-slow-nodes.yaml:3:52: variability.slow_nodes 3 is more than the job's 2 nodes | - | run $d/variability-slow-nodes.yaml
+2 | --set topology.variability.jitter: topology.variability.jitter must be a share in [0, 1) | - | run $d/valid.yaml --set topology.variability.jitter=-0.1
+2 | --set topology.variability.slow_node_slowdown: topology.variability.slow_node_slowdown must be a share in [0, 1) | - | run $d/valid.yaml --set topology.variability.slow_node_slowdown=1.5
+2 | --set topology.variability.spread: unknown key 'spread' in topology.variability; valid keys: gpu_speed_spread, jitter, slow_nodes, slow_node_slowdown, seed | - | run $d/valid.yaml --set topology.variability.spread=0.1
+2 | --set topology.variability.slow_nodes: topology.variability.slow_nodes must be an integer from 0 to 1000000 | - | run $d/valid.yaml --set topology.variability.slow_nodes=-1
 2 | --set topology.inter_node.fabric.background.congestion_exponent: topology.inter_node.fabric.background: load 0.999999999 with congestion_exponent 40 | Bail out | run $d/valid.yaml --set topology.inter_node.fabric.background.load=0.999999999 --set topology.inter_node.fabric.background.congestion_exponent=40
 # Write and read bandwidth held to one floor; plan of fewer tokens than a
 # step (a 300-digit read time, inf energy, a -nan closed form).

@@ -177,4 +177,21 @@ grep -q '^268435456,infeasible,"simulating this plan would take about' \
   "$tmp/budget.csv" 2>/dev/null || fail_because "no infeasible row with the reason"
 verdict "sweep: a plan over the budget is an infeasible row with the reason"
 
+# topology.variability (issue 31): with a 5 % spread among the GPUs, GPT-3
+# 175B loses a larger share of its step to the slowest GPU at 16,384 GPUs
+# than at 1,024 (E[slowest of N] grows as sqrt (2 ln N)), and a 98,304-GPU
+# prediction with variability runs (its time is a benchmark's, bench/).
+share () {
+  ts run "$selene" -f json --set topology.variability.gpu_speed_spread=0.05 "$@"
+  sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*"variability": \([0-9.e+-]*\).*/\2 \1/p' \
+    "$tmp/out" | awk '{ printf "%.6f", $1 / $2 }'
+}
+small=$(share)
+large=$(share --set gpus=16384 --set parallel.dp=128 --set parallel.global_batch=24576)
+huge=$(share --set gpus=98304 --set parallel.dp=768 --set parallel.global_batch=147456)
+awk -v a="$small" -v b="$large" -v c="$huge" \
+  'BEGIN { exit !(a > 0.03 && b > a && c > b) }' ||
+  fail_because "variability's share of the step: $small at 1,024 GPUs, $large at 16,384, $huge at 98,304"
+verdict "run: a 5 % GPU spread costs more at 16,384 and 98,304 GPUs than at 1,024"
+
 finish

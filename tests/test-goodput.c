@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/stats.h"
 #include "sweep/goodput.h"
 
 #define HOUR 3600.0
@@ -108,6 +109,62 @@ START_TEST (too_many_segments_refused)
 }
 END_TEST
 
+/* The slowest of n (base/stats.h): the mean largest of n standard
+ * normals from Tippett's (1925) table, 0.5642 for 2, 1.4236 for 8,
+ * 3.2414 for 1,000 (read off 1 + s E[M_n] at a tiny s); the draws,
+ * averaged over a fine grid of u, give the expectation; a keyed factor
+ * has mean 1 and standard deviation s. */
+START_TEST (slowest_of_n_by_hand)
+{
+  const struct { int64_t n; double mean; } tippett[] = {
+    { 2, 0.5642 }, { 8, 1.4236 }, { 1000, 3.2414 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (tippett); i++)
+    ck_assert_double_eq_tol ((stats_expected_slowest (tippett[i].n, 1e-7) - 1) / 1e-7,
+                             tippett[i].mean, 1e-3);
+  ck_assert (stats_expected_slowest (1, 0.5) == 1);
+  ck_assert (stats_expected_slowest (100, 0) == 1);
+  const int grid = 20000;
+  double sum = 0;
+  for (int k = 0; k < grid; k++)
+    sum += stats_slowest_draw (16384, 0.05, (k + 0.5) / grid);
+  ck_assert_double_eq_tol (sum / grid, stats_expected_slowest (16384, 0.05), 1e-4);
+  double m = 0, v = 0;
+  const int n = 100000;
+  for (int k = 0; k < n; k++)
+    {
+      double f = stats_factor_of (stats_key (3, (guint64) k), 0.05);
+      m += f, v += f * f;
+    }
+  m /= n;
+  ck_assert_double_eq_tol (m, 1, 1e-3);
+  ck_assert_double_eq_tol (sqrt (v / n - m * m), 0.05, 1e-3);
+}
+END_TEST
+
+/* With a spread among the GPUs, each trial draws the run's slowest GPU:
+ * the runs spread wider, and their mean stays with the expectation the
+ * steps were replayed at (within the draws' error). */
+START_TEST (monte_carlo_draws_the_slowest)
+{
+  GoodputModel m = simple;
+  m.gpu_rate = m.node_rate = 1 / (1e6 * HOUR);   /* failures aside */
+  GoodputStats plain, spread;
+  char *why = NULL;
+  ck_assert (goodput_monte_carlo (&m, 2000, 1, &plain, &why));
+  VariabilitySpec v = { .gpu_speed_spread = 0.05 };
+  m.variability = &v;
+  m.gpus = 1024;
+  m.gpus_per_node = 8;
+  m.varied = 0.9;
+  ck_assert (goodput_monte_carlo (&m, 2000, 1, &spread, &why));
+  ck_assert_msg (spread.p90_s - spread.p10_s > 10 * (plain.p90_s - plain.p10_s + 1),
+                 "p10 %g p90 %g against %g %g", spread.p10_s, spread.p90_s,
+                 plain.p10_s, plain.p90_s);
+  ck_assert_double_eq_tol (spread.mean_s / plain.mean_s, 1, 2e-3);
+}
+END_TEST
+
 static Suite *
 goodput_suite (void)
 {
@@ -118,6 +175,8 @@ goodput_suite (void)
   tcase_add_test (tc, monte_carlo_matches_closed_form);
   tcase_add_test (tc, monte_carlo_is_deterministic_per_seed);
   tcase_add_test (tc, too_many_segments_refused);
+  tcase_add_test (tc, slowest_of_n_by_hand);
+  tcase_add_test (tc, monte_carlo_draws_the_slowest);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -237,7 +237,7 @@ static const char *const json_keys[] = {
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
   "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"optimizer\": ", "\"offload\": ",
-  "\"host\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
+  "\"host\": ", "\"variability\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
   "\"model\": ", "\"topology\": ", "\"framework\": ", "\"schedule\": ",
   "\"recompute\": ", "\"zero_stage\": ", "\"zero_offload\": ", "\"precision\": ",
   "\"attention\": ",
@@ -299,7 +299,7 @@ START_TEST (test_json_values)
     "\"activations_gib\": 20.25, \"other_gib\": 8.5, \"total_gib\": 61.25, "
     "\"capacity_gib\": 80, \"host_gib\": 0, \"host_capacity_gib\": 0}, ",
     "\"breakdown_s\": {\"compute\": 26.1, ",
-    "\"offload\": 0.0234567, \"host\": 0}, ",
+    "\"offload\": 0.0234567, \"host\": 0, \"variability\": 0}, ",
     "\"events\": 18446744073709551615, ",
     "\"days_to_train\": 34.2, \"cost_usd\": 1234567, ",
     "\"model\": \"gpt3-175b\", \"topology\": \"a, \\\"quoted\\\" cluster\", "
@@ -399,7 +399,7 @@ START_TEST (test_csv_columns)
   ck_assert_msg (strstr (header->str, ",memory.host_capacity_gib,breakdown_s.compute,") != NULL,
                  "%s", header->str);
   ck_assert_msg (g_str_has_suffix (header->str,
-                   ",breakdown_s.offload,breakdown_s.host,dp_traffic_gib,events,days_to_train,cost_usd,"
+                   ",breakdown_s.offload,breakdown_s.host,breakdown_s.variability,dp_traffic_gib,events,days_to_train,cost_usd,"
                    "model,topology,framework,schedule,recompute,zero_stage,zero_offload,precision,"
                    "attention\n"), "%s", header->str);
   ck_assert_int_eq (count_char (header->str, '\n'), 1);

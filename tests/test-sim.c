@@ -5,6 +5,7 @@
 #include <string.h>
 #include "base/ledger.h"
 #include "base/errors.h"
+#include "base/stats.h"
 #include "config/framework.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
@@ -1048,6 +1049,81 @@ START_TEST (test_full_equals_symmetric)
                      i, (unsigned long long) full.events,
                      (unsigned long long) sym.events);
     }
+}
+END_TEST
+
+/* topology.variability, symmetric mode: the kernels run at the pace of
+ * the slowest of the job's GPUs, and the breakdown's variability is what
+ * that pace adds: (1 - 1/F) of the GPU time, F = E[slowest of 64]. The
+ * largest of 64 standard normals averages 2.4 (Tippett 1925's table), so
+ * a 3 % spread makes F about 1 + 0.03 x 2.4 = 1.072. */
+START_TEST (test_variability_slowest_of_n)
+{
+  ExperimentSpec e = base_spec (64, 1, 1, 1, 64);
+  SimResult base = run (&e, FALSE);
+  e.topology.variability.gpu_speed_spread = 0.03;
+  SimResult r = run (&e, FALSE);
+  double f = stats_expected_slowest (64, 0.03);
+  ck_assert_msg (fabs (f - 1.072) < 0.002, "E[slowest of 64] %.6f", f);
+  double gpu = r.breakdown_s.compute + r.breakdown_s.optimizer
+               + r.breakdown_s.variability;
+  ck_assert_msg (fabs (r.breakdown_s.variability / gpu - (1 - 1 / f)) < 1e-6,
+                 "variability %.9g of %.9g s", r.breakdown_s.variability, gpu);
+  ck_assert_msg (fabs (gpu / (base.breakdown_s.compute + base.breakdown_s.optimizer)
+                       - f) < 1e-6, "GPU time %.9g s", gpu);
+  ck_assert (base.breakdown_s.variability == 0);
+  /* A slow node's 20 % outweighs the spread: F is 1.2 x E[slowest of
+   * its 8]. */
+  e.topology.variability.slow_nodes = 1;
+  e.topology.variability.slow_node_slowdown = 0.2;
+  f = spec_slowest_expected (&e.topology.variability, 64, 8);
+  ck_assert_msg (fabs (f - 1.2 * stats_expected_slowest (8, 0.03)) < 1e-12,
+                 "%.9g", f);
+}
+END_TEST
+
+/* Full mode draws each GPU's factor and each op's jitter; averaged over
+ * seeds it agrees with symmetric mode's expectation, within what
+ * symmetric mode adds by slowing every stage (sim.h: (p - 1) / (m + p -
+ * 1) of the excess, here 1/9 of about 9 %) and the draws' own error
+ * (about 0.5 % over 24 seeds). A slow node alone, with no spread: it
+ * holds stage 0 here (8 GPUs a node), which full mode slows and symmetric
+ * mode slows with stage 1, so full mode lies below, by about 1/9 of the
+ * excess (15 % of it here: the fill and drain are not all compute). */
+START_TEST (test_variability_full_agrees)
+{
+  ExperimentSpec e = base_spec (16, 2, 2, 1, 32);
+  SimResult base = run (&e, FALSE);
+  const struct { double spread, jitter; } cases[] = { { 0.05, 0 }, { 0, 0.05 } };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      e.topology.variability = (VariabilitySpec) { cases[c].spread,
+                                                   cases[c].jitter, 0, 0, 1 };
+      SimResult sym = run (&e, FALSE);
+      double sum = 0;
+      const int seeds = 24;
+      for (int seed = 1; seed <= seeds; seed++)
+        {
+          e.topology.variability.seed = seed;
+          sum += run (&e, TRUE).iteration_time_s;
+        }
+      double full = sum / seeds;
+      ck_assert_msg (sym.iteration_time_s > base.iteration_time_s * 1.02,
+                     "case %u: symmetric %.6g s, without %.6g s", c,
+                     sym.iteration_time_s, base.iteration_time_s);
+      ck_assert_msg (fabs (full / sym.iteration_time_s - 1) < 0.02,
+                     "case %u: full %.6g s on average, symmetric %.6g s", c,
+                     full, sym.iteration_time_s);
+    }
+  e.topology.variability = (VariabilitySpec) { 0, 0, 1, 0.2, 7 };
+  SimResult sym = run (&e, FALSE), full = run (&e, TRUE);
+  double excess = sym.iteration_time_s - base.iteration_time_s;
+  ck_assert (excess > base.iteration_time_s * 0.1);
+  ck_assert_msg (full.iteration_time_s <= sym.iteration_time_s
+                 && full.iteration_time_s >= sym.iteration_time_s - excess / 5,
+                 "slow node: full %.9g s, symmetric %.9g s, without %.9g s",
+                 full.iteration_time_s, sym.iteration_time_s,
+                 base.iteration_time_s);
 }
 END_TEST
 
@@ -2207,6 +2283,8 @@ sim_suite (void)
   tcase_add_test (exec, test_offload_delayed_update);
   tcase_add_test (exec, test_offload_shares_pcie_with_nic);
   tcase_add_test (exec, test_full_equals_symmetric);
+  tcase_add_test (exec, test_variability_slowest_of_n);
+  tcase_add_test (exec, test_variability_full_agrees);
   tcase_add_test (exec, test_cost_estimate);
   tcase_add_test (exec, test_breakdown_adds_up);
   tcase_add_test (exec, test_deterministic);

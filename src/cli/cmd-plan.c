@@ -398,6 +398,11 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
     .node_rate = o->nodes * rel->node_failures_per_hour / 3600,
     .checkpoint_s = o->checkpoint_write_s,
     .recovery_s = rel->detection_s + rel->restart_s + o->checkpoint_read_s,
+    .variability = &e->topology.variability,
+    .gpus = o->gpus,
+    .gpus_per_node = e->topology.gpus_per_node,
+    .varied = (r->breakdown_s.compute + r->breakdown_s.optimizer
+               + r->breakdown_s.variability) / r->iteration_time_s,
   };
   double mtbf = 1 / (m.gpu_rate + m.node_rate);
   o->mtbf_h = mtbf / 3600;

@@ -291,6 +291,8 @@ config_experiment_defaults (ExperimentSpec *e)
   e->topology.inter_node.fabric.background.load = 0;
   e->topology.inter_node.fabric.background.pattern = BACKGROUND_STEADY;
   e->topology.inter_node.fabric.background.seed = 1;
+  e->topology.variability.seed = 1;
+  e->topology.variability.gpu_speed_spread = LEDGER (GPU_SPEED_SPREAD);
   e->topology.inter_node.fabric.background.congestion_exponent = SPEC_UNSET;
   e->topology.host.pcie_bandwidth = SPEC_UNSET;
   e->topology.host.memory_bytes = SPEC_UNSET;

@@ -122,6 +122,19 @@ static const Field storage_fields[] = {
   END
 };
 
+/* A slow-node count past any cluster's is refused as a typo; the plan
+ * checks it against the job's nodes (parallel/plan.c). */
+#define MAX_SLOW_NODES 1000000
+static const Field variability_fields[] = {
+  F ("gpu_speed_spread", F_SHARE, VariabilitySpec, gpu_speed_spread),
+  F ("jitter", F_SHARE, VariabilitySpec, jitter),
+  F ("slow_nodes", F_INT_RANGE, VariabilitySpec, slow_nodes, .arg = MAX_SLOW_NODES,
+     MARK (slow_nodes)),
+  F ("slow_node_slowdown", F_SHARE, VariabilitySpec, slow_node_slowdown),
+  F ("seed", F_INT, VariabilitySpec, seed),
+  END
+};
+
 const Field config_topology_fields[] = {
   FILE_KEYS,
   F ("name", F_NAME, TopologySpec, name),
@@ -132,6 +145,7 @@ const Field config_topology_fields[] = {
   F ("host", F_MAP, TopologySpec, host, .sub = host_fields),
   F ("storage", F_MAP, TopologySpec, storage, .sub = storage_fields,
      .finish = storage_finish),
+  F ("variability", F_MAP, TopologySpec, variability, .sub = variability_fields),
   END
 };
 

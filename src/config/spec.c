@@ -1,6 +1,7 @@
 /* spec.c: the name tables of the spec enumerations and the ownership
  * helpers (clear, deep copy, free) of the spec structs (spec.h). */
 #include "config/spec.h"
+#include "base/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -106,6 +107,40 @@ spec_background_keep (double load, double exponent)
   return load > 0 ? pow (1 - load, exponent) : 1.0;
 }
 
+/* The GPUs on slow nodes, and the others. */
+static void
+slow_split (const VariabilitySpec *v, int64_t gpus, int gpus_per_node,
+            int64_t *slow, int64_t *rest)
+{
+  *slow = MIN ((int64_t) v->slow_nodes * MIN (gpus_per_node, gpus), gpus);
+  *rest = gpus - *slow;
+}
+
+double
+spec_slowest_expected (const VariabilitySpec *v, int64_t gpus, int gpus_per_node)
+{
+  int64_t slow, rest;
+  slow_split (v, gpus, gpus_per_node, &slow, &rest);
+  double f = stats_expected_slowest (rest, v->gpu_speed_spread);
+  if (slow > 0)
+    f = MAX (f, (1 + v->slow_node_slowdown)
+                * stats_expected_slowest (slow, v->gpu_speed_spread));
+  return f;
+}
+
+double
+spec_slowest_draw (const VariabilitySpec *v, int64_t gpus, int gpus_per_node,
+                   double u1, double u2)
+{
+  int64_t slow, rest;
+  slow_split (v, gpus, gpus_per_node, &slow, &rest);
+  double f = rest > 0 ? stats_slowest_draw (rest, v->gpu_speed_spread, u1) : 1;
+  if (slow > 0)
+    f = MAX (f, (1 + v->slow_node_slowdown)
+                * stats_slowest_draw (slow, v->gpu_speed_spread, u2));
+  return f;
+}
+
 int
 spec_precision_bytes (Precision p)
 {
@@ -186,7 +221,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
   X ((m)->topology) X ((m)->training) \
-  X ((m)->placement) X ((m)->sweep)
+  X ((m)->placement) X ((m)->slow_nodes) X ((m)->sweep)
 
 void
 experiment_spec_clear (ExperimentSpec *e)

@@ -283,6 +283,7 @@ typedef struct {
  * (1 - load)^exponent; exactly 1 at load 0 (net/net.c gives the measured
  * exponents). O(1). */
 double spec_background_keep (double load, double exponent);
+
 /* The least share of a shared link a fabric's background may leave a job:
  * below a millionth no plan trains in any time worth predicting, and
  * (1 - load)^exponent of a large exponent reaches 0, a link that carries
@@ -374,6 +375,29 @@ typedef struct {
   double node_bandwidth;   /* bytes/s per node; SPEC_UNSET: no limit */
 } StorageSpec;
 
+/* How identical GPUs differ (topology.variability; the model is in
+ * parallel/sim.h, its statistics in base/stats.h). Each is a relative
+ * standard deviation of a time, as a log-normal factor of mean 1. */
+typedef struct {
+  double gpu_speed_spread;   /* a GPU's sustained speed, for the whole run */
+  double jitter;             /* an op's time, drawn afresh every op */
+  int slow_nodes;            /* nodes whose GPUs all run slower ... */
+  double slow_node_slowdown; /* ... taking this much longer, in [0, 1) */
+  int seed;                  /* --full's draws */
+} VariabilitySpec;
+
+/* The time factor of the slowest GPU of a job of GPUS GPUs, GPUS_PER_NODE
+ * a node, under V (parallel/sim.h): the larger of the slowest of the
+ * nominal GPUs and the slowest of the slow nodes' GPUs times their
+ * slowdown. _expected is its expectation (the larger of the two
+ * expectations, a slight underestimate where both are close); _draw a
+ * draw from the uniforms U1 and U2 in (0, 1), as plan's Monte Carlo takes
+ * one for each run. */
+double spec_slowest_expected (const VariabilitySpec *v, int64_t gpus,
+                              int gpus_per_node);
+double spec_slowest_draw (const VariabilitySpec *v, int64_t gpus,
+                          int gpus_per_node, double u1, double u2);
+
 typedef struct {
   char *name;          /* owned; may be NULL for an inline topology */
   int gpus_per_node;
@@ -382,6 +406,7 @@ typedef struct {
   InterNodeSpec inter_node;
   HostSpec host;
   StorageSpec storage;
+  VariabilitySpec variability;
 } TopologySpec;
 
 /* --- experiment ------------------------------------------------------- */
@@ -500,6 +525,7 @@ typedef struct {
   char *schedule, *sequence_parallel, *recompute;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */
+  char *slow_nodes;     /* topology.variability.slow_nodes */
   char *sweep;          /* a sweep: section, which only `sweep` runs */
 } SpecMarks;
 

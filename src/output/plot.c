@@ -90,6 +90,7 @@ static const ColumnLabel column_labels[] = {
   { "breakdown_s.optimizer", "optimizer step (s)", "optimizer" },
   { "breakdown_s.offload", "offload (s)", "offload" },
   { "breakdown_s.host", "host-bound (s)", "host-bound" },
+  { "breakdown_s.variability", "waiting for the slowest GPU (s)", "variability" },
   { "days_to_train", "days to train", NULL },
   { "cost_usd", "cost (USD)", NULL },
   { "topology.inter_node.nics_per_node", "NICs per node", NULL },
@@ -449,7 +450,7 @@ cell_value (const Figure *f, int row, int col)
 static const char *const breakdown_columns[] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.bubble",
   "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.optimizer",
-  "breakdown_s.offload", "breakdown_s.host",
+  "breakdown_s.offload", "breakdown_s.host", "breakdown_s.variability",
 };
 
 /* The columns of a stack: --y's list, or the breakdown columns the table

@@ -127,6 +127,7 @@ static const Field fields[] = {
   FIELD ("breakdown_s", "optimizer", FIELD_DOUBLE, breakdown_s.optimizer, FALSE),
   FIELD ("breakdown_s", "offload", FIELD_DOUBLE, breakdown_s.offload, FALSE),
   FIELD ("breakdown_s", "host", FIELD_DOUBLE, breakdown_s.host, FALSE),
+  FIELD ("breakdown_s", "variability", FIELD_DOUBLE, breakdown_s.variability, FALSE),
   FIELD (NULL, "dp_traffic_gib", FIELD_BYTES_AS_GIB, dp_traffic, FALSE),
   FIELD (NULL, "events", FIELD_U64, events, FALSE),
   FIELD (NULL, "days_to_train", FIELD_DOUBLE, days_to_train, TRUE),
@@ -366,6 +367,7 @@ const ReportPart report_breakdown_parts[REPORT_BREAKDOWN_PARTS] = {
   { "optimizer", G_STRUCT_OFFSET (Breakdown, optimizer) },
   { "offload", G_STRUCT_OFFSET (Breakdown, offload) },
   { "host-bound", G_STRUCT_OFFSET (Breakdown, host) },
+  { "variability", G_STRUCT_OFFSET (Breakdown, variability) },
 };
 
 #define TABLE_LABEL "  %-17s"

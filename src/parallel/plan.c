@@ -247,6 +247,11 @@ plan_check (const ExperimentSpec *e, GError **error)
                "groups, or placement: packed", nodes, e->gpus, f->groups,
                f->nodes_per_group, (int64_t) f->groups * f->nodes_per_group,
                (int64_t) f->groups * f->nodes_per_group * t->gpus_per_node);
+  if (t->variability.slow_nodes > nodes)
+    violation (list, mk->slow_nodes, "variability.slow_nodes %d is more than the "
+               "job's %" G_GINT64_FORMAT " nodes (gpus %d, %d a node): give at most %"
+               G_GINT64_FORMAT, t->variability.slow_nodes, nodes, e->gpus,
+               t->gpus_per_node, nodes);
   if (p->virtual_stages > 1 && p->schedule != SCHEDULE_INTERLEAVED)
     violation (list, mk->virtual_stages, "virtual_stages %d needs "
                "schedule: interleaved", p->virtual_stages);

@@ -20,6 +20,10 @@ typedef struct {
   double optimizer;   /* the optimizer step */
   double offload;     /* exposed CPU-offload transfers and CPU Adam */
   double host;        /* compute idle while the host issues the kernels */
+  double variability; /* of the kernels' and optimizer's time, what the
+                       * critical rank's GPUs spent over their nominal
+                       * time: waiting for the slowest (symmetric mode) or
+                       * running slow (full mode; topology.variability) */
 } Breakdown;
 
 /* Bytes per GPU at the peak, on the stage with the largest footprint. */

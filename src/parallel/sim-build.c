@@ -6,6 +6,7 @@
  * which keeps a 3072-GPU plan at a few hundred thousand events. */
 #include "parallel/sim-private.h"
 #include "base/ledger.h"
+#include "base/stats.h"
 #include "config/framework.h"
 #include "hw/host.h"
 
@@ -396,11 +397,35 @@ typedef struct {
   uint32_t gather, module_first, module_last[2];
 } Builder;
 
+/* The factor of a GPU op of RANK whose id is ID: the expected slowest
+ * in symmetric mode; in full mode the rank's factor and a jitter draw
+ * keyed by the rank and the op, so that the builder and the breakdown
+ * (sim.c) find the same draw. */
+static double
+gpu_factor (const Sim *sim, int rank, uint32_t id)
+{
+  double f = sim->gpu_factor;
+  if (sim->rank_factor != NULL)
+    f *= sim->rank_factor[rank];
+  if (sim->options->full && sim->jitter > 0)
+    f *= stats_factor_of (stats_key (2 * sim->seed + 1,
+                                     ((guint64) rank << 32) | id), sim->jitter);
+  return f;
+}
+
+double
+sim_gpu_factor (const Sim *sim, uint32_t id)
+{
+  const Op *op = &g_array_index (sim->ops, Op, id);
+  return gpu_factor (sim, (int) (op->stream / SIM_N_STREAMS), id);
+}
+
 /* Adds a compute-stream op and, with a host model, the host op that
- * issues it first: waiting for the sync op, if one is due. */
+ * issues it first: waiting for the sync op, if one is due. Of its DUR,
+ * GPU is kernels' time, which topology.variability stretches. */
 static uint32_t
-add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
-            SimTime lead, SimTime host)
+add_issued (Builder *b, OpKind kind, SimTime dur, SimTime gpu,
+            const char *name, SimTime lead, SimTime host)
 {
   Sim *sim = b->sim;
   uint32_t issue = NONE;
@@ -419,6 +444,9 @@ add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
       b->sync = NONE;
       b->carry = MAX (host - lead, 0);
     }
+  double f = gpu_factor (sim, b->rank, sim->ops->len);
+  if (f != 1)
+    dur = sim_time_add (dur - gpu, sim_time_from_ps ((double) gpu * f));
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_COMPUTE, kind, dur, name,
                         b->mb);
   if (issue != NONE)
@@ -436,13 +464,17 @@ add_issued (Builder *b, OpKind kind, SimTime dur, const char *name,
   return id;
 }
 
+
+
 static void
 flush (Builder *b)
 {
   if (!b->has_pending)
     return;
-  add_issued (b, OPK_COMPUTE, b->pending, b->pending_name, b->lead,
-              b->pending_host);
+  /* Of a fused op, only the kernels vary: its TP collectives are the
+   * network's. */
+  add_issued (b, OPK_COMPUTE, b->pending, b->pending - b->pending_tp,
+              b->pending_name, b->lead, b->pending_host);
   if (b->sim->tp_part != NULL)
     g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
   else
@@ -486,7 +518,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
           continue;
         }
       flush (b);
-      add_issued (b, OPK_TP, p->dur, p->name,
+      add_issued (b, OPK_TP, p->dur, 0, p->name,
                   piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
                   host);
       join_coll (sim, b->last, sim->tp_colls,
@@ -923,7 +955,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         b->sync = b->last;
       build_pp_comm (b, dir);
       size_t k = (size_t) b->rank * 2 + dir;
-      add_issued (b, OPK_PP, sim->pp_dur[k],
+      add_issued (b, OPK_PP, sim->pp_dur[k], 0,
                   dir == 0 ? "send_activations" : "send_gradients",
                   sim->host_launch, sim->host_launch);
       op_at (sim, b->last)->comm = sim->pp_comm[k];
@@ -1108,10 +1140,9 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
        * in launches of at most 36 tensors (apex's depth-4 list limit). */
       SimTime host = (6 + (tensors + 35) / 36) * sim->host_launch;
       b.sync = last_dp != NONE ? last_dp : b.last;
-      opt = updated = add_issued (&b, OPK_OPTIMIZER,
-                                  ticks (sim, compute_memory_time (
-                                    &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)),
-                                         "optimizer"),
+      SimTime adam = ticks (sim, compute_memory_time (
+        &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)), "optimizer");
+      opt = updated = add_issued (&b, OPK_OPTIMIZER, adam, adam,
                                   "optimizer", host, host);
     }
   else
@@ -1161,6 +1192,46 @@ link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
 }
 
 /* ---- the graph ---------------------------------------------------------------- */
+
+/* topology.variability's factors (sim.h). Full mode's slow nodes are
+ * drawn from the seed, a partial Fisher-Yates over the job's nodes. */
+static void
+variability_init (Sim *sim)
+{
+  const Plan *plan = sim->plan;
+  const TopologySpec *t = &plan->spec->topology;
+  const VariabilitySpec *v = &t->variability;
+  int64_t gpn = MIN (t->gpus_per_node, plan->gpus);
+  int64_t nodes = plan->gpus / gpn, slow = v->slow_nodes;
+  double x = 1 + v->slow_node_slowdown, s = v->gpu_speed_spread;
+  sim->gpu_factor = 1;
+  sim->rank_factor = NULL;
+  sim->jitter = v->jitter;
+  sim->seed = (guint64) v->seed;
+  if (!sim->options->full)
+    {
+      sim->gpu_factor = spec_slowest_expected (v, plan->gpus, t->gpus_per_node)
+                        * stats_expected_slowest (plan->tp, v->jitter);
+      return;
+    }
+  if (s == 0 && (slow == 0 || x == 1))
+    return;
+  sim->rank_factor = g_new (double, (gsize) plan->gpus);
+  for (int r = 0; r < plan->gpus; r++)
+    sim->rank_factor[r] = stats_factor_of (stats_key (2 * sim->seed, (guint64) r), s);
+  g_autofree int *order = g_new (int, (gsize) nodes);
+  g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) v->seed);
+  for (int i = 0; i < nodes; i++)
+    order[i] = i;
+  for (int i = 0; i < slow; i++)
+    {
+      int j = g_rand_int_range (rng, i, (gint32) nodes);
+      int node = order[j];
+      order[j] = order[i], order[i] = node;
+      for (int64_t g = 0; g < gpn; g++)
+        sim->rank_factor[node * gpn + g] *= x;
+    }
+}
 
 void
 sim_prepare (Sim *sim)
@@ -1237,6 +1308,7 @@ sim_prepare (Sim *sim)
   if (options->trace != NULL)
     sim->op_info = g_array_new (FALSE, FALSE, sizeof (OpInfo));
   sim->ranks = options->full ? plan->gpus : plan->pp;
+  variability_init (sim);
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
   sim->offload = e->zero.offload;
@@ -1356,6 +1428,7 @@ sim_clear (Sim *sim)
   g_free (sim->streams);
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);
+  g_free (sim->rank_factor);
   GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
                         &sim->comms, &sim->uses, &sim->coll_uses,
                         &sim->use_at, &sim->layer_fwd.pieces,

@@ -178,6 +178,13 @@ typedef struct {
   double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
   SimTime host_launch;    /* the host's time to issue one kernel; 0: no
                            * host ops (the flat MFU model) */
+  /* topology.variability (sim.h): symmetric mode scales every GPU time
+   * by gpu_factor; full mode by its rank's rank_factor (NULL without a
+   * spread or slow nodes) and by a jitter factor drawn for each op. */
+  double gpu_factor;
+  double *rank_factor;
+  double jitter;
+  guint64 seed;           /* the draws' streams: 2 seed, 2 seed + 1 */
 } Sim;
 
 static inline Op *
@@ -194,6 +201,10 @@ sim_uplink (const Sim *sim, gboolean out)
 {
   return 2 * (uint32_t) sim->net.nics + (out ? 0 : 1);
 }
+
+/* The factor topology.variability put on GPU op ID's nominal time
+ * (sim.h): 1 without variability. */
+double sim_gpu_factor (const Sim *sim, uint32_t id);
 
 /* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
  * resource keeps the flows short). */

@@ -205,13 +205,22 @@ account (Sim *sim, uint32_t id, Stream *st)
     {
     case OPK_TP: bd->tp_comm += busy; break;
     case OPK_PP: bd->pp_comm += busy; break;
-    case OPK_OPTIMIZER: bd->optimizer += busy; break;
+    case OPK_OPTIMIZER:
+      {
+        double slow = busy * (1 - 1 / sim_gpu_factor (sim, id));
+        bd->variability += slow;
+        bd->optimizer += busy - slow;
+      }
+      break;
     case OPK_COMPUTE:
       {
         SimTime tp = sim->tp_part != NULL
           ? g_array_index (sim->tp_part, SimTime, id) : 0;
+        double gpu = busy - sim_time_to_s (tp);
+        double slow = gpu * (1 - 1 / sim_gpu_factor (sim, id));
         bd->tp_comm += sim_time_to_s (tp);
-        bd->compute += busy - sim_time_to_s (tp);
+        bd->variability += slow;
+        bd->compute += gpu - slow;
       }
       break;
     case OPK_DP:

@@ -14,7 +14,27 @@
  * same work at the same time, so a collective needs only its own rank and
  * its full group size for the cost. Full mode simulates every rank and
  * synchronizes the collectives across them; on such a cluster both modes
- * must agree, which tests/test-sim.c checks. */
+ * must agree, which tests/test-sim.c checks.
+ *
+ * Identical GPUs are not identical (topology.variability): each GPU's
+ * time is its nominal time times a factor of spread s drawn once for the
+ * run, each op's (a stretch of kernels between two waits) times another
+ * of spread j drawn for the op, and the slow nodes' GPUs take 1 + x as
+ * long. Every barrier waits for the slowest of the ranks it joins. Full
+ * mode draws every factor (seeded: the same input, the same draws) and
+ * its collectives wait as they do. Symmetric mode replays no peers, so it
+ * takes the expectation of what they do (base/stats.h): a step's DP and
+ * pipeline dependencies chain every GPU of the job, so the step runs at
+ * the pace of the slowest of all N GPUs, E[slowest of N], or of the
+ * slow nodes' GPUs if slower; and every stretch of kernels that ends in
+ * a TP collective waits for the slowest draw of the tp ranks,
+ * E[slowest of tp] in j. Jitter between other barriers (pipeline sends,
+ * the DP reduction) sums over many ops first and averages out, so
+ * symmetric mode leaves it out. The slowest GPU also slows stages that
+ * do not hold it in symmetric mode: a pipeline's steady state runs at
+ * its slowest stage's pace, but its fill and drain at each stage's own,
+ * so symmetric mode adds about (p - 1) / (m + p - 1) of the excess (m
+ * micro-batches); tests/test-sim.c checks how close the modes come. */
 #pragma once
 
 #include <glib.h>

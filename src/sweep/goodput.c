@@ -1,6 +1,7 @@
 /* goodput.c: the run's wall time under failures and checkpoints
  * (goodput.h), in closed form and as a seeded Monte Carlo. */
 #include "sweep/goodput.h"
+#include "base/stats.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -51,6 +52,27 @@ exponential (GRand *rng, double rate)
 {
   /* g_rand_double is in [0, 1): 1 - u is in (0, 1], its log finite. */
   return -log1p (-g_rand_double (rng)) / rate;
+}
+
+/* A uniform in (0, 1), as spec_slowest_draw needs. */
+static double
+open_uniform (GRand *rng)
+{
+  return (g_rand_int (rng) + 0.5) * 0x1.0p-32;
+}
+
+/* The work of one trial: the slowest GPU drawn where the model has a
+ * spread (goodput.h). */
+static double
+trial_work (const GoodputModel *m, GRand *rng)
+{
+  const VariabilitySpec *v = m->variability;
+  if (v == NULL || v->gpu_speed_spread == 0)
+    return m->work_s;
+  double u1 = open_uniform (rng), u2 = open_uniform (rng);
+  double drawn = spec_slowest_draw (v, m->gpus, m->gpus_per_node, u1, u2);
+  double expected = spec_slowest_expected (v, m->gpus, m->gpus_per_node);
+  return m->work_s * (1 + m->varied * (drawn / expected - 1));
 }
 
 static int
@@ -113,6 +135,9 @@ goodput_monte_carlo (const GoodputModel *m, int trials, guint32 seed,
   double failures = 0, sum = 0;
   for (int k = 0; k < trials; k++)
     {
+      GoodputModel mk = *m;
+      mk.work_s = trial_work (m, rng);
+      whole = segments (&mk, &last);
       double t = 0;
       for (double i = 0; i < whole + (last > 0); i++)
         {

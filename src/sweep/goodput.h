@@ -13,6 +13,7 @@
 #pragma once
 
 #include <glib.h>
+#include "config/spec.h"
 
 typedef struct {
   double work_s;            /* the run at perfect uptime */
@@ -21,6 +22,15 @@ typedef struct {
   double checkpoint_s;      /* writing one checkpoint */
   double interval_s;        /* work between checkpoints */
   double recovery_s;        /* detection + restart + loading the checkpoint */
+  /* topology.variability: the steps were replayed at the expected pace
+   * of the job's slowest GPU; the Monte Carlo draws that GPU once a trial
+   * (spec_slowest_draw: one allocation for the run), and the share
+   * VARIED of the work (the GPUs' kernels) scales by the draw over the
+   * expectation. NULL, or no spread: no draw. */
+  const VariabilitySpec *variability;
+  int64_t gpus;
+  int gpus_per_node;
+  double varied;
 } GoodputModel;
 
 typedef struct {
