@@ -91,28 +91,59 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   op_at (sim, to)->waits++;
 }
 
-/* In full mode, the k-th collective of a group is one instance shared by
- * its members; in symmetric mode a collective has no peers to wait for. */
-static void
-join_coll (Sim *sim, uint32_t op, GArray **groups, int group, int size,
-           uint32_t *counter)
+/* ---- groups ----------------------------------------------------------------- */
+
+/* The ranks of a group of kind g in the job. */
+static int
+group_size (const Sim *sim, Group g)
 {
-  if (!sim->options->full || size <= 1)
-    return;
-  GArray *list = groups[group];
-  uint32_t k = (*counter)++;
-  if (k == list->len)
+  const Plan *p = sim->plan;
+  switch (g)
     {
-      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
-      g_array_set_size (sim->members, sim->members->len + size);
-      g_array_append_val (sim->colls, c);
-      uint32_t cid = sim->colls->len - 1;
-      g_array_append_val (list, cid);
+    case GROUP_TP: return p->tp;
+    case GROUP_DP: return p->dp;
+    case GROUP_N:
+    default: g_assert_not_reached ();
     }
-  uint32_t cid = g_array_index (list, uint32_t, k);
-  Coll *c = &g_array_index (sim->colls, Coll, cid);
-  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
-  op_at (sim, op)->coll = cid;
+}
+
+/* The simulated members of a group of kind g: in full mode all of its
+ * ranks; in symmetric mode one rank stands for each stage, so a group
+ * inside a stage has no other member. */
+static int
+group_members (const Sim *sim, Group g)
+{
+  return sim->options->full ? group_size (sim, g) : 1;
+}
+
+/* The groups of kind g that have other simulated members. */
+static int
+group_count (const Sim *sim, Group g)
+{
+  const Plan *p = sim->plan;
+  if (group_members (sim, g) <= 1)
+    return 0;
+  switch (g)
+    {
+    case GROUP_TP: return p->pp * p->dp;
+    case GROUP_DP: return p->pp * p->tp;
+    case GROUP_N:
+    default: g_assert_not_reached ();
+    }
+}
+
+/* Which of them rank (stage, replica, tp_rank) is in. */
+static int
+group_index (const Sim *sim, Group g, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  switch (g)
+    {
+    case GROUP_TP: return stage * p->dp + replica;
+    case GROUP_DP: return stage * p->tp + tp_rank;
+    case GROUP_N:
+    default: g_assert_not_reached ();
+    }
 }
 
 /* ---- communication over the NICs -------------------------------------------- */
@@ -390,11 +421,38 @@ typedef struct {
   gboolean recv_to_gpu;   /* the chunk's receive holds its first GPU op,
                            * not the host */
   int mb;
-  uint32_t tp_count, dp_count;
+  uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
   /* ZeRO-3: the gather of the module being emitted, the module's first
    * op, and the last ops of the two modules before it. */
   uint32_t gather, module_first, module_last[2];
 } Builder;
+
+/* Makes OP the rank's next collective over its group of kind g: the
+ * k-th collective of a group is one instance shared by its simulated
+ * members (group_members), which starts when the last of them arrives. */
+static void
+join_group (Builder *b, uint32_t op, Group g)
+{
+  Sim *sim = b->sim;
+  int size = group_members (sim, g);
+  if (size <= 1)
+    return;
+  GArray *list = sim->colls_of[g][group_index (sim, g, b->stage, b->replica,
+                                               b->tp_rank)];
+  uint32_t k = b->joined[g]++;
+  if (k == list->len)
+    {
+      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
+      g_array_set_size (sim->members, sim->members->len + size);
+      g_array_append_val (sim->colls, c);
+      uint32_t cid = sim->colls->len - 1;
+      g_array_append_val (list, cid);
+    }
+  uint32_t cid = g_array_index (list, uint32_t, k);
+  Coll *c = &g_array_index (sim->colls, Coll, cid);
+  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
+  op_at (sim, op)->coll = cid;
+}
 
 /* Adds a compute-stream op and, with a host model, the host op that
  * issues it first: waiting for the sync op, if one is due. */
@@ -489,9 +547,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
       add_issued (b, OPK_TP, p->dur, p->name,
                   piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
                   host);
-      join_coll (sim, b->last, sim->tp_colls,
-                 b->stage * sim->plan->dp + b->replica, sim->plan->tp,
-                 &b->tp_count);
+      join_group (b, b->last, GROUP_TP);
     }
 }
 
@@ -512,8 +568,7 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   const Plan *p = sim->plan;
   sim->dp_traffic[b->rank] += (kind == COLL_ALL_REDUCE ? 2 : 1)
                               * (double) (p->dp - 1) / p->dp * bytes;
-  join_coll (sim, id, sim->dp_colls, b->stage * p->tp + b->tp_rank, p->dp,
-             &b->dp_count);
+  join_group (b, id, GROUP_DP);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
   double scale[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
@@ -1303,16 +1358,12 @@ sim_build (Sim *sim, uint64_t ops)
   sim->tied_after = g_new (uint32_t, (gsize) sim->ranks);
   for (int r = 0; r < sim->ranks; r++)
     sim->tied_op[r] = sim->tied_after[r] = NONE;
-  if (options->full)
+  for (int g = 0; g < GROUP_N; g++)
     {
-      /* Only full mode has peers to join (join_coll). */
-      int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
-      sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
-      sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
-      for (int i = 0; i < tp_groups; i++)
-        sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-      for (int i = 0; i < dp_groups; i++)
-        sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+      sim->groups_of[g] = group_count (sim, (Group) g);
+      sim->colls_of[g] = g_new (GArray *, (gsize) sim->groups_of[g]);
+      for (int i = 0; i < sim->groups_of[g]; i++)
+        sim->colls_of[g][i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
     }
 
   /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
@@ -1337,14 +1388,12 @@ sim_build (Sim *sim, uint64_t ops)
 void
 sim_clear (Sim *sim)
 {
-  int tp_groups = sim->plan->pp * sim->plan->dp;
-  int dp_groups = sim->plan->pp * sim->plan->tp;
-  for (int i = 0; sim->tp_colls != NULL && i < tp_groups; i++)
-    g_array_unref (sim->tp_colls[i]);
-  for (int i = 0; sim->dp_colls != NULL && i < dp_groups; i++)
-    g_array_unref (sim->dp_colls[i]);
-  g_free (sim->tp_colls);
-  g_free (sim->dp_colls);
+  for (int g = 0; g < GROUP_N; g++)
+    {
+      for (int i = 0; sim->colls_of[g] != NULL && i < sim->groups_of[g]; i++)
+        g_array_unref (sim->colls_of[g][i]);
+      g_free (sim->colls_of[g]);
+    }
   g_free (sim->first_op);
   g_free (sim->send_op);
   g_free (sim->tied_op);

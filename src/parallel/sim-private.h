@@ -28,6 +28,15 @@ typedef enum {
   OPK_N
 } OpKind;
 
+/* The process groups a rank's collectives run over, as Megatron's mpu
+ * (megatron/mpu/initialize.py, v2.6) builds them over the ranks in the
+ * order (stage, replica, tp_rank). */
+typedef enum {
+  GROUP_TP,             /* a replica's tp ranks of one stage */
+  GROUP_DP,             /* one tp rank of a stage in every replica */
+  GROUP_N
+} Group;
+
 /* An op: 56 bytes, as --full holds tens of millions of them. What only
  * some runs need lives beside it (Sim.tp_part, Sim.op_info). */
 typedef struct {
@@ -156,8 +165,11 @@ typedef struct {
    * between the first and last stage, and the op it follows (NONE on the
    * other stages). */
   uint32_t *tied_op, *tied_after;
-  /* Full mode: per TP group and per DP group, its collectives in order. */
-  GArray **tp_colls, **dp_colls;
+  /* Per group kind and group of it (sim-build.c, group_index): its
+   * collectives in order, where the group has other simulated members
+   * (full mode). */
+  GArray **colls_of[GROUP_N];
+  int groups_of[GROUP_N];   /* how many groups colls_of[g] holds */
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
   gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
   /* Gradients move after every micro-batch's backward, not only after
