@@ -67,7 +67,7 @@ for f in iteration_time_s samples_per_s tokens_per_s model_tflops_per_gpu \
   grep -q "\"$f\" *:" "$tmp/out" || missing="$missing $f"
 done
 breakdown=$(tr -d '\n' <"$tmp/out" | sed -n 's/.*"breakdown_s" *: *{\([^}]*\)}.*/\1/p')
-for f in compute tp_comm bubble pp_comm dp_comm optimizer offload; do
+for f in compute tp_comm bubble pp_comm dp_comm epilogue optimizer offload host; do
   case $breakdown in
     *"\"$f\""*) ;;
     *) missing="$missing breakdown_s.$f" ;;
