@@ -1117,7 +1117,13 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
   else
     c = net_collective_cost (&sim->net, o->kind, o->bytes,
                              group_shape (sim, o->group, b->stage), -1, 0);
-  SimTime host = (o->serial + o->launches) * sim->host_launch;
+  /* A read-back loop's checks are bare tensor ops from a Python loop
+   * (x.float().sum() and float(): has_overflow_serial, _has_inf_or_nan),
+   * each issued at a bare op's cost (OP_LAUNCH_S, a torch.add from
+   * Python), not at the 45 us a kernel of module-level code. */
+  SimTime host = sim_time_add (o->serial * ticks (sim, sim->cm.op_launch_s,
+                                                  "op_launch"),
+                               o->launches * sim->host_launch);
   uint32_t id = add_issued (b, OPK_EPILOGUE,
                             ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
                             o->name, host, host);
