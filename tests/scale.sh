@@ -150,7 +150,7 @@ expect_budget "run --full: 2^24 GPUs are over the memory budget" \
 
 TRAINSIM_MAX_SIM_MEMORY=1000PiB expect_budget \
   "no budget lets a plan past 2^32 ops run" \
-  'more ops \(170322296832\) or ranks than the simulator can index' \
+  'more ops \(177033183232\) or ranks than the simulator can index' \
   run "$selene" --full --set gpus=1073741824 --set parallel.dp=8388608 \
   --set parallel.global_batch=8388608
 TRAINSIM_MAX_SIM_MEMORY=16KiB expect_error \

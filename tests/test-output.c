@@ -203,7 +203,8 @@ sample_result (void)
                 .activations = 20.25 * GIB, .other = 8.5 * GIB,
                 .total = 61.25 * GIB, .capacity = 80 * GIB },
     .breakdown_s = { .compute = 26.1, .tp_comm = 2.0, .bubble = 3.1, .pp_comm = 0.4,
-                     .dp_comm = 0.3, .optimizer = 0.2, .offload = 0.0234567 },
+                     .dp_comm = 0.3, .epilogue = 0.0125, .optimizer = 0.2,
+                     .offload = 0.0234567 },
     .events = G_GUINT64_CONSTANT (18446744073709551615),
     .has_training = TRUE,
     .days_to_train = 34.2,
@@ -236,7 +237,8 @@ static const char *const json_keys[] = {
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
   "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
-  "\"pp_comm\": ", "\"dp_comm\": ", "\"optimizer\": ", "\"offload\": ",
+  "\"pp_comm\": ", "\"dp_comm\": ", "\"epilogue\": ", "\"optimizer\": ",
+  "\"offload\": ",
   "\"host\": ", "\"variability\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
   "\"model\": ", "\"topology\": ", "\"framework\": ", "\"schedule\": ",
   "\"recompute\": ", "\"zero_stage\": ", "\"zero_offload\": ", "\"precision\": ",
@@ -521,6 +523,7 @@ START_TEST (test_table)
     "  memory per GPU   61.2 GiB of 80.0 GiB (fits)\n",
     "weights 4.0, gradients 4.5, optimizer 24.0, activations 20.2, other 8.5 GiB\n",
     "  breakdown        compute 26.1 s (81.2 %), TP comm 2.00 s (6.2 %), bubble 3.10 s (9.7 %),",
+    "DP comm 300 ms (0.9 %), epilogue 12.5 ms (0.0 %),\n",
     "offload 23.5 ms (0.1 %)\n",
     "  training         34.2 days, $1,234,567\n",
     "  events           18446744073709551615 engine events\n",
@@ -611,8 +614,8 @@ static const char *const stream_names[] = { "compute", "tp", "pp send", NULL };
 
 static const TraceSpan sample_spans[] = {
   { "fwd \"qkv\"\\\n", "compute", 1, 0, 0, 0, 1500000 },
-  { "all-reduce", "tp", 0, 1, 3, 2000000, 2000001 },
-  { "step", NULL, 0, 0, -1, 7, 1000007 },
+  { "all-reduce", "tp", 0, 1, 3, 2000000, 2000001, 8 },
+  { "step", NULL, 0, 0, -1, 7, 1000007, 2 },
   { "odd", "pp", 0, 3, 2, 5000000000, 5012345678 },
 };
 
@@ -633,9 +636,10 @@ START_TEST (test_trace_events)
     "{\"name\": \"fwd \\\"qkv\\\"\\\\\\n\", \"cat\": \"compute\", \"ph\": \"X\", "
     "\"ts\": 0, \"dur\": 1.5, \"pid\": 1, \"tid\": 0, \"args\": {\"micro_batch\": 0}},\n",
     "{\"name\": \"all-reduce\", \"cat\": \"tp\", \"ph\": \"X\", \"ts\": 2, "
-    "\"dur\": 0.000001, \"pid\": 0, \"tid\": 1, \"args\": {\"micro_batch\": 3}},\n",
+    "\"dur\": 0.000001, \"pid\": 0, \"tid\": 1, \"args\": {\"micro_batch\": 3, "
+    "\"group\": 8}},\n",
     "{\"name\": \"step\", \"ph\": \"X\", \"ts\": 0.000007, \"dur\": 1, "
-    "\"pid\": 0, \"tid\": 0},\n",
+    "\"pid\": 0, \"tid\": 0, \"args\": {\"group\": 2}},\n",
     "\"ts\": 5000, \"dur\": 12.345678, \"pid\": 0, \"tid\": 3, ",
     "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
     "\"args\": {\"name\": \"rank 0\"}},\n",
@@ -662,6 +666,7 @@ START_TEST (test_trace_events)
   ck_assert_int_eq (count_substr (doc, "\"thread_name\""), 4);
   ck_assert_int_eq (count_substr (doc, "\"thread_sort_index\""), 4);
   ck_assert_int_eq (count_substr (doc, "\"micro_batch\""), 3);
+  ck_assert_int_eq (count_substr (doc, "\"group\""), 2);
   /* Ranks in order: rank 0's name before rank 1's. */
   ck_assert_msg (strstr (doc, "\"rank 0\"") < strstr (doc, "\"rank 1\""), "%s", doc);
   ck_assert_msg (g_str_has_suffix (doc, "}\n]}\n"), "%s", doc);

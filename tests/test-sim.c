@@ -1178,11 +1178,12 @@ START_TEST (test_breakdown_adds_up)
   SimResult r = run (&e, FALSE);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload + b->host;
+               + b->epilogue + b->optimizer + b->offload + b->host;
   ck_assert_msg (fabs (sum / r.iteration_time_s - 1) < 1e-9,
                  "parts add to %.9g, iteration %.9g", sum,
                  r.iteration_time_s);
-  ck_assert (b->tp_comm > 0 && b->bubble > 0 && b->optimizer > 0);
+  ck_assert (b->tp_comm > 0 && b->bubble > 0 && b->optimizer > 0
+             && b->epilogue > 0);
   /* Recompute runs the forward again: hardware FLOPs exceed model FLOPs. */
   ck_assert (r.hardware_tflops_per_gpu > r.model_tflops_per_gpu);
   ck_assert (r.mfu > 0 && r.mfu < r.hfu && r.hfu < 1);
@@ -1358,22 +1359,25 @@ START_TEST (test_host_dispatch)
    * 1 ms issue. Per micro-batch the host issues the embedding's 4, the
    * layer's 14 forward and 31 backward, the head's 22 forward (the final
    * norm, the logits and Megatron's cross entropy's 20) and 13 backward,
-   * and the embedding's 2 backward kernels: 86; the optimizer 6 + 1 (16
-   * tensors in one Adam launch). Gradients accumulate (spec.h,
+   * and the embedding's 2 backward kernels, and the loss's average over
+   * the data-parallel group (a clone, a cat, the all-reduce, a division:
+   * 4): 90; the step (bf16: no overflow check) the gradient norm and its
+   * all-reduce (2), then the clip, the copy and Adam (16 tensors in one
+   * launch): 5. Gradients accumulate (spec.h,
    * GradAccumulation), an add a tensor: fused, the layer's 8 (biases and
    * layer norms), the embeddings' 2 and the final norm's 2 every
    * micro-batch; main-grad, 12, 2 and 3 (the tied logits weight too)
    * every micro-batch; autograd, those 17 on the second. Two
-   * micro-batches: 2 x 98 + 7 = 203 ms, 2 x 103 + 7 = 213 ms and 2 x 86 +
-   * 17 + 7 = 196 ms. */
+   * micro-batches: 2 x 102 + 5 = 209 ms, 2 x 107 + 5 = 219 ms and 2 x 90 +
+   * 17 + 5 = 202 ms. */
   ExperimentSpec e = base_spec (1, 1, 1, 1, 2);
   /* 8 heads: Megatron's fused softmax takes 8 score matrices of 64 keys
    * (framework_fused_softmax), one kernel each way. */
   e.model = (ModelSpec) { NULL, 1, 64, 8, 8, 256, 128, 64, MLP_GELU, TRUE };
   e.topology.host.kernel_launch_s = 1e-3;
-  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.203,
-                                    [GRAD_ACC_MAIN_GRAD] = 0.213,
-                                    [GRAD_ACC_AUTOGRAD] = 0.196 };
+  const double want[GRAD_ACC_N] = { [GRAD_ACC_FUSED] = 0.209,
+                                    [GRAD_ACC_MAIN_GRAD] = 0.219,
+                                    [GRAD_ACC_AUTOGRAD] = 0.202 };
   SimResult r;
   for (int mode = GRAD_ACC_N - 1; mode >= 0; mode--)
     {
@@ -1390,15 +1394,15 @@ START_TEST (test_host_dispatch)
   /* Longer kernels hide their issuing: 4 micro-batches of the 8-layer
    * test model, 0.5 us a launch (its shortest kernels, the cross
    * entropy's 12 in 12 us, take 1 us each), cost at most each chunk's
-   * first launch and the optimizer's issuing (8 chunks; 6 + 3 optimizer
-   * launches, Adam's 100 tensors in three) more than a host that issues
-   * in 1 ns. */
+   * first launch and the optimizer's issuing once the host has read the
+   * gradient norm back (8 chunks; 2 + 3 optimizer launches, Adam's 100
+   * tensors in three) more than a host that issues in 1 ns. */
   ExperimentSpec big = base_spec (1, 1, 1, 4, 16);
   SimResult fast = run (&big, FALSE);
   big.topology.host.kernel_launch_s = 0.5e-6;
   SimResult slow = run (&big, FALSE);
   double extra = slow.iteration_time_s - fast.iteration_time_s;
-  ck_assert_msg (extra > 0 && extra < (8 + 9) * 0.5e-6 + 1e-9,
+  ck_assert_msg (extra > 0 && extra < (8 + 5) * 0.5e-6 + 1e-9,
                  "issuing added %.6g s", extra);
   ck_assert (slow.breakdown_s.host < 1e-4);
   /* The flat MFU model has no host. */
@@ -1574,6 +1578,226 @@ START_TEST (test_tied_embedding)
           n++;
         }
       ck_assert_int_eq (n, 2);
+    }
+}
+END_TEST
+
+static gint
+span_by_start (gconstpointer a, gconstpointer b)
+{
+  const TraceSpan *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Each rank's end of step as a line: in order of start, its epilogue's
+ * spans and the reduction, the optimizer and ZeRO's gather around them,
+ * a collective's name followed by its group's size ("grad_norm_allreduce/4").
+ * *RESULT gets the run's result. */
+static GPtrArray *
+step_ends (const ExperimentSpec *e, gboolean full, SimResult *result)
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { full, collect_span, spans };
+  GError *error = NULL;
+  ck_assert_msg (sim_run (e, &o, result, &error), "%s",
+                 error ? error->message : "?");
+  g_array_sort (spans, span_by_start);   /* stable */
+  int ranks = full ? result->gpus : result->pp;
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  for (int r = 0; r < ranks; r++)
+    {
+      GString *line = g_string_new (NULL);
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+          if (sp->rank != r
+              || (strcmp (sp->cat, "epilogue") != 0
+                  && strcmp (sp->name, "optimizer") != 0
+                  && !g_str_has_prefix (sp->name, "dp_")))
+            continue;
+          g_string_append_printf (line, "%s%s", line->len ? " " : "",
+                                  sp->name);
+          if (sp->group > 0)
+            g_string_append_printf (line, "/%d", sp->group);
+        }
+      g_ptr_array_add (lines, g_string_free (line, FALSE));
+    }
+  return lines;
+}
+
+START_TEST (test_epilogue_two_stages)
+{
+  /* A two-stage pipeline, tp 2 and dp 2 (8 GPUs, one node), two
+   * micro-batches a replica. The epilogue (sim-build.c,
+   * sim_epilogue_ops) as each framework's code runs it, the groups as
+   * Megatron's mpu and DeepSpeed's grid build them: the embedding's
+   * group the first and last stage (2), the data-parallel group (2), the
+   * model-parallel group tp x pp (4), the pipe group (2).
+   * Megatron-LM in fp16: the loss averaged over the data-parallel group
+   * in each of the last stage's forwards, then after the reduction the
+   * tied embedding, the found-inf flag and the gradient norm, the
+   * optimizer. Megatron-DeepSpeed's pipeline engine in fp16: the tied
+   * embedding before the reduction (ReduceTiedGrads, then ReduceGrads),
+   * the overflow flag and the norm, the optimizer, then the loss
+   * all-reduced on the last stage and broadcast down the pipe; with
+   * ZeRO-1 a reduce-scatter, each check over the data-parallel group
+   * before the model-parallel one, and the loss after ZeRO's gather; in
+   * bf16 no overflow check. */
+  static const struct {
+    const char *framework;
+    Precision precision;
+    int zero;
+    const char *first, *last;
+  } cases[] = {
+    { "megatron-lm", PRECISION_FP16, 0,
+      "dp_allreduce/2 embedding_allreduce/2 found_inf_allreduce/4 "
+      "grad_norm_allreduce/4 optimizer",
+      "loss_allreduce/2 loss_allreduce/2 dp_allreduce/2 embedding_allreduce/2 "
+      "found_inf_allreduce/4 grad_norm_allreduce/4 optimizer" },
+    { "megatron-deepspeed", PRECISION_FP16, 0,
+      "embedding_allreduce/2 dp_allreduce/2 overflow_allreduce/4 "
+      "grad_norm_allreduce/4 optimizer loss_broadcast/2",
+      "embedding_allreduce/2 dp_allreduce/2 overflow_allreduce/4 "
+      "grad_norm_allreduce/4 optimizer loss_allreduce/2 loss_broadcast/2" },
+    { "megatron-deepspeed", PRECISION_FP16, 1,
+      "embedding_allreduce/2 dp_reduce_scatter/2 overflow_allreduce_dp/2 "
+      "overflow_allreduce/4 grad_norm_allreduce_dp/2 grad_norm_allreduce/4 "
+      "optimizer dp_allgather_params/2 loss_broadcast/2",
+      "embedding_allreduce/2 dp_reduce_scatter/2 overflow_allreduce_dp/2 "
+      "overflow_allreduce/4 grad_norm_allreduce_dp/2 grad_norm_allreduce/4 "
+      "optimizer dp_allgather_params/2 loss_allreduce/2 loss_broadcast/2" },
+    { "megatron-deepspeed", PRECISION_BF16, 1,
+      "embedding_allreduce/2 dp_reduce_scatter/2 grad_norm_allreduce/4 "
+      "optimizer dp_allgather_params/2 loss_broadcast/2",
+      "embedding_allreduce/2 dp_reduce_scatter/2 grad_norm_allreduce/4 "
+      "optimizer dp_allgather_params/2 loss_allreduce/2 loss_broadcast/2" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int full = 0; full <= 1; full++)
+      {
+        ExperimentSpec e = base_spec (8, 2, 2, 1, 4);
+        use_framework (&e, cases[i].framework);
+        e.training.precision = cases[i].precision;
+        e.zero.stage = cases[i].zero;
+        /* Reduced after the last backward, as both do by default. */
+        e.parallel.gradient_bucketing = FALSE;
+        SimResult r;
+        g_autoptr (GPtrArray) lines = step_ends (&e, full, &r);
+        /* Every rank of a stage (stage, replica, tp rank in Megatron's
+         * order: ranks 0-3 the first stage in full mode) ends alike. */
+        for (guint k = 0; k < lines->len; k++)
+          {
+            gboolean first = full ? k < 4 : k == 0;
+            const char *want = first ? cases[i].first : cases[i].last;
+            ck_assert_msg (strcmp (g_ptr_array_index (lines, k), want) == 0,
+                           "case %u, full %d, rank %u:\n  %s\nexpected\n  %s",
+                           i, full, k, (char *) g_ptr_array_index (lines, k),
+                           want);
+          }
+        ck_assert_msg (r.breakdown_s.epilogue > 0, "case %u", i);
+      }
+}
+END_TEST
+
+/* Each collective of the epilogue waits for its whole group: in full
+ * mode the members of one start together, when the last arrives, while
+ * a stage of the same pipeline that is not a member goes its own way. */
+START_TEST (test_epilogue_barriers)
+{
+  ExperimentSpec e = base_spec (8, 2, 2, 1, 4);
+  use_framework (&e, "megatron-deepspeed");
+  e.training.precision = PRECISION_FP16;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { TRUE, collect_span, spans };
+  SimResult r;
+  ck_assert (sim_run (&e, &o, &r, NULL));
+  /* Per rank (stage x 4 + replica x 2 + tp rank): the start of its
+   * overflow all-reduce (model group: a replica's four ranks) and of its
+   * loss all-reduce (the last stage's data-parallel groups: ranks 4 and
+   * 6, 5 and 7), and the end of its last backward. */
+  SimTime overflow[8] = { 0 }, loss[8] = { 0 }, backward[8] = { 0 };
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      if (strcmp (sp->name, "overflow_allreduce") == 0)
+        overflow[sp->rank] = sp->start;
+      else if (strcmp (sp->name, "loss_allreduce") == 0)
+        loss[sp->rank] = sp->start;
+      else if (strcmp (sp->cat, "compute") == 0 && sp->micro_batch >= 0)
+        backward[sp->rank] = MAX (backward[sp->rank], sp->end);
+    }
+  for (int replica = 0; replica < 2; replica++)
+    {
+      const int members[4] = { 2 * replica, 2 * replica + 1,
+                               4 + 2 * replica, 5 + 2 * replica };
+      for (int k = 0; k < 4; k++)
+        {
+          ck_assert (overflow[members[k]] == overflow[members[0]]);
+          /* The pipeline drains at the first stage: the last stage waits
+           * for its backward. */
+          ck_assert (overflow[members[k]] >= backward[members[0]]);
+        }
+    }
+  ck_assert (backward[0] > backward[4]);
+  ck_assert (loss[4] > 0 && loss[4] == loss[6] && loss[5] == loss[7]);
+  ck_assert (loss[0] == 0 && loss[3] == 0);
+}
+END_TEST
+
+/* The host's reads of the epilogue (sim-build.c, emit_epilogue_op), with
+ * a host that issues a kernel in 1 ms: one GPU, 8 layers, one
+ * micro-batch, fp16. The stage holds 100 tensors (12 a layer, the
+ * embeddings' 2, the final norm's 2). Megatron-LM: the found-inf flag's
+ * unscale and all-reduce (2), read back; the norm and its all-reduce (2),
+ * read back; then the clip, the copy and Adam's 100 tensors in three
+ * launches (5). DeepSpeed's FP16_Optimizer checks each tensor first, a
+ * cast and a sum read back one at a time (200 bare ops from Python, each
+ * at OP_LAUNCH_S), then copies the flag up and all-reduces it (2); reads
+ * the two groups' norms (2 bare ops), copies the sum up and all-reduces
+ * it (2). After a read the GPU waits for the
+ * host's launches; Megatron's host issues its first check with no read
+ * before it, while the GPU ends the backward. */
+START_TEST (test_epilogue_reads)
+{
+  const struct {
+    const char *framework, *check;
+    double check_after, norm_after, optimizer_after;
+  } cases[] = {
+    { "megatron-lm", "found_inf_allreduce", 0, 2e-3, 5e-3 },
+    { "megatron-deepspeed", "overflow_allreduce",
+      200 * LEDGER (OP_LAUNCH_S) + 2e-3, 2 * LEDGER (OP_LAUNCH_S) + 2e-3, 5e-3 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+      use_framework (&e, cases[i].framework);
+      e.training.precision = PRECISION_FP16;
+      e.topology.host.kernel_launch_s = 1e-3;
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+      SimOptions o = { FALSE, collect_span, spans };
+      SimResult r;
+      ck_assert (sim_run (&e, &o, &r, NULL));
+      SimTime backward = 0, check[2] = { 0 }, norm[2] = { 0 }, optimizer = 0;
+      for (guint k = 0; k < spans->len; k++)
+        {
+          const TraceSpan *sp = &g_array_index (spans, TraceSpan, k);
+          if (strcmp (sp->name, cases[i].check) == 0)
+            check[0] = sp->start, check[1] = sp->end;
+          else if (strcmp (sp->name, "grad_norm_allreduce") == 0)
+            norm[0] = sp->start, norm[1] = sp->end;
+          else if (strcmp (sp->name, "optimizer") == 0)
+            optimizer = sp->start;
+          else if (strcmp (sp->cat, "compute") == 0)
+            backward = MAX (backward, sp->end);
+        }
+      double after[3] = { sim_time_to_s (check[0] - backward),
+                          sim_time_to_s (norm[0] - check[1]),
+                          sim_time_to_s (optimizer - norm[1]) };
+      ck_assert_msg (after[0] >= cases[i].check_after - 1e-9
+                     && fabs (after[1] - cases[i].norm_after) < 1e-8
+                     && fabs (after[2] - cases[i].optimizer_after) < 1e-9,
+                     "%s: %.12g, %.12g and %.12g s", cases[i].framework,
+                     after[0], after[1], after[2]);
     }
 }
 END_TEST
@@ -1994,7 +2218,7 @@ START_TEST (test_offload)
                  r.breakdown_s.offload, adam, up);
   const Breakdown *b = &r.breakdown_s;
   double sum = b->compute + b->tp_comm + b->bubble + b->pp_comm + b->dp_comm
-               + b->optimizer + b->offload + b->host;
+               + b->epilogue + b->optimizer + b->offload + b->host;
   ck_assert (fabs (sum / r.iteration_time_s - 1) < 1e-9);
   ck_assert_double_eq (b->optimizer, 0);
   /* A wider PCIe link, or one per GPU, is never slower. */
@@ -2295,6 +2519,9 @@ sim_suite (void)
   tcase_add_test (exec, test_layer_sync);
   tcase_add_test (exec, test_trace_spans);
   tcase_add_test (exec, test_tied_embedding);
+  tcase_add_test (exec, test_epilogue_two_stages);
+  tcase_add_test (exec, test_epilogue_barriers);
+  tcase_add_test (exec, test_epilogue_reads);
   tcase_add_test (exec, test_busy_fabric_never_faster);
   suite_add_tcase (s, exec);
   return s;

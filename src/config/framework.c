@@ -16,7 +16,11 @@
  * are fp32 (distributed.py: torch.float, else the parameter's type, which
  * fp16 runs keep by default; trainsim costs the fp32 add in both, an
  * upper bound in fp16). megatron/model/fused_softmax.py runs its fused
- * softmax for 16 < keys <= 2048. */
+ * softmax for 16 < keys <= 2048. Its step ends with the embedding's
+ * all-reduce, optimizer.py's found-inf flag and clip_grads.py's norm over
+ * the model-parallel group, and pretrain_gpt.py averages each
+ * micro-batch's loss over data parallelism: EPILOGUE_MEGATRON, cited in
+ * src/parallel/sim-build.c, sim_epilogue_ops (23.04 too). */
 #define MEGATRON_V2 "NVIDIA/Megatron-LM v2.6: megatron/training.py, " \
   "megatron/model/distributed.py, megatron/mpu/layers.py, " \
   "megatron/model/fused_softmax.py"
@@ -66,7 +70,11 @@
  * fp32, as a config's communication_data_type may
  * (parallel.grad_reduce_precision). From v0.7 its pipeline all-reduces
  * the tied embedding's gradient as the bf16 optimizer's fp32 _hp_grad
- * (pipe/engine.py _exec_reduce_tied_grads). It has no tensor-parallel
+ * (pipe/engine.py _exec_reduce_tied_grads). Its PipelineEngine ends each
+ * step with ReduceTiedGrads, ReduceGrads and OptimizerStep (its
+ * optimizer's overflow and norm checks) and _aggregate_total_loss
+ * (pipe/schedule.py, pipe/engine.py): EPILOGUE_DEEPSPEED_PIPE, cited in
+ * src/parallel/sim-build.c, sim_epilogue_ops. It has no tensor-parallel
  * layers of its own: a model brings them (Megatron's mpu). */
 #define DEEPSPEED "microsoft/DeepSpeed: deepspeed/runtime/engine.py, " \
   "pipe/engine.py, pipe/schedule.py, zero/stage_1_and_2.py, zero/config.py"
@@ -170,7 +178,7 @@ framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 " \
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
-    .bucket = BUCKET_DEEPSPEED, \
+    .bucket = BUCKET_DEEPSPEED, .epilogue = EPILOGUE_DEEPSPEED_PIPE, \
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD, \
     .fused_softmax_keys = 2048   /* the Megatron model it runs, as v2.6 */
 
@@ -190,6 +198,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
     .bucket = BUCKET_TORCH_DDP, .fused_softmax_keys = 2048,
+    .epilogue = EPILOGUE_MEGATRON,
     .source = MEGATRON_V2,
   },
   {
@@ -205,6 +214,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
     .bucket = BUCKET_TORCH_DDP, .fused_softmax_keys = 4096,
+    .epilogue = EPILOGUE_MEGATRON,
     .source = MEGATRON_V3,
   },
   {
@@ -225,7 +235,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
     .deepspeed_pipe_syncs = TRUE, .loss_item_sync = TRUE,
-    .layer_sync = TRUE,
+    .layer_sync = TRUE, .epilogue = EPILOGUE_DEEPSPEED_PIPE,
     .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
@@ -311,6 +321,22 @@ framework_fused_softmax (const FrameworkProfile *f, Precision precision,
   int64_t warp = MIN (pow2, 32);
   int64_t per_block = 128 / warp * (pow2 <= 128 ? 2 : 1);
   return attn_batches % per_block == 0;
+}
+
+/* Megatron-DeepSpeed hands every step to DeepSpeed's PipelineEngine, pp 1
+ * included, unless --no-pipeline-parallel, which ZeRO 2-3 need: the engine
+ * asserts a stage below 2 (f01c9e6e megatron/training.py train_step:
+ * args.ds_pipeline_enabled; pretrain_gpt.py builds GPTModelPipe unless
+ * args.no_pipeline_parallel). DeepSpeed alone runs it for a
+ * PipelineModule, which a model is cut into for pp > 1; at pp 1 it is
+ * DeepSpeedEngine, whose step trainsim ends at the optimizer. */
+FrameworkEpilogue
+framework_epilogue (const FrameworkProfile *f, int pp, int zero)
+{
+  if (f->epilogue == EPILOGUE_DEEPSPEED_PIPE
+      && (zero >= 2 || (f->id == FRAMEWORK_DEEPSPEED && pp == 1)))
+    return EPILOGUE_NONE;
+  return f->epilogue;
 }
 
 Precision

@@ -36,6 +36,17 @@ typedef enum {
   BUCKET_DEEPSPEED,
 } FrameworkBucket;
 
+/* How a step ends after its last backward: the collectives and reads
+ * back that the framework's code runs around the optimizer (sim-build.c,
+ * emit_epilogue, cites them). */
+typedef enum {
+  EPILOGUE_NONE,            /* none modelled: the reduction and the
+                             * optimizer only (FSDP; DeepSpeed's engine
+                             * without its pipeline) */
+  EPILOGUE_MEGATRON,        /* Megatron-LM's train_step */
+  EPILOGUE_DEEPSPEED_PIPE,  /* DeepSpeed's PipelineEngine.train_batch */
+} FrameworkEpilogue;
+
 struct FrameworkProfile {
   FrameworkId id;
   const char *name;          /* as written in `framework:` */
@@ -90,6 +101,8 @@ struct FrameworkProfile {
   gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
                                         * embedding's fp32 gradient in bf16
                                         * (DeepSpeed 0.7 on) */
+  FrameworkEpilogue epilogue;          /* how its steps end
+                                        * (framework_epilogue) */
   CrossEntropy cross_entropy;          /* the loss over the logits */
   /* The longest key sequence its attention's fused softmax kernel takes
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,
@@ -134,6 +147,12 @@ Precision framework_grad_reduce_precision (const FrameworkProfile *f,
 /* The gradient accumulation the framework uses at PRECISION. */
 GradAccumulation framework_grad_accumulation (const FrameworkProfile *f,
                                               Precision precision);
+
+/* The epilogue F's step runs with PP stages and ZeRO stage ZERO: its
+ * profile's, but DeepSpeed's PipelineEngine only where the framework runs
+ * one (framework.c). */
+FrameworkEpilogue framework_epilogue (const FrameworkProfile *f, int pp,
+                                      int zero);
 
 /* parallel.bucket_size's default under F, in bytes, for gradients
  * reduced in GRAD precision; 0: a bucket per module. */

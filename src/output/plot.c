@@ -87,6 +87,7 @@ static const ColumnLabel column_labels[] = {
   { "breakdown_s.bubble", "pipeline bubble (s)", "pipeline bubble" },
   { "breakdown_s.pp_comm", "exposed PP communication (s)", "PP comm" },
   { "breakdown_s.dp_comm", "exposed DP communication (s)", "DP comm" },
+  { "breakdown_s.epilogue", "step epilogue (s)", "epilogue" },
   { "breakdown_s.optimizer", "optimizer step (s)", "optimizer" },
   { "breakdown_s.offload", "offload (s)", "offload" },
   { "breakdown_s.host", "host-bound (s)", "host-bound" },
@@ -449,8 +450,9 @@ cell_value (const Figure *f, int row, int col)
 /* The time breakdown of report.h, the default of a stack, in its order. */
 static const char *const breakdown_columns[] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.bubble",
-  "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.optimizer",
-  "breakdown_s.offload", "breakdown_s.host", "breakdown_s.variability",
+  "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.epilogue",
+  "breakdown_s.optimizer", "breakdown_s.offload", "breakdown_s.host",
+  "breakdown_s.variability",
 };
 
 /* The columns of a stack: --y's list, or the breakdown columns the table

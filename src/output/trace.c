@@ -60,8 +60,16 @@ append_span (GString *out, const TraceSpan *s)
   g_string_append (out, ", \"dur\": ");
   append_us (out, s->end - s->start);
   g_string_append_printf (out, ", \"pid\": %d, \"tid\": %d", s->rank, s->stream);
-  if (s->micro_batch >= 0)
-    g_string_append_printf (out, ", \"args\": {\"micro_batch\": %d}", s->micro_batch);
+  if (s->micro_batch >= 0 || s->group > 0)
+    {
+      g_string_append (out, ", \"args\": {");
+      if (s->micro_batch >= 0)
+        g_string_append_printf (out, "\"micro_batch\": %d%s", s->micro_batch,
+                                s->group > 0 ? ", " : "");
+      if (s->group > 0)
+        g_string_append_printf (out, "\"group\": %d", s->group);
+      g_string_append_c (out, '}');
+    }
   g_string_append_c (out, '}');
 }
 

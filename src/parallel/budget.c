@@ -24,6 +24,8 @@ typedef struct {
   uint64_t sends;       /* pipeline sends (flows) */
   uint64_t host;        /* offload copies (flows) */
   uint64_t issue;       /* the host thread's ops (sim-build.c's Builder) */
+  uint64_t epilogue;    /* the epilogue's collectives (sim_epilogue_ops) */
+  uint64_t epilogue_events;  /* their ends: in full mode one an instance */
 } RankOps;
 
 /* Adds N items of one chunk's program: MODULES modules whose programs
@@ -147,15 +149,30 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   o->compute++;
   o->host += sim->offload == OFFLOAD_OPTIMIZER;
   o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1;
-  /* The tied embedding's all-reduce, on the first and last stage. */
-  o->dp += plan->pp > 1 && (stage == 0 || stage == plan->pp - 1);
+  /* The epilogue's collectives, on the compute stream: the loss's in
+   * every forward of the last stage; a read back may add a host op. */
+  EpilogueOp epilogue[EPILOGUE_MAX];
+  int n = sim_epilogue_ops (sim, stage, 0, epilogue);
+  uint64_t reads = 0;
+  for (int i = 0; i < n; i++)
+    {
+      uint64_t k = epilogue[i].place == EPILOGUE_IN_FORWARD ? m : 1;
+      uint64_t members = sim->options->full
+        ? (uint64_t) sim_group_members (sim, epilogue[i].group) : 1;
+      o->epilogue = sat_add_u64 (o->epilogue, k);
+      o->epilogue_events = sat_add_u64 (o->epilogue_events,
+                                        (k + members - 1) / members);
+      reads += epilogue[i].read_after;
+    }
   o->compute = sat_add_u64 (o->compute, syncs);
   /* With a host model, every compute-stream op is issued by a host op,
-   * and a sync (each chunk's start, a layer's, the optimizer) may add one
-   * more for the issuing left over from before it. */
+   * and a sync (each chunk's start, a layer's, a read back, the
+   * optimizer) may add one more for the issuing left over from before
+   * it. */
   if (sim->host_launch > 0)
-    o->issue = sat_add_u64 (sat_add_u64 (o->compute, o->tp),
-                            sat_add_u64 (sat_add_u64 (o->sends, syncs),
+    o->issue = sat_add_u64 (sat_add_u64 (sat_add_u64 (o->compute, o->epilogue),
+                                         o->tp),
+                            sat_add_u64 (sat_add_u64 (o->sends, syncs + reads),
                                          sat_mul_u64 (2 * m, (uint64_t) v) + 1));
 }
 
@@ -186,6 +203,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
                                          o.host);
       uint64_t rank_ops = sat_add_u64 (sat_add_u64 (o.compute, o.tp),
                                        sat_add_u64 (rank_flows, o.issue));
+      rank_ops = sat_add_u64 (rank_ops, o.epilogue);
       /* An op ends with an event; one whose bytes cross NICs ends them
        * first (a DP group or a pipeline neighbour in another node); in
        * full mode a collective's members end with one event. */
@@ -196,12 +214,14 @@ sim_estimate (const Sim *sim, SimCost *cost)
         sat_add_u64 (sat_add_u64 (sat_mul_u64 (2, o.host),
                                   sat_mul_u64 (pp_across ? 2 : 1, o.sends)),
                      sat_mul_u64 (dp_across ? 2 : 1, dp_events)));
+      rank_events = sat_add_u64 (rank_events, o.epilogue_events);
       ops = sat_add_u64 (ops, sat_mul_u64 (per_stage, rank_ops));
       events = sat_add_u64 (events, sat_mul_u64 (per_stage, rank_events));
       flows = sat_add_u64 (flows, sat_mul_u64 (per_stage, rank_flows));
       if (full)
         coll_ops = sat_add_u64 (coll_ops, sat_mul_u64 (per_stage,
-                                                       o.tp + o.dp));
+                                                       o.tp + o.dp
+                                                       + o.epilogue));
     }
   uint64_t ranks = (uint64_t) sim->ranks;
   uint64_t slots = sat_mul_u64 (sat_mul_u64 (ranks, 2),
@@ -220,8 +240,15 @@ sim_estimate (const Sim *sim, SimCost *cost)
   uint64_t per_node = (uint64_t) (2 * sim->net.nics + 2)
                       + (sim->offload != OFFLOAD_NONE ? 4 * gpn : 0);
   uint64_t resources = sat_mul_u64 (nodes, per_node);
+  /* The groups' lists of collectives (sim-build.c, group_count): in
+   * full mode the TP and DP groups of each stage, the model-parallel
+   * groups and the world, the pipe and embedding groups; in symmetric
+   * mode one of each group across stages. */
   uint64_t groups = full ? (uint64_t) plan->pp * ((uint64_t) plan->dp
-                                                  + (uint64_t) plan->tp) : 0;
+                                                  + (uint64_t) plan->tp)
+                           + (uint64_t) plan->dp * (1 + 2 * (uint64_t) plan->tp)
+                           + 1
+                         : 4;
   uint64_t per_op = sizeof (Op) + EDGE_BYTES
     + (sim->fuse_tp ? sizeof (SimTime) : 0)
     + (sim->options->trace != NULL ? sizeof (OpInfo) : 0);

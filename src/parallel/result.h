@@ -17,6 +17,10 @@ typedef struct {
   double bubble;      /* pipeline fill and drain: compute idle, nothing to do */
   double pp_comm;     /* exposed pipeline send/recv waits */
   double dp_comm;     /* exposed data-parallel / ZeRO collectives */
+  double epilogue;    /* the step's small collectives and what waits for
+                       * their groups: the tied embedding's all-reduce,
+                       * the optimizer's overflow and norm checks, the
+                       * loss's reduction (sim-build.c, sim_epilogue_ops) */
   double optimizer;   /* the optimizer step */
   double offload;     /* exposed CPU-offload transfers and CPU Adam */
   double host;        /* compute idle while the host issues the kernels */
@@ -85,9 +89,12 @@ typedef struct {
 /* One span of the Chrome trace: an op that ran on one stream of one rank. */
 typedef struct {
   const char *name;   /* static string or interned: not owned */
-  const char *cat;    /* "compute", "tp", "pp", "dp", "optimizer": not owned */
+  const char *cat;    /* "compute", "tp", "pp", "dp", "optimizer", "offload",
+                       * "host", "epilogue": not owned */
   int rank;           /* simulated rank (pid in the trace) */
   int stream;         /* stream index on the rank (tid in the trace) */
   int micro_batch;    /* -1 when not tied to a micro-batch */
   SimTime start, end;
+  int group;          /* a collective's group: its ranks in the job (not
+                       * only those simulated), or 0 */
 } TraceSpan;

@@ -63,7 +63,7 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
     }
   if (sim->op_info != NULL)
     {
-      OpInfo info = { name, mb };
+      OpInfo info = { name, mb, 0 };
       g_array_append_val (sim->op_info, info);
     }
   Stream *st = &sim->streams[op.stream];
@@ -92,28 +92,100 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   op_at (sim, to)->waits++;
 }
 
-/* In full mode, the k-th collective of a group is one instance shared by
- * its members; in symmetric mode a collective has no peers to wait for. */
-static void
-join_coll (Sim *sim, uint32_t op, GArray **groups, int group, int size,
-           uint32_t *counter)
+/* ---- groups ----------------------------------------------------------------- */
+
+/* The ranks of a group of kind g in the job. */
+static int
+group_size (const Sim *sim, Group g)
 {
-  if (!sim->options->full || size <= 1)
-    return;
-  GArray *list = groups[group];
-  uint32_t k = (*counter)++;
-  if (k == list->len)
+  const Plan *p = sim->plan;
+  switch (g)
     {
-      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
-      g_array_set_size (sim->members, sim->members->len + size);
-      g_array_append_val (sim->colls, c);
-      uint32_t cid = sim->colls->len - 1;
-      g_array_append_val (list, cid);
+    case GROUP_TP: return p->tp;
+    case GROUP_DP: return p->dp;
+    case GROUP_MODEL: return p->tp * p->pp;
+    case GROUP_WORLD: return p->gpus;
+    case GROUP_PIPE: return p->pp;
+    case GROUP_EMBEDDING: return MIN (p->pp, 2);
+    case GROUP_N:
+    default: g_assert_not_reached ();
     }
-  uint32_t cid = g_array_index (list, uint32_t, k);
-  Coll *c = &g_array_index (sim->colls, Coll, cid);
-  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
-  op_at (sim, op)->coll = cid;
+}
+
+int
+sim_group_members (const Sim *sim, Group g)
+{
+  if (sim->options->full)
+    return group_size (sim, g);
+  /* One rank for each stage. */
+  return g == GROUP_TP || g == GROUP_DP ? 1
+         : g == GROUP_EMBEDDING ? group_size (sim, g) : sim->plan->pp;
+}
+
+/* The groups of kind g that have other simulated members (in symmetric
+ * mode, the one of the representatives: replica 0, tp rank 0). */
+static int
+group_count (const Sim *sim, Group g)
+{
+  const Plan *p = sim->plan;
+  if (sim_group_members (sim, g) <= 1)
+    return 0;
+  if (!sim->options->full)
+    return 1;
+  switch (g)
+    {
+    case GROUP_TP: return p->pp * p->dp;
+    case GROUP_DP: return p->pp * p->tp;
+    case GROUP_MODEL: return p->dp;
+    case GROUP_WORLD: return 1;
+    case GROUP_PIPE:
+    case GROUP_EMBEDDING: return p->dp * p->tp;
+    case GROUP_N:
+    default: g_assert_not_reached ();
+    }
+}
+
+/* Which of them rank (stage, replica, tp_rank) is in. */
+static int
+group_index (const Sim *sim, Group g, int stage, int replica, int tp_rank)
+{
+  const Plan *p = sim->plan;
+  switch (g)
+    {
+    case GROUP_TP: return stage * p->dp + replica;
+    case GROUP_DP: return stage * p->tp + tp_rank;
+    case GROUP_MODEL: return replica;
+    case GROUP_WORLD: return 0;
+    case GROUP_PIPE:
+    case GROUP_EMBEDDING: return replica * p->tp + tp_rank;
+    case GROUP_N:
+    default: g_assert_not_reached ();
+    }
+}
+
+/* The shape of STAGE's group of kind g (but the embedding's, whose
+ * exchange is a send), taken from its first replica and tp rank in both
+ * modes so that they cost collectives alike. A model-parallel group is a
+ * pipe group's stages with the tp ranks of each, tp apart in a node. */
+static GroupShape
+group_shape (const Sim *sim, Group g, int stage)
+{
+  const Plan *p = sim->plan;
+  int gpn = sim->net.gpus_per_node;
+  GroupShape pipe = net_group_shape (&sim->net, 0, p->pp, p->dp * p->tp);
+  switch (g)
+    {
+    case GROUP_TP: return net_group_shape (&sim->net, 0, p->tp, 1);
+    case GROUP_DP: return dp_shape (sim, stage);
+    case GROUP_MODEL:
+      return (GroupShape) { p->tp * p->pp,
+                            MIN (MIN (gpn, p->tp * pipe.per_node), p->tp * p->pp) };
+    case GROUP_WORLD: return (GroupShape) { p->gpus, MIN (gpn, p->gpus) };
+    case GROUP_PIPE: return pipe;
+    case GROUP_EMBEDDING:
+    case GROUP_N:
+    default: g_assert_not_reached ();
+    }
 }
 
 /* ---- communication over the NICs -------------------------------------------- */
@@ -391,7 +463,9 @@ typedef struct {
   gboolean recv_to_gpu;   /* the chunk's receive holds its first GPU op,
                            * not the host */
   int mb;
-  uint32_t tp_count, dp_count;
+  uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
+  EpilogueOp epilogue[EPILOGUE_MAX];   /* sim_epilogue_ops of the stage */
+  int n_epilogue;
   /* ZeRO-3: the gather of the module being emitted, the module's first
    * op, and the last ops of the two modules before it. */
   uint32_t gather, module_first, module_last[2];
@@ -418,6 +492,35 @@ sim_gpu_factor (const Sim *sim, uint32_t id)
 {
   const Op *op = &g_array_index (sim->ops, Op, id);
   return gpu_factor (sim, (int) (op->stream / SIM_N_STREAMS), id);
+}
+
+/* Makes OP the rank's next collective over its group of kind g: the
+ * k-th collective of a group is one instance shared by its simulated
+ * members (sim_group_members), which starts when the last of them arrives. */
+static void
+join_group (Builder *b, uint32_t op, Group g)
+{
+  Sim *sim = b->sim;
+  if (sim->op_info != NULL)
+    g_array_index (sim->op_info, OpInfo, op).group = group_size (sim, g);
+  int size = sim_group_members (sim, g);
+  if (size <= 1)
+    return;
+  GArray *list = sim->colls_of[g][group_index (sim, g, b->stage, b->replica,
+                                               b->tp_rank)];
+  uint32_t k = b->joined[g]++;
+  if (k == list->len)
+    {
+      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
+      g_array_set_size (sim->members, sim->members->len + size);
+      g_array_append_val (sim->colls, c);
+      uint32_t cid = sim->colls->len - 1;
+      g_array_append_val (list, cid);
+    }
+  uint32_t cid = g_array_index (list, uint32_t, k);
+  Coll *c = &g_array_index (sim->colls, Coll, cid);
+  g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
+  op_at (sim, op)->coll = cid;
 }
 
 /* Adds a compute-stream op and, with a host model, the host op that
@@ -521,9 +624,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
       add_issued (b, OPK_TP, p->dur, 0, p->name,
                   piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
                   host);
-      join_coll (sim, b->last, sim->tp_colls,
-                 b->stage * sim->plan->dp + b->replica, sim->plan->tp,
-                 &b->tp_count);
+      join_group (b, b->last, GROUP_TP);
     }
 }
 
@@ -544,8 +645,7 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   const Plan *p = sim->plan;
   sim->dp_traffic[b->rank] += (kind == COLL_ALL_REDUCE ? 2 : 1)
                               * (double) (p->dp - 1) / p->dp * bytes;
-  join_coll (sim, id, sim->dp_colls, b->stage * p->tp + b->tp_rank, p->dp,
-             &b->dp_count);
+  join_group (b, id, GROUP_DP);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
   double scale[SPEC_MAX_GPUS_PER_NODE];
   int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
@@ -834,6 +934,248 @@ slot (const Sim *sim, int rank, int dir, int mb, int chunk)
          * p->virtual_stages + chunk;
 }
 
+/* ---- the step's epilogue ---------------------------------------------------- */
+
+/* What a framework's step runs around its optimizer besides the
+ * gradients' reduction: small collectives over their groups, each waiting
+ * for the whole group, and the host's reads of their results, as the code
+ * at the versions of its profile (framework.c) runs them. Each is
+ * costed by the network model over its group's shape; all but the tied
+ * embedding's move a few bytes, their NICs' share nothing next to their
+ * latency, so they run for their static time rather than as flows.
+ *
+ * Megatron-LM (v2.6 for megatron-lm@2, 23.04 for @3):
+ * - with sequence parallelism (23.04), the layer norms' and the
+ *   row-parallel linears' bias gradients (sequence_parallel: fused_layer_norm.py,
+ *   core/tensor_parallel/layers.py) all-reduced over the TP group, before
+ *   the data-parallel reduction: megatron/optimizer/optimizer.py
+ *   allreduce_layernorm_grads, first in reduce_model_grads (a cat, the
+ *   call, a copy_ back per tensor);
+ * - with pp > 1, after the reduction, the tied word embedding's gradient
+ *   all-reduced between the first and last stage (megatron/training.py
+ *   train_step at v2.6, optimizer.py allreduce_word_embedding_grads at
+ *   23.04), in the reduction's precision (it is main_grad);
+ * - the optimizer (optimizer.py MixedPrecisionOptimizer.step, 23.04;
+ *   Float16OptimizerWithFloat16Params.step, v2.6): in fp16 alone (bf16
+ *   has no grad scaler: optimizer/__init__.py), the unscale and the
+ *   found-inf flag, an fp32 scalar, all-reduced (MAX) over the model-
+ *   parallel group and read back (_unscale_main_grads_and_check_for_nan:
+ *   found_inf.item ()); then, as --clip-grad defaults to 1.0
+ *   (arguments.py), the gradients' L2 norm, an fp32 scalar, all-reduced
+ *   (SUM) over the same group and read back (clip_grads.py
+ *   clip_grad_norm_fp32: multi_tensor_l2norm, total_norm.item ()). The
+ *   model-parallel group is a replica's tp x pp ranks (mpu/initialize.py);
+ *   with the distributed optimizer (ZeRO-1, 23.04) the whole world
+ *   (distrib_optimizer.py get_model_parallel_group returns None);
+ * - the loss, on the last stage, is averaged over the data-parallel group
+ *   in every micro-batch's forward, not after the optimizer:
+ *   pretrain_gpt.py loss_func calls average_losses_across_data_parallel_group
+ *   (megatron/utils.py: a clone, a cat, the all-reduce of one fp32, a
+ *   division) from schedules.py forward_step, v2.6 and 23.04 alike
+ *   (core_v0.12.0's loss_func still all-reduces its reporting loss there).
+ *
+ * DeepSpeed's PipelineEngine (megatron-deepspeed; deepspeed with pp > 1):
+ * the TrainSchedule ends each step with ReduceTiedGrads, ReduceGrads and
+ * OptimizerStep, in that order (deepspeed/runtime/pipe/schedule.py, the
+ * same from v0.3.16 to v0.9.5), then train_batch calls
+ * _aggregate_total_loss (pipe/engine.py):
+ * - ReduceTiedGrads, with pp > 1: the tied embedding's gradient (fp32
+ *   _hp_grad in bf16 from v0.7, tied_hp_grad) all-reduced between the
+ *   first and last stage, before the data-parallel reduction
+ *   (_exec_reduce_tied_grads);
+ * - OptimizerStep, v0.9.5 (Megatron-DeepSpeed f01c9e6e hands DeepSpeed
+ *   its bare optimizer, which the engine wraps by precision: engine.py
+ *   _do_optimizer_sanity_check). In fp16 without ZeRO, FP16_Optimizer.step
+ *   (fp16/fused_optimizer.py): has_overflow (runtime/utils.py CheckOverflow)
+ *   checks the tensors one at a time, float (x.float ().sum ()) each (two
+ *   kernels and a read back), then all-reduces a one-byte flag (MAX) over
+ *   the grid's model-parallel group (pipe x model ranks of a replica,
+ *   pipe/topology.py ds_model_proc_group) and reads it; get_grad_norm
+ *   takes the norm of each of the two flat parameter groups (Megatron's
+ *   weight-decay split) with a read each, then all-reduces the fp32 sum
+ *   (SUM) over that group and reads it. In fp16 with ZeRO-1,
+ *   DeepSpeedZeroOptimizer.step (zero/stage_1_and_2.py): has_overflow checks
+ *   the rank's partition tensor by tensor, all-reduces the flag over the
+ *   data-parallel group, then over the model-parallel group
+ *   (_model_parallel_all_reduce: where it has more than one rank), and
+ *   reads it; get_grad_norm_direct reads each partition tensor's norm
+ *   (a cast to double and the norm), then all-reduces the sum over the
+ *   same two groups and reads it. In bf16, BF16_Optimizer.step
+ *   (bf16_optimizer.py; ZeRO 0-1 with fp32 accumulation):
+ *   get_global_norm_of_tensors reads each tensor's norm, then all-reduces
+ *   the sum over the model-parallel group and reads it; no overflow check.
+ *   In fp32 no wrapper checks anything (and gradient_clipping defaults
+ *   to 0). Every rank counts its stage's tensors as its tp rank 0 does
+ *   (a tp rank above skips the replicated ones, then waits for rank 0 at
+ *   the all-reduce);
+ * - _aggregate_total_loss: the last stage divides its loss and clones it
+ *   twice, all-reduces it over the data-parallel group where there is one
+ *   (is_data_parallel) and divides it, reads both values back to build
+ *   a tensor of two fp32, copies it up and broadcasts it over the pipe
+ *   group, whose other stages copy up a tensor to receive it and clone
+ *   its two values.
+ *   A broadcast is costed as an all-gather of its bytes: NCCL's tuner
+ *   gives a broadcast the ring alone and one step more (nRanks steps
+ *   against nRanks - 1: src/graph/tuning.cc, v2.21.5-1).
+ *
+ * The optimizer's own kernels (Adam, the clip, the copies) stay in the
+ * optimizer op; kernels of a read-back loop are left out of the device's
+ * time (a pass over the gradients at most, under the host's loop). */
+int
+sim_epilogue_ops (const Sim *sim, int stage, int tensors, EpilogueOp *out)
+{
+  const Plan *p = sim->plan;
+  const ExperimentSpec *e = p->spec;
+  Precision precision = e->training.precision;
+  double fp32 = spec_precision_bytes (PRECISION_FP32), flag = 1;
+  gboolean tied = p->pp > 1 && (stage == 0 || stage == p->pp - 1);
+  gboolean last = stage == p->pp - 1;
+  /* The optimizer's checks run where the optimizer runs on the GPU:
+   * ZeRO-Offload's CPU-Adam checks on the host, not modelled. */
+  gboolean gpu_step = sim->offload == OFFLOAD_NONE;
+  gboolean hp = e->framework->tied_hp_grad && precision == PRECISION_BF16;
+  EpilogueOp embedding = { "embedding_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                           GROUP_EMBEDDING, COLL_SEND,
+                           (double) sim->ls.vocab / p->tp * sim->ls.h
+                           * (hp ? fp32 : sim->grad_bytes), 0, 1, FALSE, FALSE };
+  int n = 0;
+  if (sim->epilogue == EPILOGUE_MEGATRON)
+    {
+      if (last)
+        out[n++] = (EpilogueOp) { "loss_allreduce", EPILOGUE_IN_FORWARD,
+                                  GROUP_DP, COLL_ALL_REDUCE, fp32, 0, 4, FALSE,
+                                  FALSE };
+      if (e->parallel.sequence_parallel && p->tp > 1)
+        {
+          /* A layer's two norms' weights and biases and its two
+           * row-parallel biases, and the final norm's two on the last
+           * stage: tensors of hidden elements, whole on every tp rank. */
+          int ln = 6 * p->virtual_stages * plan_chunk_layers (p, stage)
+                   + (last ? 2 : 0);
+          out[n++] = (EpilogueOp) { "layernorm_allreduce",
+                                    EPILOGUE_BEFORE_REDUCTION, GROUP_TP,
+                                    COLL_ALL_REDUCE,
+                                    (double) ln * sim->ls.h * sim->grad_bytes,
+                                    0, 2 + ln, FALSE, FALSE };
+        }
+      if (tied)
+        out[n++] = embedding;
+      Group mp = e->zero.stage >= 1 ? GROUP_WORLD : GROUP_MODEL;
+      if (gpu_step && precision == PRECISION_FP16)
+        out[n++] = (EpilogueOp) { "found_inf_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                  mp, COLL_ALL_REDUCE, fp32, 0, 2, FALSE, TRUE };
+      if (gpu_step)
+        out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                  mp, COLL_ALL_REDUCE, fp32, 0, 2, FALSE, TRUE };
+    }
+  else if (sim->epilogue == EPILOGUE_DEEPSPEED_PIPE)
+    {
+      if (tied)
+        {
+          out[n] = embedding;
+          out[n++].place = EPILOGUE_BEFORE_REDUCTION;
+        }
+      gboolean mp = p->tp * p->pp > 1;
+      if (gpu_step && precision == PRECISION_FP16 && e->zero.stage == 0)
+        {
+          out[n++] = (EpilogueOp) { "overflow_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                    GROUP_MODEL, COLL_ALL_REDUCE, flag,
+                                    2 * tensors, 2, FALSE, TRUE };
+          out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                    GROUP_MODEL, COLL_ALL_REDUCE, fp32,
+                                    2, 2, FALSE, TRUE };
+        }
+      else if (gpu_step && precision == PRECISION_FP16)
+        {
+          /* Over the rank's partition, its share of the stage's tensors,
+           * the overflow flag then the norm: each over the data-parallel
+           * group, then the model-parallel group. */
+          static const char *const names[2][2] = {
+            { "overflow_allreduce_dp", "overflow_allreduce" },
+            { "grad_norm_allreduce_dp", "grad_norm_allreduce" },
+          };
+          int part = (tensors + p->dp - 1) / p->dp;
+          for (int k = 0; k < 2; k++)
+            {
+              out[n++] = (EpilogueOp) { names[k][0], EPILOGUE_BEFORE_OPTIMIZER,
+                                        GROUP_DP, COLL_ALL_REDUCE,
+                                        k ? fp32 : flag, 2 * part, 2, FALSE,
+                                        !mp };
+              if (mp)
+                out[n++] = (EpilogueOp) { names[k][1], EPILOGUE_BEFORE_OPTIMIZER,
+                                          GROUP_MODEL, COLL_ALL_REDUCE,
+                                          k ? fp32 : flag, 0, 1, FALSE, TRUE };
+            }
+        }
+      else if (gpu_step && precision == PRECISION_BF16)
+        out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                  GROUP_MODEL, COLL_ALL_REDUCE, fp32,
+                                  tensors, 2, FALSE, TRUE };
+      if (last && p->dp > 1)
+        out[n++] = (EpilogueOp) { "loss_allreduce", EPILOGUE_AFTER_OPTIMIZER,
+                                  GROUP_DP, COLL_ALL_REDUCE, fp32, 0, 5, FALSE,
+                                  TRUE };
+      out[n++] = (EpilogueOp) { "loss_broadcast", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_PIPE, COLL_ALL_GATHER, 2 * fp32, 0,
+                                !last ? 4 : p->dp > 1 ? 2 : 5,
+                                last && p->dp == 1, FALSE };
+    }
+  g_assert (n <= EPILOGUE_MAX);
+  return n;
+}
+
+/* Emits epilogue op o on the compute stream: the host first reads the
+ * device back where o says so (waiting for what the stream waits for
+ * next, the reduction, if anything), issues o's kernels (those of a
+ * read-back loop one after another, which the GPU op waits for), and
+ * reads o's result after it where it says so. The tied embedding's is
+ * a send of the whole gradient from each of the two stages to the other,
+ * and loads the NICs as a flow. */
+static uint32_t
+emit_epilogue_op (Builder *b, const EpilogueOp *o)
+{
+  Sim *sim = b->sim;
+  const Plan *p = sim->plan;
+  if (o->read_before || o->serial > 0)
+    b->sync = b->wait != NONE ? b->wait : b->last;
+  CollCost c;
+  int peer = b->stage == 0 ? p->pp - 1 : 0;
+  if (o->group == GROUP_EMBEDDING)
+    {
+      int stride = p->dp * p->tp;
+      c = net_send_cost (&sim->net, o->bytes, b->stage * stride, peer * stride);
+      c.pipelined = FALSE;
+    }
+  else
+    c = net_collective_cost (&sim->net, o->kind, o->bytes,
+                             group_shape (sim, o->group, b->stage), -1, 0);
+  /* A read-back loop's checks are bare tensor ops from a Python loop
+   * (x.float().sum() and float(): has_overflow_serial, _has_inf_or_nan),
+   * each issued at a bare op's cost (OP_LAUNCH_S, a torch.add from
+   * Python), not at the 45 us a kernel of module-level code. */
+  SimTime host = sim_time_add (o->serial * ticks (sim, sim->cm.op_launch_s,
+                                                  "op_launch"),
+                               o->launches * sim->host_launch);
+  uint32_t id = add_issued (b, OPK_EPILOGUE,
+                            ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
+                            0, o->name, host, host);
+  if (o->group == GROUP_EMBEDDING)
+    op_at (sim, id)->comm = stage_send_comm (b, peer, &c);
+  join_group (b, id, o->group);
+  if (o->read_after)
+    b->sync = id;
+  return id;
+}
+
+/* Emits the ops of the rank's epilogue at PLACE (b->epilogue), in order. */
+static void
+emit_epilogue (Builder *b, EpiloguePlace place)
+{
+  for (int i = 0; i < b->n_epilogue; i++)
+    if (b->epilogue[i].place == place)
+      emit_epilogue_op (b, &b->epilogue[i]);
+}
+
 /* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on
  * model chunk `chunk` of this stage. final: the chunk's last backward,
  * when its gradients are complete and data parallelism may start. */
@@ -928,6 +1270,10 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
     }
   flush (b);
+  /* Megatron averages each micro-batch's loss over the data-parallel
+   * group as its forward ends (sim_epilogue_ops). */
+  if (dir == 0 && last)
+    emit_epilogue (b, EPILOGUE_IN_FORWARD);
   /* Without buckets, ZeRO-2 and 3 still reduce each backward's gradients,
    * after it and before the next compute (DeepSpeed's overlap_comm:
    * false reduces on the compute stream). */
@@ -961,54 +1307,6 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
       op_at (sim, b->last)->comm = sim->pp_comm[k];
       sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
     }
-}
-
-/* The word embedding is tied to the logits' weight: with pp > 1 the
- * first and the last stage each hold a copy, and after backward they
- * all-reduce its gradient, once the data-parallel reduction is done and
- * before the optimizer (Megatron-LM megatron/training.py, the embedding
- * all-reduce of train_step, v2.6 and on; DeepSpeed's pipeline engine, the
- * ReduceTiedGrads instruction, deepspeed/runtime/pipe/engine.py), in the
- * reduction's precision (Megatron all-reduces main_grad), or in fp32 where
- * DeepSpeed's pipeline reduces a bf16 run's _hp_grad (tied_hp_grad). Two
- * ranks: each sends the whole gradient once. It waits for the peer stage
- * too (link_tied). */
-static uint32_t
-emit_tied_embedding (Builder *b)
-{
-  Sim *sim = b->sim;
-  const Plan *plan = sim->plan;
-  int peer_stage = b->stage == 0 ? plan->pp - 1 : 0;
-  int stride = plan->dp * plan->tp;
-  gboolean hp = plan->spec->framework->tied_hp_grad
-                && plan->spec->training.precision == PRECISION_BF16;
-  double bytes = (double) sim->ls.vocab / plan->tp * sim->ls.h
-                 * (hp ? 4 : sim->grad_bytes);
-  CollCost c = net_send_cost (&sim->net, bytes, b->stage * stride,
-                              peer_stage * stride);
-  c.pipelined = FALSE;
-  uint32_t id = add_timed_op (sim, b->rank, SIM_STREAM_DP, OPK_DP,
-                              net_static_time (&sim->net, &c, 0),
-                              "embedding_allreduce", -1);
-  op_at (sim, id)->comm = stage_send_comm (b, peer_stage, &c);
-  add_edge (sim, b->last, id);
-  sim->tied_op[b->rank] = id;
-  sim->tied_after[b->rank] = b->last;
-  return id;
-}
-
-/* Each stage's half of the tied embedding's all-reduce also waits for
- * its peer stage's backward. */
-static void
-link_tied (Sim *sim, int rank, int stage)
-{
-  const Plan *p = sim->plan;
-  if (sim->tied_op[rank] == NONE)
-    return;
-  int peer_stage = stage == 0 ? p->pp - 1 : 0;
-  int peer = sim->options->full
-    ? rank + (peer_stage - stage) * p->dp * p->tp : peer_stage;
-  add_edge (sim, sim->tied_after[peer], sim->tied_op[rank]);
 }
 
 /* ---- schedules ------------------------------------------------------------ */
@@ -1100,21 +1398,21 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       if (vstage == plan->pp * v - 1)
         stage_params += sim->head_params, tensors += 2;
     }
+  b.n_epilogue = sim_epilogue_ops (sim, stage, tensors, b.epilogue);
   for (guint i = 0; i < items->len; i++)
     {
       const Item *it = &g_array_index (items, Item, i);
       emit_chunk (&b, it->dir, it->mb, it->chunk,
                   it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
     }
+  b.mb = -1;
+  emit_epilogue (&b, EPILOGUE_BEFORE_REDUCTION);
   if (!plan_dp_overlaps (e) && !sim->grads_each)
     last_dp = emit_grads (&b, stage_params, b.last);
-  if (plan->pp > 1 && (stage == 0 || stage == plan->pp - 1))
-    {
-      uint32_t tied = emit_tied_embedding (&b);
-      if (last_dp != NONE)
-        add_edge (sim, last_dp, tied);
-      last_dp = tied;
-    }
+  /* The compute stream goes on once the gradients are reduced. */
+  if (last_dp != NONE)
+    b.wait = last_dp;
+  emit_epilogue (&b, EPILOGUE_BEFORE_OPTIMIZER);
 
   /* The optimizer updates this rank's share of the parameters once every
    * gradient is reduced: on the GPU, or with offload on the host's CPUs
@@ -1127,19 +1425,28 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
    * section 5): in the steady state the replay stands for, the update
    * starts with the step and waits for no gradient; the step ends when
    * both it and the GPUs are done. */
-  b.mb = -1;
   double opt_params = stage_params / (e->zero.stage >= 1 ? plan->dp : 1);
-  uint32_t opt, updated;
+  gboolean delayed = sim->offload != OFFLOAD_NONE
+                     && e->zero.offload_delayed_update;
+  uint32_t opt, updated, gather = NONE;
   if (sim->offload == OFFLOAD_NONE)
     {
       /* Megatron's mixed-precision step (megatron/optimizer/optimizer.py
-       * and clip_grads.py, v2.6) reads two values back, each a sync: the
-       * overflow flag after unscaling, and the gradient norm. It launches
-       * the unscale, the norm, the clip and the copy to the half-precision
-       * weights (apex multi_tensor_apply ops), two all-reduces, and Adam
-       * in launches of at most 36 tensors (apex's depth-4 list limit). */
-      SimTime host = (6 + (tensors + 35) / 36) * sim->host_launch;
-      b.sync = last_dp != NONE ? last_dp : b.last;
+       * and clip_grads.py, v2.6), once the host has read back the
+       * overflow flag and the norm (the epilogue's ops before it),
+       * launches the clip and the copy to the half-precision weights
+       * (apex multi_tensor_apply ops) and Adam in launches of at most 36
+       * tensors (apex's depth-4 list limit). Where the framework's
+       * epilogue is not modelled, the unscale, the norm and their two
+       * all-reduces are launched here too, and the host waits for the
+       * reduction first, as it reads them back. */
+      int launches = 2 + (tensors + 35) / 36;
+      if (sim->epilogue == EPILOGUE_NONE)
+        {
+          launches += 4;
+          b.sync = last_dp != NONE ? last_dp : b.last;
+        }
+      SimTime host = launches * sim->host_launch;
       SimTime adam = ticks (sim, compute_memory_time (
         &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)), "optimizer");
       opt = updated = add_issued (&b, OPK_OPTIMIZER, adam, adam,
@@ -1155,17 +1462,23 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
                                  "offload_parameters");
           add_edge (sim, opt, updated);
         }
+      if (last_dp != NONE && !delayed)
+        add_edge (sim, last_dp, opt);
     }
-  if (last_dp != NONE && !(sim->offload != OFFLOAD_NONE
-                            && e->zero.offload_delayed_update))
-    add_edge (sim, last_dp, opt);
   if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1)
     {
       double bytes = stage_params * sim->cm.bytes_per_element;
-      uint32_t id = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
-                               "dp_allgather_params");
-      add_edge (sim, updated, id);
+      gather = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
+                          "dp_allgather_params");
+      add_edge (sim, updated, gather);
     }
+  /* DeepSpeed aggregates the loss once OptimizerStep has returned: the
+   * update done and ZeRO's parameters gathered (a delayed update runs
+   * on). */
+  uint32_t step_end = gather != NONE ? gather : updated;
+  if (!delayed && step_end != b.last)
+    b.wait = step_end;
+  emit_epilogue (&b, EPILOGUE_AFTER_OPTIMIZER);
 }
 
 /* Links each chunk to the send of the chunk it consumes. */
@@ -1311,6 +1624,7 @@ sim_prepare (Sim *sim)
   variability_init (sim);
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim->epilogue = framework_epilogue (e->framework, plan->pp, e->zero.stage);
   sim->offload = e->zero.offload;
   sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
@@ -1371,20 +1685,12 @@ sim_build (Sim *sim, uint64_t ops)
   sim->send_op = g_new (uint32_t, slots);
   for (size_t i = 0; i < slots; i++)
     sim->first_op[i] = sim->send_op[i] = NONE;
-  sim->tied_op = g_new (uint32_t, (gsize) sim->ranks);
-  sim->tied_after = g_new (uint32_t, (gsize) sim->ranks);
-  for (int r = 0; r < sim->ranks; r++)
-    sim->tied_op[r] = sim->tied_after[r] = NONE;
-  if (options->full)
+  for (int g = 0; g < GROUP_N; g++)
     {
-      /* Only full mode has peers to join (join_coll). */
-      int tp_groups = plan->pp * plan->dp, dp_groups = plan->pp * plan->tp;
-      sim->tp_colls = g_new (GArray *, (gsize) tp_groups);
-      sim->dp_colls = g_new (GArray *, (gsize) dp_groups);
-      for (int i = 0; i < tp_groups; i++)
-        sim->tp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-      for (int i = 0; i < dp_groups; i++)
-        sim->dp_colls[i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+      sim->groups_of[g] = group_count (sim, (Group) g);
+      sim->colls_of[g] = g_new (GArray *, (gsize) sim->groups_of[g]);
+      for (int i = 0; i < sim->groups_of[g]; i++)
+        sim->colls_of[g][i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
     }
 
   /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
@@ -1402,25 +1708,20 @@ sim_build (Sim *sim, uint64_t ops)
       int replica = options->full ? (r / plan->tp) % plan->dp : 0;
       int tp_rank = options->full ? r % plan->tp : 0;
       link_pipeline (sim, r, stage, replica, tp_rank);
-      link_tied (sim, r, stage);
     }
 }
 
 void
 sim_clear (Sim *sim)
 {
-  int tp_groups = sim->plan->pp * sim->plan->dp;
-  int dp_groups = sim->plan->pp * sim->plan->tp;
-  for (int i = 0; sim->tp_colls != NULL && i < tp_groups; i++)
-    g_array_unref (sim->tp_colls[i]);
-  for (int i = 0; sim->dp_colls != NULL && i < dp_groups; i++)
-    g_array_unref (sim->dp_colls[i]);
-  g_free (sim->tp_colls);
-  g_free (sim->dp_colls);
+  for (int g = 0; g < GROUP_N; g++)
+    {
+      for (int i = 0; sim->colls_of[g] != NULL && i < sim->groups_of[g]; i++)
+        g_array_unref (sim->colls_of[g][i]);
+      g_free (sim->colls_of[g]);
+    }
   g_free (sim->first_op);
   g_free (sim->send_op);
-  g_free (sim->tied_op);
-  g_free (sim->tied_after);
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);

@@ -8,6 +8,7 @@
 
 #include "parallel/sim.h"
 #include "parallel/budget.h"
+#include "config/framework.h"
 #include "engine/engine.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
@@ -25,8 +26,53 @@ typedef enum {
   OPK_OPTIMIZER,
   OPK_OFFLOAD,          /* PCIe copies and the CPU's Adam */
   OPK_HOST,             /* the host issuing the next compute-stream op */
+  OPK_EPILOGUE,         /* a collective of the step's epilogue: the tied
+                         * embedding, the optimizer's overflow and norm
+                         * checks, the loss (sim-build.c, emit_epilogue) */
   OPK_N
 } OpKind;
+
+/* The process groups a rank's collectives run over, as Megatron's mpu
+ * (megatron/mpu/initialize.py, v2.6) and DeepSpeed's PipelineParallelGrid
+ * (deepspeed/runtime/pipe/topology.py, v0.9.5) build them over the ranks
+ * in the order (stage, replica, tp_rank). */
+typedef enum {
+  GROUP_TP,             /* a replica's tp ranks of one stage */
+  GROUP_DP,             /* one tp rank of a stage in every replica */
+  GROUP_MODEL,          /* a replica's tp x pp ranks: model parallel */
+  GROUP_WORLD,          /* every rank */
+  GROUP_PIPE,           /* one tp rank of a replica in every stage */
+  GROUP_EMBEDDING,      /* of those, the first and last stage's */
+  GROUP_N
+} Group;
+
+/* Where an op of the step's epilogue runs: in each forward of the last
+ * virtual stage, before the data-parallel reduction that follows the last
+ * backward, between it and the optimizer, or after the optimizer. */
+typedef enum {
+  EPILOGUE_IN_FORWARD,
+  EPILOGUE_BEFORE_REDUCTION,
+  EPILOGUE_BEFORE_OPTIMIZER,
+  EPILOGUE_AFTER_OPTIMIZER,
+} EpiloguePlace;
+
+/* One collective of the epilogue, on the compute stream, which a
+ * synchronous torch.distributed call holds until it is done, over its
+ * group (sim-build.c, sim_epilogue_ops, lists them with their sources). */
+typedef struct {
+  const char *name;
+  EpiloguePlace place;
+  Group group;
+  CollKind kind;          /* over the group; the embedding's is a send */
+  double bytes;
+  int serial;             /* kernels issued before it in a loop that reads
+                           * the device back after each check */
+  int launches;           /* kernels and calls the host issues for it */
+  gboolean read_before;   /* the host reads the device back before it */
+  gboolean read_after;    /* and its result after it (.item ()) */
+} EpilogueOp;
+
+#define EPILOGUE_MAX 8
 
 /* An op: 56 bytes, as --full holds tens of millions of them. What only
  * some runs need lives beside it (Sim.tp_part, Sim.op_info). */
@@ -47,6 +93,7 @@ typedef struct {
 typedef struct {
   const char *name;     /* static */
   int32_t mb;           /* micro-batch, or -1 */
+  int32_t group;        /* TraceSpan.group */
 } OpInfo;
 
 typedef struct {
@@ -152,12 +199,12 @@ typedef struct {
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
   uint32_t *first_op, *send_op;
-  /* Per rank: the all-reduce of the tied word embedding's gradient
-   * between the first and last stage, and the op it follows (NONE on the
-   * other stages). */
-  uint32_t *tied_op, *tied_after;
-  /* Full mode: per TP group and per DP group, its collectives in order. */
-  GArray **tp_colls, **dp_colls;
+  /* Per group kind and group of it (sim-build.c, group_at): its
+   * collectives in order, where the group has other simulated members:
+   * in full mode every group, in symmetric mode those across stages. */
+  GArray **colls_of[GROUP_N];
+  int groups_of[GROUP_N];   /* how many groups colls_of[g] holds */
+  FrameworkEpilogue epilogue;   /* framework_epilogue of the plan */
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
   gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
   /* Gradients move after every micro-batch's backward, not only after
@@ -218,5 +265,14 @@ void sim_prepare (Sim *sim);
 void sim_build (Sim *sim, uint64_t ops);
 /* What sim_build will make and the replay fire, estimated (budget.c). */
 void sim_estimate (const Sim *sim, SimCost *cost);
+/* The simulated members of a group of kind g: in full mode all of its
+ * ranks; in symmetric mode one rank stands for each stage, so a group
+ * inside a stage has no other member and one across stages has one a
+ * stage. */
+int sim_group_members (const Sim *sim, Group g);
+/* The epilogue of STAGE, whose parameters are TENSORS tensors, in order,
+ * into out; returns how many (at most EPILOGUE_MAX). */
+int sim_epilogue_ops (const Sim *sim, int stage, int tensors,
+                      EpilogueOp *out);
 /* Frees what sim_prepare and sim_build made. */
 void sim_clear (Sim *sim);

@@ -14,7 +14,7 @@
 #include "config/framework.h"
 
 static const char *const op_kind_category[OPK_N] = {
-  "compute", "tp", "pp", "dp", "optimizer", "offload", "host",
+  "compute", "tp", "pp", "dp", "optimizer", "offload", "host", "epilogue",
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
@@ -212,6 +212,7 @@ account (Sim *sim, uint32_t id, Stream *st)
         bd->optimizer += busy - slow;
       }
       break;
+    case OPK_EPILOGUE: bd->epilogue += busy; break;
     case OPK_COMPUTE:
       {
         SimTime tp = sim->tp_part != NULL
@@ -246,7 +247,7 @@ finish_op (Sim *sim, uint32_t id)
       TraceSpan span = { info->name, op_kind_category[op->kind],
                          (int) (op->stream / SIM_N_STREAMS),
                          (int) (op->stream % SIM_N_STREAMS), info->mb,
-                         op->start, op->end };
+                         op->start, op->end, info->group };
       sim->options->trace (sim->options->trace_ctx, &span);
     }
   for (uint32_t e = op->edges; e != NONE;)

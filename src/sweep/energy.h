@@ -7,8 +7,8 @@
 #include "parallel/result.h"
 
 /* A GPU's mean power over a step, in watts: compute and the optimizer at
- * gpu_compute_w; exposed TP, PP and DP communication and offload at
- * gpu_communication_w; the bubble and the host-bound time at gpu_idle_w.
+ * gpu_compute_w; exposed TP, PP and DP communication, the epilogue's
+ * collectives and offload at gpu_communication_w; the bubble and the host-bound time at gpu_idle_w.
  * The critical rank stands for all: the others wait for it, idle. */
 double energy_gpu_step_w (const Breakdown *b, double step_s,
                           const EnergySpec *e);
