@@ -90,6 +90,11 @@ struct FrameworkProfile {
   gboolean tied_hp_grad;               /* the pipeline all-reduces the tied
                                         * embedding's fp32 gradient in bf16
                                         * (DeepSpeed 0.7 on) */
+  /* It checkpoints layers with DeepSpeed's CheckpointFunction, whose
+   * options training.activation_checkpointing gives; before 0.5.2 its
+   * cpu_checkpointing needs partition_activations (plan.c). */
+  gboolean deepspeed_checkpointing;
+  gboolean cpu_checkpointing_partitioned;
   CrossEntropy cross_entropy;          /* the loss over the logits */
   /* The longest key sequence its attention's fused softmax kernel takes
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,

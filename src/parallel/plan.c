@@ -83,6 +83,27 @@ refuse (GString *list, const ExperimentSpec *e, const char *where,
              label, e->framework->what, what, why, valid);
 }
 
+/* The options of training.activation_checkpointing set, as
+ * "partition_activations, cpu_checkpointing" (owned); NULL when none. */
+static char *
+checkpointing_options (const ActivationCheckpointing *ac)
+{
+  const struct { gboolean on; const char *key; } options[] = {
+    { ac->partition_activations, "partition_activations" },
+    { ac->cpu_checkpointing, "cpu_checkpointing" },
+    { ac->contiguous_memory_optimization, "contiguous_memory_optimization" },
+    { ac->synchronize_checkpoint_boundary, "synchronize_checkpoint_boundary" },
+  };
+  GString *s = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (options[i].on)
+      {
+        s = s ? g_string_append (s, ", ") : g_string_new (NULL);
+        g_string_append (s, options[i].key);
+      }
+  return s ? g_string_free (s, FALSE) : NULL;
+}
+
 /* What the experiment's framework cannot run (framework.h). */
 static void
 framework_rules (GString *list, const ExperimentSpec *e)
@@ -132,6 +153,18 @@ framework_rules (GString *list, const ExperimentSpec *e)
       g_snprintf (what, sizeof what, "ZeRO stage %d with pp %d", zs, p->pp);
       refuse (list, e, mk->zero_stage, what, f->zero_pp_why,
               "zero.stage 0 or 1 with pp > 1, or pp 1");
+    }
+  g_autofree char *checkpointing = checkpointing_options (
+    &e->training.activation_checkpointing);
+  if (checkpointing && !f->deepspeed_checkpointing)
+    {
+      g_autofree char *options = g_strdup_printf (
+        "training.activation_checkpointing (%s)", checkpointing);
+      refuse (list, e, mk->activation_checkpointing, options,
+              "the options are those of DeepSpeed's CheckpointFunction "
+              "(deepspeed/runtime/activation_checkpointing/checkpointing.py)",
+              "framework megatron-deepspeed or deepspeed, or the options "
+              "all false");
     }
   if (e->zero.offload != OFFLOAD_NONE && !f->offload.allowed)
     refuse (list, e, mk->offload, "CPU offload", f->offload.why,
@@ -292,6 +325,37 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->offload_delayed_update, "zero.offload_delayed_update "
                "delays the CPU's optimizer step: it needs zero.offload "
                "optimizer or optimizer+params (or leave it false)");
+  /* DeepSpeed's options act on the checkpoints of full recompute; its
+   * configure() asserts partitioning for contiguous checkpointing, and
+   * before 0.5.2 for CPU checkpointing too (framework.c). */
+  const ActivationCheckpointing *ac = &e->training.activation_checkpointing;
+  g_autofree char *checkpointing = checkpointing_options (ac);
+  if (checkpointing && e->training.recompute != RECOMPUTE_FULL)
+    violation (list, mk->activation_checkpointing, "training."
+               "activation_checkpointing (%s) acts on the layers' checkpoints: "
+               "it needs training.recompute: full, got %s (or set them all "
+               "false)", checkpointing,
+               spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute));
+  if (!ac->partition_activations
+      && (ac->contiguous_memory_optimization
+          || (ac->cpu_checkpointing
+              && e->framework->cpu_checkpointing_partitioned)))
+    {
+      g_autofree char *label = framework_label (e->framework);
+      violation (list, mk->activation_checkpointing, "%s needs "
+                 "partition_activations: true under framework %s (DeepSpeed's "
+                 "configure() asserts it, activation_checkpointing/"
+                 "checkpointing.py)", ac->contiguous_memory_optimization
+                 ? "contiguous_memory_optimization" : "cpu_checkpointing",
+                 label);
+    }
+  if (ac->cpu_checkpointing
+      && (h->pcie_bandwidth == SPEC_UNSET || h->memory_bytes == SPEC_UNSET))
+    violation (list, mk->activation_checkpointing, "cpu_checkpointing needs "
+               "the topology's host section with pcie_bandwidth and memory "
+               "(topology %s lacks%s%s)", t->name ? t->name : "(inline)",
+               h->pcie_bandwidth == SPEC_UNSET ? " pcie_bandwidth" : "",
+               h->memory_bytes == SPEC_UNSET ? " memory" : "");
   framework_rules (list, e);
   return fail_if_any (list, mk, error);
 }
