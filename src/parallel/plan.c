@@ -460,8 +460,13 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   gboolean sp = e->parallel.sequence_parallel && t > 1;
   double k = w / 2;
   Recompute r = whole ? RECOMPUTE_NONE : e->training.recompute;
+  /* Full recompute keeps the layer's input; DeepSpeed's
+   * partition_activations keeps this rank's 1/t of it (checkpointing.py
+   * partition_activations: a narrow of the flattened input, cloned). */
   if (r == RECOMPUTE_FULL)
-    return 2 * k * s * b * h / (sp ? t : 1);
+    return 2 * k * s * b * h
+           / (sp || e->training.activation_checkpointing.partition_activations
+              ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
   double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
   gboolean copy = w < 4 && !framework_fused_softmax (
@@ -580,6 +585,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
      * within max_reuse_distance elements, both 1e9 by default. */
     live = MIN (live, LEDGER (DS03_LIVE_ELEMENTS) + transformer_largest_tensor (&ls));
   live = zs >= 3 && p->dp > 1 ? live * w : 0;
+  gboolean to_host = e->training.activation_checkpointing.cpu_checkpointing;
   double host = 0;
 
   for (int s = 0; s < p->pp; s++)
@@ -595,8 +601,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                   : params * w / (zs >= 3 ? p->dp : 1) + live;
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : params * grad_w / (zs >= 2 ? p->dp : 1);
-      m.activations = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
-                      * layer_activation_bytes (e, p->micro_batch, w, FALSE);
+      double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE);
+      double kept = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
+                    * checkpoint;
+      /* DeepSpeed's cpu_checkpointing keeps the checkpoints on the host
+       * (checkpointing.py: .cpu() in forward, back to the device before
+       * the recompute): the GPU holds the one in flight. */
+      m.activations = to_host ? checkpoint : kept;
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
@@ -617,12 +628,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                    + other;
       m.other = other + LEDGER (FRAGMENTATION) * sum;
       m.total = sum + LEDGER (FRAGMENTATION) * sum;
+      /* Every GPU of the node keeps its shard (and its checkpoints) on
+       * the host; the stage with the largest stands for them all. */
+      double on_host = to_host ? kept : 0;
       if (off != OFFLOAD_NONE)
-        /* Every GPU of the node keeps a shard on the host; the stage
-         * with the largest stands for them all. */
-        host = MAX (host, e->topology.gpus_per_node * shard
-                          * (LEDGER (HOST_OPTIMIZER_BYTES)
-                             + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0)));
+        on_host += shard * (LEDGER (HOST_OPTIMIZER_BYTES)
+                            + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0));
+      host = MAX (host, e->topology.gpus_per_node * on_host);
       if (m.total > out->total)
         {
           m.capacity = out->capacity;
@@ -630,7 +642,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         }
     }
   out->host = host;
-  if (off != OFFLOAD_NONE)
+  if (off != OFFLOAD_NONE || to_host)
     out->host_capacity = e->topology.host.memory_bytes;
 }
 
