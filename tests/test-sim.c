@@ -1519,6 +1519,138 @@ START_TEST (test_trace_spans)
 }
 END_TEST
 
+/* The spans of e's step (symmetric mode) named NAME on each of its
+ * ranks, into count[rank]; each must be followed on its rank's compute
+ * stream by the micro-batch's backward (the recompute) when
+ * BEFORE_BACKWARD. */
+static void
+count_spans (const ExperimentSpec *e, const char *name,
+             gboolean before_backward, int count[])
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { FALSE, collect_span, spans };
+  SimResult r;
+  ck_assert (sim_run (e, &o, &r, NULL));
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      if (strcmp (sp->name, name) != 0)
+        continue;
+      count[sp->rank]++;
+      if (!before_backward)
+        continue;
+      const TraceSpan *next = NULL;
+      for (guint j = 0; j < spans->len; j++)
+        {
+          const TraceSpan *c = &g_array_index (spans, TraceSpan, j);
+          if (c->rank == sp->rank && strcmp (c->cat, "compute") == 0
+              && c->start >= sp->end && (next == NULL || c->start < next->start))
+            next = c;
+        }
+      ck_assert_msg (next != NULL && strcmp (next->name, "backward") == 0
+                     && next->micro_batch == sp->micro_batch,
+                     "%s of micro-batch %d is followed by %s", name,
+                     sp->micro_batch, next ? next->name : "nothing");
+    }
+}
+
+/* DeepSpeed's activation checkpointing options (training.
+ * activation_checkpointing; sim-build.c begin_checkpoint), under
+ * Megatron-DeepSpeed with full recompute at tp 2: partition_activations
+ * all-gathers each layer's input over TP once per layer and micro-batch,
+ * before its recompute, and keeps 1/tp of the checkpoints;
+ * cpu_checkpointing keeps them on the host, a PCIe copy each way per layer
+ * and micro-batch; no option alone makes the step faster, in either
+ * mode; and the budget still estimates the replay. */
+START_TEST (test_deepspeed_checkpointing)
+{
+  ExperimentSpec e = base_spec (16, 2, 2, 1, 16);
+  use_framework (&e, "megatron-deepspeed");
+  e.training.recompute = RECOMPUTE_FULL;
+  e.topology.host.pcie_bandwidth = 25e9;
+  e.topology.host.memory_bytes = 1024 * GIB;
+  ActivationCheckpointing *ac = &e.training.activation_checkpointing;
+  /* 8 layers on 2 stages, 16 / (dp 4 x micro-batch 1) = 4 micro-batches. */
+  const int per_rank = 4 * 4;
+
+  int none[2] = { 0 }, gathers[2] = { 0 }, down[2] = { 0 }, up[2] = { 0 };
+  count_spans (&e, "gather_checkpoint", FALSE, none);
+  ck_assert_int_eq (none[0] + none[1], 0);
+  ac->partition_activations = TRUE;
+  count_spans (&e, "gather_checkpoint", TRUE, gathers);
+  ck_assert_int_eq (gathers[0], per_rank);
+  ck_assert_int_eq (gathers[1], per_rank);
+  *ac = (ActivationCheckpointing) { .cpu_checkpointing = TRUE };
+  count_spans (&e, "checkpoint_to_host", FALSE, down);
+  count_spans (&e, "checkpoint_from_host", TRUE, up);
+  for (int r = 0; r < 2; r++)
+    {
+      ck_assert_int_eq (down[r], per_rank);
+      ck_assert_int_eq (up[r], per_rank);
+    }
+  ck_assert (run (&e, FALSE).breakdown_s.offload > 0);
+
+  /* Each option alone (contiguous needs partitioning: on top of it). */
+  static const ActivationCheckpointing alone[] = {
+    { .partition_activations = TRUE },
+    { .cpu_checkpointing = TRUE },
+    { .synchronize_checkpoint_boundary = TRUE },
+    { .partition_activations = TRUE, .contiguous_memory_optimization = TRUE },
+  };
+  for (int full = 0; full <= 1; full++)
+    for (guint i = 0; i < G_N_ELEMENTS (alone); i++)
+      {
+        *ac = (ActivationCheckpointing) { .partition_activations
+                                          = alone[i].contiguous_memory_optimization };
+        double before = run (&e, full).iteration_time_s;
+        *ac = alone[i];
+        double after = run (&e, full).iteration_time_s;
+        ck_assert_msg (after > before, "option %u, full %d: %.9g s, %.9g s "
+                       "without", i, full, after, before);
+      }
+
+  /* With every option, the budget's estimate stays within a quarter. */
+  *ac = (ActivationCheckpointing) { TRUE, TRUE, TRUE, TRUE };
+  for (int full = 0; full <= 1; full++)
+    {
+      Plan plan;
+      ck_assert (plan_make (&plan, &e, 1, 1, NULL));
+      SimOptions o = { full, NULL };
+      SimCost cost;
+      sim_plan_cost (&plan, &o, &cost);
+      double ratio = (double) cost.events / (double) run (&e, full).events;
+      ck_assert_msg (ratio > 0.75 && ratio < 1.25, "full %d: %.3g", full,
+                     ratio);
+    }
+
+  /* Memory, one stage (8 layers in flight) of tp 2: a checkpoint is the
+   * layer's input, 2 bytes x seq 512 x hidden 1024. Partitioned, each
+   * rank keeps half of it; on the host, the GPU keeps the one in flight
+   * and the host the node's 8 GPUs' 8 each. */
+  ExperimentSpec m = base_spec (8, 2, 1, 1, 8);
+  use_framework (&m, "megatron-deepspeed");
+  m.training.recompute = RECOMPUTE_FULL;
+  m.topology.host = e.topology.host;
+  const double checkpoint = 2.0 * 512 * 1024, layers = 8;
+  MemoryBreakdown whole, part, host;
+  Plan p;
+  ck_assert (plan_make (&p, &m, 1, 1, NULL));
+  plan_memory (&p, &whole);
+  m.training.activation_checkpointing.partition_activations = TRUE;
+  plan_memory (&p, &part);
+  m.training.activation_checkpointing
+    = (ActivationCheckpointing) { .cpu_checkpointing = TRUE };
+  plan_memory (&p, &host);
+  ck_assert_double_eq_tol (whole.activations - part.activations,
+                           layers * checkpoint / 2, 1e-6);
+  ck_assert_double_eq_tol (whole.activations - host.activations,
+                           (layers - 1) * checkpoint, 1e-6);
+  ck_assert_double_eq_tol (host.host, 8 * layers * checkpoint, 1e-6);
+  ck_assert_double_eq (host.host_capacity, 1024 * GIB);
+  ck_assert_double_eq (whole.host, 0);
+}
+END_TEST
+
 START_TEST (test_tied_embedding)
 {
   /* pp 4, a stage a node (tp 1 x dp 8): the first and last stage
@@ -2518,6 +2650,7 @@ sim_suite (void)
   tcase_add_test (exec, test_deepspeed_host_syncs);
   tcase_add_test (exec, test_layer_sync);
   tcase_add_test (exec, test_trace_spans);
+  tcase_add_test (exec, test_deepspeed_checkpointing);
   tcase_add_test (exec, test_tied_embedding);
   tcase_add_test (exec, test_epilogue_two_stages);
   tcase_add_test (exec, test_epilogue_barriers);

@@ -116,10 +116,26 @@ static const Field zero_fields[] = {
   END
 };
 
+/* DeepSpeed's activation_checkpointing section, its keys as in its
+ * config (deepspeed/runtime/activation_checkpointing/config.py, v0.6.0);
+ * plan.c holds the rules on when they apply. */
+static const Field activation_checkpointing_fields[] = {
+  F ("partition_activations", F_BOOL, ActivationCheckpointing,
+     partition_activations),
+  F ("cpu_checkpointing", F_BOOL, ActivationCheckpointing, cpu_checkpointing),
+  F ("contiguous_memory_optimization", F_BOOL, ActivationCheckpointing,
+     contiguous_memory_optimization),
+  F ("synchronize_checkpoint_boundary", F_BOOL, ActivationCheckpointing,
+     synchronize_checkpoint_boundary),
+  END
+};
+
 static const Field training_fields[] = {
   F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
   F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE,
      MARK (recompute)),
+  F ("activation_checkpointing", F_MAP, TrainingSpec, activation_checkpointing,
+     .sub = activation_checkpointing_fields, MARK (activation_checkpointing)),
   F ("attention", F_ENUM, TrainingSpec, attention, .arg = SPEC_ENUM_ATTENTION),
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
   F ("tokens", F_TOKENS, TrainingSpec, tokens),
@@ -311,6 +327,10 @@ config_experiment_defaults (ExperimentSpec *e)
   e->zero.offload = OFFLOAD_NONE;
   e->training.precision = PRECISION_BF16;
   e->training.recompute = RECOMPUTE_NONE;
+  /* training.activation_checkpointing stays all false: DeepSpeed's own
+   * defaults (activation_checkpointing/config.py, v0.6.0) and
+   * Megatron-DeepSpeed's, whose flags are store_true (megatron/
+   * arguments.py, _add_activation_checkpoint_args). */
   e->training.tokens = SPEC_UNSET;
   e->compute.mfu = SPEC_UNSET;
   e->compute.matmul_efficiency = SPEC_UNSET;

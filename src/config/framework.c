@@ -160,6 +160,15 @@ framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
     }
 }
 
+/* DeepSpeed's activation checkpointing (microsoft/DeepSpeed deepspeed/
+ * runtime/activation_checkpointing/checkpointing.py, CheckpointFunction,
+ * v0.3.16 to v0.13.2): the frameworks built on its engine checkpoint each
+ * layer through it (its PipelineModule's activation_checkpoint_func,
+ * pipe/module.py; Megatron-DeepSpeed's mpu.checkpoint, set in
+ * megatron/initialize.py at f01c9e6e), with the options its config or
+ * configure() gives (training.activation_checkpointing). Until 0.5.2
+ * (PR #1254) configure() asserts PARTITION_ACTIVATIONS for CPU
+ * checkpointing as for contiguous checkpointing. */
 #define NO(why) { FALSE, why }
 #define YES { TRUE, NULL }
 
@@ -179,6 +188,7 @@ framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
     .bucket = BUCKET_DEEPSPEED, .epilogue = EPILOGUE_DEEPSPEED_PIPE, \
+    .deepspeed_checkpointing = TRUE, \
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD, \
     .fused_softmax_keys = 2048   /* the Megatron model it runs, as v2.6 */
 
@@ -236,6 +246,7 @@ static const FrameworkProfile profiles[] = {
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
     .deepspeed_pipe_syncs = TRUE, .loss_item_sync = TRUE,
     .layer_sync = TRUE, .epilogue = EPILOGUE_DEEPSPEED_PIPE,
+    .deepspeed_checkpointing = TRUE,
     .fused_softmax_keys = 2048,
     .source = MEGATRON_DEEPSPEED,
   },
@@ -245,7 +256,7 @@ static const FrameworkProfile profiles[] = {
     DEEPSPEED_RULES,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .zero3_per_tensor = TRUE,
-    .zero_allreduce = TRUE,
+    .zero_allreduce = TRUE, .cpu_checkpointing_partitioned = TRUE,
     .source = DEEPSPEED_03 "; " DEEPSPEED,
   },
   {

@@ -103,6 +103,11 @@ struct FrameworkProfile {
                                         * (DeepSpeed 0.7 on) */
   FrameworkEpilogue epilogue;          /* how its steps end
                                         * (framework_epilogue) */
+  /* It checkpoints layers with DeepSpeed's CheckpointFunction, whose
+   * options training.activation_checkpointing gives; before 0.5.2 its
+   * cpu_checkpointing needs partition_activations (plan.c). */
+  gboolean deepspeed_checkpointing;
+  gboolean cpu_checkpointing_partitioned;
   CrossEntropy cross_entropy;          /* the loss over the logits */
   /* The longest key sequence its attention's fused softmax kernel takes
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,

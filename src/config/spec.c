@@ -220,6 +220,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
+  X ((m)->activation_checkpointing) \
   X ((m)->topology) X ((m)->training) \
   X ((m)->placement) X ((m)->slow_nodes) X ((m)->sweep)
 

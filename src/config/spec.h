@@ -455,9 +455,24 @@ typedef struct {
   gboolean offload_delayed_update;
 } ZeroSpec;
 
+/* DeepSpeed's activation checkpointing options, its config's
+ * activation_checkpointing section (deepspeed/runtime/activation_checkpointing/
+ * checkpointing.py; training.activation_checkpointing): what its
+ * CheckpointFunction does with each layer's input, the checkpoint that
+ * full recompute keeps. All false by default, as DeepSpeed's own
+ * (_configure_defaults) and Megatron-DeepSpeed's flags. */
+typedef struct {
+  gboolean partition_activations;   /* split over TP, all-gathered back */
+  gboolean cpu_checkpointing;       /* kept in host memory */
+  gboolean contiguous_memory_optimization;  /* copied into one buffer */
+  gboolean synchronize_checkpoint_boundary; /* the host waits for the device
+                                             * as each layer starts and ends */
+} ActivationCheckpointing;
+
 typedef struct {
   Precision precision;     /* default bf16 */
   Recompute recompute;     /* default none */
+  ActivationCheckpointing activation_checkpointing;
   /* default unfused; flash_attention: true, the older key, means flash2 */
   Attention attention;
   gboolean flash_attention;
@@ -522,7 +537,7 @@ typedef struct {
   char *layers, *heads;
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
-  char *schedule, *sequence_parallel, *recompute;
+  char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */
   char *slow_nodes;     /* topology.variability.slow_nodes */

@@ -115,7 +115,8 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         + (first ? sim->emb_fwd.tp_pieces : 0)
         + (last ? sim->head_fwd.tp_pieces : 0);
       uint64_t bwd_tp = layers * (sim->layer_bwd.tp_pieces
-                                  + (rc ? rc->tp_pieces : 0))
+                                  + (rc ? rc->tp_pieces : 0)
+                                  + (sim->ckpt ? sim->ckpt_load.tp_pieces : 0))
         + (first ? sim->emb_bwd.tp_pieces : 0)
         + (last ? sim->head_bwd.tp_pieces : 0);
       add_program (sim, o, m, modules, fwd_tp);
@@ -125,6 +126,17 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
       if (sim->layer_fwd_mlp.pieces != NULL)
         syncs = sat_add_u64 (syncs, sat_mul_u64 (
                   m, layers * (1 + (rc == &sim->layer_fwd))));
+      /* DeepSpeed's checkpointing (begin_checkpoint): a layer's copy to
+       * the host and back, and each synchronize at its boundaries, the
+       * host waiting, cut a stretch. */
+      if (sim->ckpt != NULL)
+        {
+          uint64_t copies = sim->ckpt->cpu_checkpointing ? 2 * m * layers : 0;
+          o->host = sat_add_u64 (o->host, copies);
+          syncs = sat_add_u64 (syncs, copies);
+          if (sim->ckpt->synchronize_checkpoint_boundary)
+            syncs = sat_add_u64 (syncs, 2 * m * layers);
+        }
       /* DeepSpeed 0.3 gathers a layer again after its recomputed forward. */
       if (sim->zero3_per_tensor && rc != NULL)
         {
@@ -235,10 +247,10 @@ sim_estimate (const Sim *sim, SimCost *cost)
   uint64_t gpn = (uint64_t) MAX (1, sim->net.gpus_per_node);
   uint64_t nodes = full ? ((uint64_t) plan->gpus + gpn - 1) / gpn
                         : 2 * (uint64_t) plan->pp;
-  /* NIC sides and uplinks, and with offload each PCIe switch's link to
+  /* NIC sides and uplinks, and with host copies each PCIe switch's link to
    * the host and each GPU's own link, both ways (at most a GPU each). */
   uint64_t per_node = (uint64_t) (2 * sim->net.nics + 2)
-                      + (sim->offload != OFFLOAD_NONE ? 4 * gpn : 0);
+                      + (sim_host_copies (sim) ? 4 * gpn : 0);
   uint64_t resources = sat_mul_u64 (nodes, per_node);
   /* The groups' lists of collectives (sim-build.c, group_count): in
    * full mode the TP and DP groups of each stage, the model-parallel

@@ -83,6 +83,27 @@ refuse (GString *list, const ExperimentSpec *e, const char *where,
              label, e->framework->what, what, why, valid);
 }
 
+/* The options of training.activation_checkpointing set, as
+ * "partition_activations, cpu_checkpointing" (owned); NULL when none. */
+static char *
+checkpointing_options (const ActivationCheckpointing *ac)
+{
+  const struct { gboolean on; const char *key; } options[] = {
+    { ac->partition_activations, "partition_activations" },
+    { ac->cpu_checkpointing, "cpu_checkpointing" },
+    { ac->contiguous_memory_optimization, "contiguous_memory_optimization" },
+    { ac->synchronize_checkpoint_boundary, "synchronize_checkpoint_boundary" },
+  };
+  GString *s = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (options[i].on)
+      {
+        s = s ? g_string_append (s, ", ") : g_string_new (NULL);
+        g_string_append (s, options[i].key);
+      }
+  return s ? g_string_free (s, FALSE) : NULL;
+}
+
 /* What the experiment's framework cannot run (framework.h). */
 static void
 framework_rules (GString *list, const ExperimentSpec *e)
@@ -132,6 +153,18 @@ framework_rules (GString *list, const ExperimentSpec *e)
       g_snprintf (what, sizeof what, "ZeRO stage %d with pp %d", zs, p->pp);
       refuse (list, e, mk->zero_stage, what, f->zero_pp_why,
               "zero.stage 0 or 1 with pp > 1, or pp 1");
+    }
+  g_autofree char *checkpointing = checkpointing_options (
+    &e->training.activation_checkpointing);
+  if (checkpointing && !f->deepspeed_checkpointing)
+    {
+      g_autofree char *options = g_strdup_printf (
+        "training.activation_checkpointing (%s)", checkpointing);
+      refuse (list, e, mk->activation_checkpointing, options,
+              "the options are those of DeepSpeed's CheckpointFunction "
+              "(deepspeed/runtime/activation_checkpointing/checkpointing.py)",
+              "framework megatron-deepspeed or deepspeed, or the options "
+              "all false");
     }
   if (e->zero.offload != OFFLOAD_NONE && !f->offload.allowed)
     refuse (list, e, mk->offload, "CPU offload", f->offload.why,
@@ -292,6 +325,37 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->offload_delayed_update, "zero.offload_delayed_update "
                "delays the CPU's optimizer step: it needs zero.offload "
                "optimizer or optimizer+params (or leave it false)");
+  /* DeepSpeed's options act on the checkpoints of full recompute; its
+   * configure() asserts partitioning for contiguous checkpointing, and
+   * before 0.5.2 for CPU checkpointing too (framework.c). */
+  const ActivationCheckpointing *ac = &e->training.activation_checkpointing;
+  g_autofree char *checkpointing = checkpointing_options (ac);
+  if (checkpointing && e->training.recompute != RECOMPUTE_FULL)
+    violation (list, mk->activation_checkpointing, "training."
+               "activation_checkpointing (%s) acts on the layers' checkpoints: "
+               "it needs training.recompute: full, got %s (or set them all "
+               "false)", checkpointing,
+               spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute));
+  if (!ac->partition_activations
+      && (ac->contiguous_memory_optimization
+          || (ac->cpu_checkpointing
+              && e->framework->cpu_checkpointing_partitioned)))
+    {
+      g_autofree char *label = framework_label (e->framework);
+      violation (list, mk->activation_checkpointing, "%s needs "
+                 "partition_activations: true under framework %s (DeepSpeed's "
+                 "configure() asserts it, activation_checkpointing/"
+                 "checkpointing.py)", ac->contiguous_memory_optimization
+                 ? "contiguous_memory_optimization" : "cpu_checkpointing",
+                 label);
+    }
+  if (ac->cpu_checkpointing
+      && (h->pcie_bandwidth == SPEC_UNSET || h->memory_bytes == SPEC_UNSET))
+    violation (list, mk->activation_checkpointing, "cpu_checkpointing needs "
+               "the topology's host section with pcie_bandwidth and memory "
+               "(topology %s lacks%s%s)", t->name ? t->name : "(inline)",
+               h->pcie_bandwidth == SPEC_UNSET ? " pcie_bandwidth" : "",
+               h->memory_bytes == SPEC_UNSET ? " memory" : "");
   framework_rules (list, e);
   return fail_if_any (list, mk, error);
 }
@@ -396,8 +460,13 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   gboolean sp = e->parallel.sequence_parallel && t > 1;
   double k = w / 2;
   Recompute r = whole ? RECOMPUTE_NONE : e->training.recompute;
+  /* Full recompute keeps the layer's input; DeepSpeed's
+   * partition_activations keeps this rank's 1/t of it (checkpointing.py
+   * partition_activations: a narrow of the flattened input, cloned). */
   if (r == RECOMPUTE_FULL)
-    return 2 * k * s * b * h / (sp ? t : 1);
+    return 2 * k * s * b * h
+           / (sp || e->training.activation_checkpointing.partition_activations
+              ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
   double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
   gboolean copy = w < 4 && !framework_fused_softmax (
@@ -516,6 +585,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
      * within max_reuse_distance elements, both 1e9 by default. */
     live = MIN (live, LEDGER (DS03_LIVE_ELEMENTS) + transformer_largest_tensor (&ls));
   live = zs >= 3 && p->dp > 1 ? live * w : 0;
+  gboolean to_host = e->training.activation_checkpointing.cpu_checkpointing;
   double host = 0;
 
   for (int s = 0; s < p->pp; s++)
@@ -531,8 +601,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                   : params * w / (zs >= 3 ? p->dp : 1) + live;
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : params * grad_w / (zs >= 2 ? p->dp : 1);
-      m.activations = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
-                      * layer_activation_bytes (e, p->micro_batch, w, FALSE);
+      double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE);
+      double kept = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
+                    * checkpoint;
+      /* DeepSpeed's cpu_checkpointing keeps the checkpoints on the host
+       * (checkpointing.py: .cpu() in forward, back to the device before
+       * the recompute): the GPU holds the one in flight. */
+      m.activations = to_host ? checkpoint : kept;
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */
         m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
@@ -553,12 +628,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
                    + other;
       m.other = other + LEDGER (FRAGMENTATION) * sum;
       m.total = sum + LEDGER (FRAGMENTATION) * sum;
+      /* Every GPU of the node keeps its shard (and its checkpoints) on
+       * the host; the stage with the largest stands for them all. */
+      double on_host = to_host ? kept : 0;
       if (off != OFFLOAD_NONE)
-        /* Every GPU of the node keeps a shard on the host; the stage
-         * with the largest stands for them all. */
-        host = MAX (host, e->topology.gpus_per_node * shard
-                          * (LEDGER (HOST_OPTIMIZER_BYTES)
-                             + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0)));
+        on_host += shard * (LEDGER (HOST_OPTIMIZER_BYTES)
+                            + (off == OFFLOAD_OPTIMIZER_PARAMS ? w : 0));
+      host = MAX (host, e->topology.gpus_per_node * on_host);
       if (m.total > out->total)
         {
           m.capacity = out->capacity;
@@ -566,7 +642,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
         }
     }
   out->host = host;
-  if (off != OFFLOAD_NONE)
+  if (off != OFFLOAD_NONE || to_host)
     out->host_capacity = e->topology.host.memory_bytes;
 }
 

@@ -41,7 +41,8 @@ typedef struct {
   double total;       /* the sum: the peak */
   double capacity;    /* the device's memory */
   /* CPU offload: host bytes per node (optimizer partitions, fp32
-   * gradients, offloaded parameters) and the node's memory; 0 without. */
+   * gradients, offloaded parameters, and DeepSpeed's cpu_checkpointing's
+   * activation checkpoints) and the node's memory; 0 without. */
   double host;
   double host_capacity;
 } MemoryBreakdown;

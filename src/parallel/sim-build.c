@@ -662,15 +662,16 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   return id;
 }
 
-/* A copy of `bytes` over PCIe between this rank's GPU and the host
- * (to_host: gradients down; else parameters up) on the offload stream of
- * that direction, through the GPU's own link, which its NIC traffic also
- * crosses, and its switch's link to the host, which the GPUs behind one
- * PCIe switch share (host.gpus_per_pcie_switch); in symmetric mode the
- * representative loads them for the GPUs of its stage there. A copy's launch costs a few
+/* The Comm of a copy of `bytes` over PCIe between this rank's GPU and
+ * the host (to_host: gradients or checkpoints down; else parameters or
+ * checkpoints up), and in *SECONDS its time at the static share: through
+ * the GPU's own link, which its NIC traffic also crosses, and its
+ * switch's link to the host, which the GPUs behind one PCIe switch share
+ * (host.gpus_per_pcie_switch); in symmetric mode the representative
+ * loads them for the GPUs of its stage there. A copy's launch costs a few
  * microseconds, nothing next to a bucket's milliseconds: no latency. */
 static uint32_t
-add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
+pcie_comm (Builder *b, gboolean to_host, double bytes, double *seconds)
 {
   Sim *sim = b->sim;
   const HostSpec *h = &sim->plan->spec->topology.host;
@@ -693,11 +694,21 @@ add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
   for (guint u = comm.first; u < sim->uses->len; u++)
     shared = MAX (shared, g_array_index (sim->uses, FlowUse, u).coef);
   g_array_append_val (sim->comms, comm);
+  *seconds = bytes * shared / h->pcie_bandwidth;
+  return sim->comms->len - 1;
+}
+
+/* The copy (pcie_comm) as an op on the offload stream of its direction. */
+static uint32_t
+add_pcie_op (Builder *b, gboolean to_host, double bytes, const char *name)
+{
+  Sim *sim = b->sim;
+  double seconds;
+  uint32_t comm = pcie_comm (b, to_host, bytes, &seconds);
   uint32_t id = add_timed_op (sim, b->rank, to_host ? SIM_STREAM_TO_HOST
                                                     : SIM_STREAM_FROM_HOST,
-                              OPK_OFFLOAD, bytes * shared / h->pcie_bandwidth,
-                              name, b->mb);
-  op_at (sim, id)->comm = sim->comms->len - 1;
+                              OPK_OFFLOAD, seconds, name, b->mb);
+  op_at (sim, id)->comm = comm;
   return id;
 }
 
@@ -856,6 +867,72 @@ emit_layer_program (Builder *b, const Program *prog, const char *phase)
   flush (b);
   b->sync = b->last;
   emit_program (b, &sim->layer_fwd_mlp, phase);
+}
+
+/* A copy of a checkpoint between the GPU and the host (cpu_checkpointing)
+ * as PyTorch makes it, blocking: on the compute stream, with the host
+ * waiting for it (a copy between host and device with
+ * non_blocking=False synchronizes the stream: .cpu() in forward, .to()
+ * or copy_ from the host's pageable memory in backward, which trainsim
+ * costs at the link's rate as it does offload's copies). */
+static void
+checkpoint_copy (Builder *b, gboolean to_host, const char *name)
+{
+  Sim *sim = b->sim;
+  double seconds;
+  flush (b);
+  uint32_t comm = pcie_comm (b, to_host, sim->ckpt_bytes, &seconds);
+  add_issued (b, OPK_OFFLOAD, ticks (sim, seconds, name), 0, name,
+              sim->host_launch, sim->host_launch);
+  op_at (sim, b->last)->comm = comm;
+  b->sync = b->last;
+}
+
+/* DeepSpeed's CheckpointFunction (deepspeed/runtime/activation_checkpointing/
+ * checkpointing.py, v0.6.0; the same costs from v0.3.16 to v0.13.2)
+ * around one layer, its checkpoint the layer's input (sim->ckpt; one
+ * layer a checkpoint, Megatron-DeepSpeed's --checkpoint-num-layers and
+ * the pipeline's activation_checkpoint_interval default). With
+ * synchronize_checkpoint_boundary, torch.cuda.synchronize () as its
+ * forward and backward begin and end: the host waits for the device (for
+ * its compute stream here). Forward, before the layer runs: partition_
+ * activations clones this rank's 1/t of the input, contiguous_memory_
+ * optimization copies that into its buffer (or, with cpu_checkpointing,
+ * into a host buffer instead of .cpu ()), cpu_checkpointing copies the
+ * checkpoint to the host. Backward, before the recompute: the copy back,
+ * then gather_partitioned_activations zeroes a whole buffer, copies the
+ * partition in and all-gathers it over the TP group with dist.all_gather
+ * (no async_op, its transport_stream commented out: the recompute waits
+ * for it on the compute stream; the host does not). DIR: 0 forward, 1
+ * backward. */
+static void
+begin_checkpoint (Builder *b, int dir)
+{
+  Sim *sim = b->sim;
+  const ActivationCheckpointing *ac = sim->ckpt;
+  if (ac == NULL)
+    return;
+  if (ac->synchronize_checkpoint_boundary)
+    {
+      flush (b);
+      b->sync = b->last;
+    }
+  if (dir == 0 && sim->ckpt_save.pieces->len > 0)
+    emit_program (b, &sim->ckpt_save, "forward");
+  if (ac->cpu_checkpointing)
+    checkpoint_copy (b, dir == 0, dir == 0 ? "checkpoint_to_host"
+                                           : "checkpoint_from_host");
+  if (dir == 1 && sim->ckpt_load.pieces->len > 0)
+    emit_program (b, &sim->ckpt_load, "backward");
+}
+
+static void
+end_checkpoint (Builder *b)
+{
+  if (b->sim->ckpt == NULL || !b->sim->ckpt->synchronize_checkpoint_boundary)
+    return;
+  flush (b);
+  b->sync = b->last;
 }
 
 /* One module's program (its recomputed forward first, if any) between
@@ -1231,7 +1308,11 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
       if (first)
         emit_module (b, MODULE_EMBEDDING, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
-        emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
+        {
+          begin_checkpoint (b, dir);
+          emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
+          end_checkpoint (b);
+        }
       if (last)
         emit_module (b, MODULE_HEAD, NULL, &sim->head_fwd, "forward");
     }
@@ -1252,7 +1333,9 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
+          begin_checkpoint (b, dir);
           emit_module (b, MODULE_LAYER, sim->recompute, bwd, "backward");
+          end_checkpoint (b);
           bucket += sim->layer_params;
           if (bucketing && bucket >= bucket_cap)
             {
@@ -1506,6 +1589,58 @@ link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
 
 /* ---- the graph ---------------------------------------------------------------- */
 
+/* DeepSpeed's activation checkpointing (begin_checkpoint) on the input
+ * of each layer that full recompute checkpoints, of B bytes: the
+ * partition (B/t) is cloned (read and written) and copied into the
+ * contiguous buffer on the device (or to the host and back); before the
+ * recompute, a zeroed buffer of B, the partition copied in, and the TP
+ * all-gather of B (none at tp 1: a group of one moves nothing, and 0.9 on
+ * skips the call). The copies on the device are HBM-bound kernels. */
+static void
+checkpoint_programs (Sim *sim)
+{
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  const ActivationCheckpointing *ac = &e->training.activation_checkpointing;
+  if (sim->recompute != &sim->layer_fwd
+      || !(ac->partition_activations || ac->cpu_checkpointing
+           || ac->contiguous_memory_optimization
+           || ac->synchronize_checkpoint_boundary))
+    return;
+  double whole = sim->cm.bytes_per_element * plan->micro_batch
+                 * (double) e->model.seq_len * e->model.hidden;
+  double part = ac->partition_activations ? whole / plan->tp : whole;
+  gboolean partition = ac->partition_activations;
+  gboolean on_gpu = !ac->cpu_checkpointing;
+  const struct { gboolean save, on; GraphOp op; } ops[] = {
+    { TRUE, partition, { GOP_COMPUTE, "partition_checkpoint",
+                         compute_memory_op (2 * part, 0), 0, FALSE, 1 } },
+    { TRUE, partition && on_gpu && ac->contiguous_memory_optimization,
+      { GOP_COMPUTE, "contiguous_checkpoint", compute_memory_op (2 * part, 0),
+        0, FALSE, 1 } },
+    { FALSE, partition, { GOP_COMPUTE, "checkpoint_buffer",
+                          compute_memory_op (whole, 0), 0, FALSE, 1 } },
+    { FALSE, partition && on_gpu, { GOP_COMPUTE, "checkpoint_partition",
+                                    compute_memory_op (2 * part, 0), 0, FALSE,
+                                    1 } },
+    { FALSE, partition && plan->tp > 1, { GOP_TP_ALL_GATHER,
+                                          "gather_checkpoint", { 0 }, whole,
+                                          FALSE, 1 } },
+  };
+  sim->ckpt = ac;
+  sim->ckpt_bytes = part;
+  sim->ckpt_save = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
+                               0, 0, 0, 0, 0 };
+  sim->ckpt_load = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
+                               0, 0, 0, 0, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (ops[i].on)
+      {
+        Piece p = piece_of (sim, &ops[i].op);
+        program_add (sim, ops[i].save ? &sim->ckpt_save : &sim->ckpt_load, &p);
+      }
+}
+
 /* topology.variability's factors (sim.h). Full mode's slow nodes are
  * drawn from the seed, a partial Fisher-Yates over the job's nodes. */
 static void
@@ -1596,6 +1731,7 @@ sim_prepare (Sim *sim)
   sim->recompute = e->training.recompute == RECOMPUTE_FULL ? &sim->layer_fwd
                   : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
                   : NULL;
+  checkpoint_programs (sim);
   sim->emb_fwd = program_from_graph (sim, transformer_embedding_forward);
   sim->emb_bwd = program_from_graph (sim, transformer_embedding_backward);
   sim->emb_bwd_acc = program_from_graph (
@@ -1662,10 +1798,10 @@ sim_build (Sim *sim, uint64_t ops)
   if (sim->offload != OFFLOAD_NONE)
     sim->adam_s_per_param = e->topology.gpus_per_node
                            / host_cpu_adam_rate (host);
-  if (sim->net.has_network || sim->offload != OFFLOAD_NONE)
+  if (sim->net.has_network || sim_host_copies (sim))
     {
       int nic_side = sim->net.has_network ? 2 * sim->net.nics + 2 : 0;
-      int switches = sim->offload != OFFLOAD_NONE
+      int switches = sim_host_copies (sim)
         ? sim->net.gpus_per_node / host->gpus_per_pcie_switch : 0;
       sim->pcie_base = nic_side;
       sim->gpu_link_base = switches > 0 ? nic_side + 2 * switches : -1;
@@ -1736,7 +1872,8 @@ sim_clear (Sim *sim)
                         &sim->layer_fwd_attn.pieces,
                         &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
-                        &sim->attn_fwd.pieces,
+                        &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
+                        &sim->ckpt_load.pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
                         &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,

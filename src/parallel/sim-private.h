@@ -164,6 +164,15 @@ typedef struct {
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
+  /* DeepSpeed's activation checkpointing options on full recompute
+   * (sim-build.c begin_checkpoint), or NULL: the kernels that set each
+   * layer's input aside in forward (ckpt_save) and bring it back before
+   * its recompute (ckpt_load, with the TP all-gather), and the bytes
+   * of a checkpoint, which cpu_checkpointing copies to the host and
+   * back. */
+  const ActivationCheckpointing *ckpt;
+  Program ckpt_save, ckpt_load;
+  double ckpt_bytes;
   double layer_params, emb_params, head_params;
   double layer_weights;   /* of layer_params, the four weight matrices */
   double grad_bytes;      /* a gradient's bytes in DP reductions and buckets
@@ -218,9 +227,10 @@ typedef struct {
   Offload offload;
   int pcie_base;          /* the node's first PCIe resource: per switch,
                            * towards the host then towards the GPUs */
-  /* With offload, each GPU's own PCIe link (out of the GPU, into it),
-   * after the switches' links: its host copies and the NIC traffic
-   * GPUDirect RDMA moves through it share it. -1 without offload. */
+  /* With host copies (sim_host_copies), each GPU's own PCIe link (out
+   * of the GPU, into it), after the switches' links: its host copies and
+   * the NIC traffic GPUDirect RDMA moves through it share it. -1
+   * without. */
   int gpu_link_base;
   double adam_s_per_param;   /* CPU Adam, per GPU's share of the CPUs */
   SimTime host_launch;    /* the host's time to issue one kernel; 0: no
@@ -233,6 +243,15 @@ typedef struct {
   double jitter;
   guint64 seed;           /* the draws' streams: 2 seed, 2 seed + 1 */
 } Sim;
+
+/* Whether copies cross PCIe to and from the host (ZeRO-Offload, or
+ * cpu_checkpointing): then each node's PCIe links are flow resources. */
+static inline gboolean
+sim_host_copies (const Sim *sim)
+{
+  return sim->offload != OFFLOAD_NONE
+         || (sim->ckpt != NULL && sim->ckpt->cpu_checkpointing);
+}
 
 static inline Op *
 op_at (Sim *sim, uint32_t id)

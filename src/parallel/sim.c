@@ -205,6 +205,8 @@ account (Sim *sim, uint32_t id, Stream *st)
     {
     case OPK_TP: bd->tp_comm += busy; break;
     case OPK_PP: bd->pp_comm += busy; break;
+    /* A copy to or from the host on the compute stream (cpu_checkpointing). */
+    case OPK_OFFLOAD: bd->offload += busy; break;
     case OPK_OPTIMIZER:
       {
         double slow = busy * (1 - 1 / sim_gpu_factor (sim, id));
