@@ -94,12 +94,13 @@ static const LinkCalibration link_calibration[LINK_N] = {
                             LEDGER_IB_CONGESTION_EXPONENT },
 };
 
-/* ---- NCCL's cost model (src/graph/tuning.cc of NCCL 2.8) -----------------
- * Latencies in us per algorithm and protocol (LL, LL128, Simple): a base
- * per collective, and one per step on NVLink or on the network. Here a
- * topology's own latency is the Simple ring's step; the other algorithms
- * and protocols keep NCCL's ratios to it.
- * Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
+/* ---- NCCL's cost model (src/graph/tuning.cc) ------------------------------
+ * Latencies in us per algorithm and protocol (LL, LL128, Simple), from
+ * NCCL v2.21.5-1's tables: a base per collective (baseLat) and one per
+ * step on NVLink or on the network (hwLat). Here a topology's own latency
+ * is the Simple ring's step; the other algorithms and protocols keep
+ * NCCL's ratios to it.
+ * Bus bandwidth the protocols keep (NCCL 2.8's fractions): LL sends a flag with every 4 bytes of
  * data and NCCL's model gives the ring 1/4 of the link (1/3 inside one
  * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
  * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
