@@ -108,9 +108,10 @@ static const LinkCalibration link_calibration[LINK_N] = {
  * The tree keeps 0.9 of the links (TREE_FRACTION) and at most 80 GB/s of
  * bus bandwidth on more than two nodes, 110 GB/s otherwise (105 and 130
  * with LL128 on A100): NCCL's measured limits of its tree kernels.
- * A multi-node ring all-reduce on a large buffer pays RING_PLATEAU (1.9)
- * x its latency ("plateau effect of ring") once bytes >= ranks / 16 x 64
- * KiB. The values are the ledger's rows of these names. */
+ * A multi-node ring follows v2.21.5-1's rules: its network steps
+ * (ring_inter_steps), the net overhead of its steps inside a node
+ * (steps_latency) and its plateau (ring_plateau). The values are the
+ * ledger's rows of these names. */
 
 /* Seconds of NCCL's table TABLE (a ledger table: ring, then tree, each
  * LL, LL128, Simple) for algorithm A and protocol P; hierarchical and
@@ -274,7 +275,10 @@ proto_fraction (NetAlgo a, NetProto p, CollKind kind, int per_node, int nodes)
     }
 }
 
-/* Seconds of latency for steps inside nodes and steps between them. */
+/* Seconds of latency for steps inside nodes and steps between them. A
+ * multi-node ring's step inside a node costs at least the network's post
+ * overhead, NCCL_NET_OVERHEAD_US (v2.21.5-1, ncclTopoTuneModel: "Inter-node
+ * rings still have to launch nsteps * net overhead"); not the tree's. */
 static double
 steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
                double inter_steps)
@@ -286,9 +290,12 @@ steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
     ? net->inter_latency / nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US,
                                            NET_ALGO_RING, NET_PROTO_SIMPLE)
     : 0;
+  double intra = nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
+                 * scale_intra;
+  if ((a == NET_ALGO_RING || a == NET_ALGO_HIERARCHICAL) && inter_steps > 0)
+    intra = MAX (intra, LEDGER_VALUES (NCCL_NET_OVERHEAD_US)[p] * 1e-6);
   return nccl_latency_s (LEDGER_NCCL_BASE_LATENCY_US, a, p)
-         + intra_steps * nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
-           * scale_intra
+         + intra_steps * intra
          + inter_steps * nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US, a, p)
            * scale_inter;
 }
@@ -322,6 +329,44 @@ uplink_share (const NetModel *net, CollKind kind, int nodes)
   return net->placement == PLACEMENT_SPREAD ? 1.0 : 1.0 / together;
 }
 
+/* NCCL's channels between nodes: its search (ncclTopoCompute,
+ * src/graph/search.cc) gives each NIC of a node a channel at the NIC's
+ * speed (under 25 GB/s, which ncclTopoDupChannels does not duplicate), and
+ * ncclTopoPostset (src/graph/connect.cc) runs each of them twice ("Duplication
+ * should be complete now"): the graph has one channel a NIC, the
+ * communicator twice that (NCCL v2.21.5-1). */
+static int
+graph_channels (const NetModel *net)
+{
+  return MAX (net->nics, 1);
+}
+
+/* Of a ring's steps over `nodes` nodes, those NCCL counts as network steps
+ * (ncclTopoTuneModel, v2.21.5-1; v2.12 on): 2 x nodes for all-reduce,
+ * nodes - 1 for the others. The rest of its steps are inside nodes: for
+ * an all-reduce 2 (ranks - 1) - 2 x nodes, -2 with one rank a node, as
+ * NCCL counts them. */
+static double
+ring_inter_steps (CollKind kind, int nodes)
+{
+  if (nodes <= 1)
+    return 0;
+  return kind == COLL_ALL_REDUCE ? 2.0 * nodes : nodes - 1;
+}
+
+/* NCCL's "plateau effect of ring" (ncclTopoGetAlgoTime, v2.21.5-1): a
+ * multi-node Simple ring all-reduce of bytes over `ranks` ranks pays
+ * RING_PLATEAU x its latency from RING_PLATEAU_BYTES per channel and rank,
+ * on the communicator's channels. */
+static gboolean
+ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
+              int ranks, int nodes)
+{
+  return p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
+         && bytes / (2.0 * graph_channels (net) * ranks)
+            >= LEDGER (RING_PLATEAU_BYTES);
+}
+
 /* The cost of algorithm a with protocol p; FALSE when a does not apply. */
 static gboolean
 algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
@@ -349,12 +394,13 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         c->intra_s = twice * frac * bytes / (net->intra_bandwidth * f);
       if (nodes > 1)
         c->nic_bytes = twice * frac * bytes / local / f;
-      c->latency_s = steps_latency (net, a, p, twice * (size - nodes),
-                                    nodes > 1 ? twice * (nodes - 1) : 0);
-      if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
-          && bytes >= size / 16.0 * 65536)
-        c->latency_s *= LEDGER (RING_PLATEAU);
-      return TRUE;
+      {
+        double inter = ring_inter_steps (kind, nodes);
+        c->latency_s = steps_latency (net, a, p, twice * (size - 1) - inter, inter);
+        if (ring_plateau (net, kind, p, bytes, size, nodes))
+          c->latency_s *= LEDGER (RING_PLATEAU);
+        return TRUE;
+      }
     case NET_ALGO_TREE:
       {
         /* algbw = busbw / 2: up the tree and down again. */
@@ -375,11 +421,13 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         c->pipelined = FALSE;
         c->intra_s = twice * lfrac * bytes / (net->intra_bandwidth * f);
         c->nic_bytes = twice * nfrac * bytes / local / f;
-        c->latency_s = steps_latency (net, a, p, twice * (local - 1),
-                                      twice * (nodes - 1));
-        /* Its middle phase is a multi-node ring, with the ring's plateau. */
-        if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
-            && bytes / local >= nodes / 16.0 * 65536)
+        /* Its middle phase is a ring of one rank a node, its steps
+         * counted and its plateau paid as the ring's. */
+        double inter = ring_inter_steps (kind, nodes);
+        c->latency_s = steps_latency (net, a, p, twice * (local - 1)
+                                                 + twice * (nodes - 1) - inter,
+                                      inter);
+        if (ring_plateau (net, kind, p, bytes / local, nodes, nodes))
           c->latency_s *= LEDGER (RING_PLATEAU);
         return TRUE;
       }
