@@ -107,7 +107,8 @@ static const LinkCalibration link_calibration[LINK_N] = {
  * receives through the same NIC; tree 0.915, 7/9 inside one node).
  * The tree keeps 0.9 of the links (TREE_FRACTION) and at most 80 GB/s of
  * bus bandwidth on more than two nodes, 110 GB/s otherwise (105 and 130
- * with LL128 on A100): NCCL's measured limits of its tree kernels.
+ * with LL128 on A100): NCCL's measured limits of its tree kernels; its
+ * bandwidth is corrected by size as v2.21.5-1's (tree_correction).
  * A multi-node ring follows v2.21.5-1's rules: its network steps
  * (ring_inter_steps), the net overhead of its steps inside a node
  * (steps_latency) and its plateau (ring_plateau). The values are the
@@ -329,6 +330,21 @@ uplink_share (const NetModel *net, CollKind kind, int nodes)
   return net->placement == PLACEMENT_SPREAD ? 1.0 : 1.0 / together;
 }
 
+/* NCCL's factor on the tree's bandwidth for a buffer of bytes, by its
+ * power of two from 64 B to 256 MiB ("Trees are not perfectly sticking to
+ * the model for medium sizes": treeCorrectionFactor, ncclTopoGetAlgoTime,
+ * v2.21.5-1): log2i (bytes >> 6) indexes the row, 1 from 2^23 up. */
+static double
+tree_correction (NetProto p, double bytes)
+{
+  enum { SIZES = 23 };
+  int e;   /* bytes / 64 = m x 2^e, m in [0.5, 1): log2i is e - 1 */
+  frexp (bytes / 64, &e);
+  int log_size = bytes >= 128 ? e - 1 : 0;
+  return log_size < SIZES ? LEDGER_VALUES (NCCL_TREE_CORRECTION)[p * SIZES + log_size]
+                          : 1.0;
+}
+
 /* NCCL's channels between nodes: its search (ncclTopoCompute,
  * src/graph/search.cc) gives each NIC of a node a channel at the NIC's
  * speed (under 25 GB/s, which ncclTopoDupChannels does not duplicate), and
@@ -405,9 +421,10 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
       {
         /* algbw = busbw / 2: up the tree and down again. */
         double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) : INFINITY;
-        c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f);
+        double corr = tree_correction (p, bytes);
+        c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f * corr);
         if (nodes > 1)
-          c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f);
+          c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f * corr);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
                                       2.0 * floor (log2 (nodes)));
         return TRUE;
