@@ -105,10 +105,10 @@ static const LinkCalibration link_calibration[LINK_N] = {
  * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
  * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
  * receives through the same NIC; tree 0.915, 7/9 inside one node).
- * The tree keeps 0.9 of the links (TREE_FRACTION) and at most 80 GB/s of
- * bus bandwidth on more than two nodes, 110 GB/s otherwise (105 and 130
- * with LL128 on A100): NCCL's measured limits of its tree kernels; its
- * bandwidth is corrected by size as v2.21.5-1's (tree_correction).
+ * The tree keeps 0.9 of the links (TREE_FRACTION); its bandwidth is
+ * corrected by size as v2.21.5-1's (tree_correction). Across nodes,
+ * v2.21.5-1's limits per channel bound the tree and the LL128 ring
+ * (channel_cap).
  * A multi-node ring follows v2.21.5-1's rules: its network steps
  * (ring_inter_steps), the net overhead of its steps inside a node
  * (steps_latency) and its plateau (ring_plateau). The values are the
@@ -122,13 +122,6 @@ nccl_latency_s (LedgerId table, NetAlgo a, NetProto p)
 {
   return ledger_entries[table].values[(a == NET_ALGO_TREE ? NET_PROTO_N : 0) + p]
          * 1e-6;
-}
-
-static double
-tree_cap (int nodes, NetProto proto)
-{
-  const double *cap = LEDGER_VALUES (TREE_CAP_BYTES_PER_S);
-  return cap[(nodes > 2 ? 0 : 2) + (proto == NET_PROTO_LL128)];
 }
 
 void
@@ -357,6 +350,32 @@ graph_channels (const NetModel *net)
   return MAX (net->nics, 1);
 }
 
+/* The most bus bandwidth NCCL's kernels give algorithm a with protocol p,
+ * whose fraction of the links is f, across `nodes` nodes
+ * (ncclTopoTuneModel, v2.21.5-1): the graph's channels x Ampere's limit per
+ * channel (NCCL_PER_CHANNEL_CAP_GBS): the tree's, then with LL128 the
+ * lower of that x f and LL128's; the ring's with LL128 alone. It bounds
+ * the GPU's part of the collective, whatever its NICs carry. Inside one
+ * node NCCL's graph has a channel per NVLink at 20 GB/s (SM80_NVLINK_BW,
+ * src/graph/topo.h), at or under every limit: they never bind there. A
+ * Hopper GPU has higher limits (tuning.cc's Hopper rows), but a device
+ * profile does not give its compute capability: every GPU is Ampere. */
+static double
+channel_cap (const NetModel *net, NetAlgo a, NetProto p, int nodes, double f)
+{
+  if (nodes <= 1)
+    return INFINITY;
+  const double *cap = LEDGER_VALUES (NCCL_PER_CHANNEL_CAP_GBS);
+  int more = nodes > 2;
+  double channels = graph_channels (net) * 1e9;   /* GB/s to B/s */
+  if (a == NET_ALGO_TREE)
+    {
+      double tree = channels * cap[more] * f;
+      return p == NET_PROTO_LL128 ? MIN (tree, channels * cap[2 + more]) : tree;
+    }
+  return p == NET_PROTO_LL128 ? channels * cap[4 + more] : INFINITY;
+}
+
 /* Of a ring's steps over `nodes` nodes, those NCCL counts as network steps
  * (ncclTopoTuneModel, v2.21.5-1; v2.12 on): 2 x nodes for all-reduce,
  * nodes - 1 for the others. The rest of its steps are inside nodes: for
@@ -406,11 +425,11 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
   switch (a)
     {
     case NET_ALGO_RING:
-      if (local > 1)
-        c->intra_s = twice * frac * bytes / (net->intra_bandwidth * f);
-      if (nodes > 1)
-        c->nic_bytes = twice * frac * bytes / local / f;
       {
+        double link = local > 1 ? net->intra_bandwidth * f : INFINITY;
+        c->intra_s = twice * frac * bytes / MIN (link, channel_cap (net, a, p, nodes, f));
+        if (nodes > 1)
+          c->nic_bytes = twice * frac * bytes / local / f;
         double inter = ring_inter_steps (kind, nodes);
         c->latency_s = steps_latency (net, a, p, twice * (size - 1) - inter, inter);
         if (ring_plateau (net, kind, p, bytes, size, nodes))
@@ -420,9 +439,10 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
     case NET_ALGO_TREE:
       {
         /* algbw = busbw / 2: up the tree and down again. */
-        double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) : INFINITY;
+        double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) * f
+                                : INFINITY;
         double corr = tree_correction (p, bytes);
-        c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f * corr);
+        c->intra_s = 2 * bytes / (MIN (link, channel_cap (net, a, p, nodes, f)) * corr);
         if (nodes > 1)
           c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f * corr);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
