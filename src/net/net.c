@@ -443,8 +443,16 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
                                 : INFINITY;
         double corr = tree_correction (p, bytes);
         c->intra_s = 2 * bytes / (MIN (link, channel_cap (net, a, p, nodes, f)) * corr);
+        /* On two nodes NCCL's search raises the tree's speed inside the
+         * node to up to twice its speed across (ncclTopoCompute's second
+         * pass, "increase bwIntra for trees (2 nodes or collnet)",
+         * src/graph/search.cc) and the tuner takes that speed on two nodes
+         * (nNodes <= 2 ? bwIntra : bwInter, ncclTopoTuneModel; v2.21.5-1):
+         * the NICs carry half the bytes, the node's links and the channels'
+         * limit (intra_s) the rest of the bound. */
         if (nodes > 1)
-          c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f * corr);
+          c->nic_bytes = (nodes == 2 ? 1 : 2) * bytes / local
+                         / (LEDGER (TREE_FRACTION) * f * corr);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
                                       2.0 * floor (log2 (nodes)));
         return TRUE;
