@@ -100,11 +100,12 @@ static const LinkCalibration link_calibration[LINK_N] = {
  * step on NVLink or on the network (hwLat). Here a topology's own latency
  * is the Simple ring's step; the other algorithms and protocols keep
  * NCCL's ratios to it.
- * Bus bandwidth the protocols keep (NCCL 2.8's fractions): LL sends a flag with every 4 bytes of
- * data and NCCL's model gives the ring 1/4 of the link (1/3 inside one
- * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
- * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
- * receives through the same NIC; tree 0.915, 7/9 inside one node).
+ * Bus bandwidth the protocols keep (NCCL 2.8's fractions): LL sends a
+ * flag with every 4 bytes of data and NCCL's model gives the ring 1/4 of
+ * the link (1/3 inside one node for all but all-reduce; 1/3.8 for the
+ * tree); LL128 keeps 120 of 128 bytes (ring 0.92, 0.7 with one GPU per
+ * node, which sends and receives through the same NIC; tree 0.915, 7/9
+ * inside one node).
  * The tree keeps 0.9 of the links (TREE_FRACTION); its bandwidth is
  * corrected by size as v2.21.5-1's (tree_correction). Across nodes,
  * v2.21.5-1's limits per channel bound the tree and the LL128 ring
