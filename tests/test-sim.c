@@ -121,10 +121,13 @@ START_TEST (test_ring_allreduce_4_ranks)
                                     (GroupShape) { 4, 4 });
   ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,
                  expect);
-  /* 4 ranks on 4 nodes, one per node: 6 network steps of 5 us, times 1.9
-   * for NCCL's plateau of a large multi-node ring, and each GPU with 1/8 of
-   * the node's 8 x 25 GB/s x 0.96. */
-  expect = (8.4e-6 + 6 * 5e-6) * 1.9 + 1.5 * bytes / (25e9 * 0.96);
+  /* 4 ranks on 4 nodes, one per node: of the 2 (p-1) = 6 steps NCCL
+   * v2.21 counts 2 x 4 = 8 as network steps of 5 us and the other -2 as
+   * steps inside a node, each at least its 3 us net overhead of Simple
+   * (above the topology's 2 us); times 1.4 for NCCL's plateau of a large
+   * multi-node ring (1e9 B is over 64 B per channel and rank, 16 channels:
+   * 2 a NIC); and each GPU with 1/8 of the node's 8 x 25 GB/s x 0.96. */
+  expect = (8.4e-6 + 8 * 5e-6 - 2 * 3e-6) * 1.4 + 1.5 * bytes / (25e9 * 0.96);
   got = net_collective_time (&net, COLL_ALL_REDUCE, bytes,
                              (GroupShape) { 4, 1 });
   ck_assert_msg (fabs (got - expect) < 1e-12, "got %.9g expected %.9g", got,

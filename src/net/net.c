@@ -1,6 +1,7 @@
 /* net.c: link calibration, the collective algorithms and the tuner; see
  * net.h. */
 #include "net/net.h"
+#include "base/stats.h"
 
 #include <math.h>
 
@@ -94,22 +95,26 @@ static const LinkCalibration link_calibration[LINK_N] = {
                             LEDGER_IB_CONGESTION_EXPONENT },
 };
 
-/* ---- NCCL's cost model (src/graph/tuning.cc of NCCL 2.8) -----------------
- * Latencies in us per algorithm and protocol (LL, LL128, Simple): a base
- * per collective, and one per step on NVLink or on the network. Here a
- * topology's own latency is the Simple ring's step; the other algorithms
- * and protocols keep NCCL's ratios to it.
- * Bus bandwidth the protocols keep: LL sends a flag with every 4 bytes of
- * data and NCCL's model gives the ring 1/4 of the link (1/3 inside one
- * node for all but all-reduce; 1/3.8 for the tree); LL128 keeps 120 of
- * 128 bytes (ring 0.92, 0.7 with one GPU per node, which sends and
- * receives through the same NIC; tree 0.915, 7/9 inside one node).
- * The tree keeps 0.9 of the links (TREE_FRACTION) and at most 80 GB/s of
- * bus bandwidth on more than two nodes, 110 GB/s otherwise (105 and 130
- * with LL128 on A100): NCCL's measured limits of its tree kernels.
- * A multi-node ring all-reduce on a large buffer pays RING_PLATEAU (1.9)
- * x its latency ("plateau effect of ring") once bytes >= ranks / 16 x 64
- * KiB. The values are the ledger's rows of these names. */
+/* ---- NCCL's cost model (src/graph/tuning.cc) ------------------------------
+ * Latencies in us per algorithm and protocol (LL, LL128, Simple), from
+ * NCCL v2.21.5-1's tables: a base per collective (baseLat) and one per
+ * step on NVLink or on the network (hwLat). Here a topology's own latency
+ * is the Simple ring's step; the other algorithms and protocols keep
+ * NCCL's ratios to it.
+ * Bus bandwidth the protocols keep (NCCL 2.8's fractions): LL sends a
+ * flag with every 4 bytes of data and NCCL's model gives the ring 1/4 of
+ * the link (1/3 inside one node for all but all-reduce; 1/3.8 for the
+ * tree); LL128 keeps 120 of 128 bytes (ring 0.92, 0.7 with one GPU per
+ * node, which sends and receives through the same NIC; tree 0.915, 7/9
+ * inside one node).
+ * The tree keeps 0.9 of the links (TREE_FRACTION); its bandwidth is
+ * corrected by size as v2.21.5-1's (tree_correction). Across nodes,
+ * v2.21.5-1's limits per channel bound the tree and the LL128 ring
+ * (channel_cap).
+ * A multi-node ring follows v2.21.5-1's rules: its network steps
+ * (ring_inter_steps), the net overhead of its steps inside a node
+ * (steps_latency) and its plateau (ring_plateau). The values are the
+ * ledger's rows of these names. */
 
 /* Seconds of NCCL's table TABLE (a ledger table: ring, then tree, each
  * LL, LL128, Simple) for algorithm A and protocol P; hierarchical and
@@ -119,13 +124,6 @@ nccl_latency_s (LedgerId table, NetAlgo a, NetProto p)
 {
   return ledger_entries[table].values[(a == NET_ALGO_TREE ? NET_PROTO_N : 0) + p]
          * 1e-6;
-}
-
-static double
-tree_cap (int nodes, NetProto proto)
-{
-  const double *cap = LEDGER_VALUES (TREE_CAP_BYTES_PER_S);
-  return cap[(nodes > 2 ? 0 : 2) + (proto == NET_PROTO_LL128)];
 }
 
 void
@@ -189,24 +187,15 @@ net_background_keep_at (const NetModel *net, double load)
   return spec_background_keep (load, net->congestion_exponent);
 }
 
-/* splitmix64's finalizer (Steele, Lea and Flood, OOPSLA 2014): a
- * window's draw depends on the seed and the window alone, not on the
- * order windows are asked for. */
-static guint64
-mix64 (guint64 x)
-{
-  x = (x ^ (x >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  x = (x ^ (x >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  return x ^ (x >> 31);
-}
-
+/* A window's draw depends on the seed and the window alone, not on the
+ * order windows are asked for (stats_mix64). */
 double
 net_background_load_in (const NetModel *net, int64_t window)
 {
   if (net->background_pattern != BACKGROUND_BURSTY)
     return net->background_load;
-  guint64 x = mix64 (((guint64) net->background_seed << 32)
-                     ^ mix64 ((guint64) window));
+  guint64 x = stats_mix64 (((guint64) net->background_seed << 32)
+                           ^ stats_mix64 ((guint64) window));
   double u = (double) (x >> 11) * 0x1.0p-53;   /* uniform in [0, 1) */
   return u < SPEC_BURST_DUTY ? net->background_load / SPEC_BURST_DUTY : 0;
 }
@@ -273,7 +262,10 @@ proto_fraction (NetAlgo a, NetProto p, CollKind kind, int per_node, int nodes)
     }
 }
 
-/* Seconds of latency for steps inside nodes and steps between them. */
+/* Seconds of latency for steps inside nodes and steps between them. A
+ * multi-node ring's step inside a node costs at least the network's post
+ * overhead, NCCL_NET_OVERHEAD_US (v2.21.5-1, ncclTopoTuneModel: "Inter-node
+ * rings still have to launch nsteps * net overhead"); not the tree's. */
 static double
 steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
                double inter_steps)
@@ -285,9 +277,12 @@ steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
     ? net->inter_latency / nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US,
                                            NET_ALGO_RING, NET_PROTO_SIMPLE)
     : 0;
+  double intra = nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
+                 * scale_intra;
+  if ((a == NET_ALGO_RING || a == NET_ALGO_HIERARCHICAL) && inter_steps > 0)
+    intra = MAX (intra, LEDGER_VALUES (NCCL_NET_OVERHEAD_US)[p] * 1e-6);
   return nccl_latency_s (LEDGER_NCCL_BASE_LATENCY_US, a, p)
-         + intra_steps * nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
-           * scale_intra
+         + intra_steps * intra
          + inter_steps * nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US, a, p)
            * scale_inter;
 }
@@ -321,6 +316,85 @@ uplink_share (const NetModel *net, CollKind kind, int nodes)
   return net->placement == PLACEMENT_SPREAD ? 1.0 : 1.0 / together;
 }
 
+/* NCCL's factor on the tree's bandwidth for a buffer of bytes, by its
+ * power of two from 64 B to 256 MiB ("Trees are not perfectly sticking to
+ * the model for medium sizes": treeCorrectionFactor, ncclTopoGetAlgoTime,
+ * v2.21.5-1): log2i (bytes >> 6) indexes the row, 1 from 2^23 up. */
+static double
+tree_correction (NetProto p, double bytes)
+{
+  enum { SIZES = 23 };
+  int e;   /* bytes / 64 = m x 2^e, m in [0.5, 1): log2i is e - 1 */
+  frexp (bytes / 64, &e);
+  int log_size = bytes >= 128 ? e - 1 : 0;
+  return log_size < SIZES ? LEDGER_VALUES (NCCL_TREE_CORRECTION)[p * SIZES + log_size]
+                          : 1.0;
+}
+
+/* NCCL's channels between nodes: its search (ncclTopoCompute,
+ * src/graph/search.cc) gives each NIC of a node a channel at the NIC's
+ * speed (under 25 GB/s, which ncclTopoDupChannels does not duplicate), and
+ * ncclTopoPostset (src/graph/connect.cc) runs each of them twice ("Duplication
+ * should be complete now"): the graph has one channel a NIC, the
+ * communicator twice that (NCCL v2.21.5-1). */
+static int
+graph_channels (const NetModel *net)
+{
+  return MAX (net->nics, 1);
+}
+
+/* The most bus bandwidth NCCL's kernels give algorithm a with protocol p,
+ * whose fraction of the links is f, across `nodes` nodes
+ * (ncclTopoTuneModel, v2.21.5-1): the graph's channels x Ampere's limit per
+ * channel (NCCL_PER_CHANNEL_CAP_GBS): the tree's, then with LL128 the
+ * lower of that x f and LL128's; the ring's with LL128 alone. It bounds
+ * the GPU's part of the collective, whatever its NICs carry. Inside one
+ * node NCCL's graph has a channel per NVLink at 20 GB/s (SM80_NVLINK_BW,
+ * src/graph/topo.h), at or under every limit: they never bind there. A
+ * Hopper GPU has higher limits (tuning.cc's Hopper rows), but a device
+ * profile does not give its compute capability: every GPU is Ampere. */
+static double
+channel_cap (const NetModel *net, NetAlgo a, NetProto p, int nodes, double f)
+{
+  if (nodes <= 1)
+    return INFINITY;
+  const double *cap = LEDGER_VALUES (NCCL_PER_CHANNEL_CAP_GBS);
+  int more = nodes > 2;
+  double channels = graph_channels (net) * 1e9;   /* GB/s to B/s */
+  if (a == NET_ALGO_TREE)
+    {
+      double tree = channels * cap[more] * f;
+      return p == NET_PROTO_LL128 ? MIN (tree, channels * cap[2 + more]) : tree;
+    }
+  return p == NET_PROTO_LL128 ? channels * cap[4 + more] : INFINITY;
+}
+
+/* Of a ring's steps over `nodes` nodes, those NCCL counts as network steps
+ * (ncclTopoTuneModel, v2.21.5-1; v2.12 on): 2 x nodes for all-reduce,
+ * nodes - 1 for the others. The rest of its steps are inside nodes: for
+ * an all-reduce 2 (ranks - 1) - 2 x nodes, -2 with one rank a node, as
+ * NCCL counts them. */
+static double
+ring_inter_steps (CollKind kind, int nodes)
+{
+  if (nodes <= 1)
+    return 0;
+  return kind == COLL_ALL_REDUCE ? 2.0 * nodes : nodes - 1;
+}
+
+/* NCCL's "plateau effect of ring" (ncclTopoGetAlgoTime, v2.21.5-1): a
+ * multi-node Simple ring all-reduce of bytes over `ranks` ranks pays
+ * RING_PLATEAU x its latency from RING_PLATEAU_BYTES per channel and rank,
+ * on the communicator's channels. */
+static gboolean
+ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
+              int ranks, int nodes)
+{
+  return p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
+         && bytes / (2.0 * graph_channels (net) * ranks)
+            >= LEDGER (RING_PLATEAU_BYTES);
+}
+
 /* The cost of algorithm a with protocol p; FALSE when a does not apply. */
 static gboolean
 algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
@@ -344,23 +418,34 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
   switch (a)
     {
     case NET_ALGO_RING:
-      if (local > 1)
-        c->intra_s = twice * frac * bytes / (net->intra_bandwidth * f);
-      if (nodes > 1)
-        c->nic_bytes = twice * frac * bytes / local / f;
-      c->latency_s = steps_latency (net, a, p, twice * (size - nodes),
-                                    nodes > 1 ? twice * (nodes - 1) : 0);
-      if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
-          && bytes >= size / 16.0 * 65536)
-        c->latency_s *= LEDGER (RING_PLATEAU);
-      return TRUE;
+      {
+        double link = local > 1 ? net->intra_bandwidth * f : INFINITY;
+        c->intra_s = twice * frac * bytes / MIN (link, channel_cap (net, a, p, nodes, f));
+        if (nodes > 1)
+          c->nic_bytes = twice * frac * bytes / local / f;
+        double inter = ring_inter_steps (kind, nodes);
+        c->latency_s = steps_latency (net, a, p, twice * (size - 1) - inter, inter);
+        if (ring_plateau (net, kind, p, bytes, size, nodes))
+          c->latency_s *= LEDGER (RING_PLATEAU);
+        return TRUE;
+      }
     case NET_ALGO_TREE:
       {
         /* algbw = busbw / 2: up the tree and down again. */
-        double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) : INFINITY;
-        c->intra_s = 2 * bytes / (MIN (link, tree_cap (nodes, p)) * f);
+        double link = local > 1 ? net->intra_bandwidth * LEDGER (TREE_FRACTION) * f
+                                : INFINITY;
+        double corr = tree_correction (p, bytes);
+        c->intra_s = 2 * bytes / (MIN (link, channel_cap (net, a, p, nodes, f)) * corr);
+        /* On two nodes NCCL's search raises the tree's speed inside the
+         * node to up to twice its speed across (ncclTopoCompute's second
+         * pass, "increase bwIntra for trees (2 nodes or collnet)",
+         * src/graph/search.cc) and the tuner takes that speed on two nodes
+         * (nNodes <= 2 ? bwIntra : bwInter, ncclTopoTuneModel; v2.21.5-1):
+         * the NICs carry half the bytes, the node's links and the channels'
+         * limit (intra_s) the rest of the bound. */
         if (nodes > 1)
-          c->nic_bytes = 2 * bytes / local / (LEDGER (TREE_FRACTION) * f);
+          c->nic_bytes = (nodes == 2 ? 1 : 2) * bytes / local
+                         / (LEDGER (TREE_FRACTION) * f * corr);
         c->latency_s = steps_latency (net, a, p, 2.0 * (local - 1),
                                       2.0 * floor (log2 (nodes)));
         return TRUE;
@@ -374,11 +459,13 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
         c->pipelined = FALSE;
         c->intra_s = twice * lfrac * bytes / (net->intra_bandwidth * f);
         c->nic_bytes = twice * nfrac * bytes / local / f;
-        c->latency_s = steps_latency (net, a, p, twice * (local - 1),
-                                      twice * (nodes - 1));
-        /* Its middle phase is a multi-node ring, with the ring's plateau. */
-        if (p == NET_PROTO_SIMPLE && nodes > 1 && kind == COLL_ALL_REDUCE
-            && bytes / local >= nodes / 16.0 * 65536)
+        /* Its middle phase is a ring of one rank a node, its steps
+         * counted and its plateau paid as the ring's. */
+        double inter = ring_inter_steps (kind, nodes);
+        c->latency_s = steps_latency (net, a, p, twice * (local - 1)
+                                                 + twice * (nodes - 1) - inter,
+                                      inter);
+        if (ring_plateau (net, kind, p, bytes / local, nodes, nodes))
           c->latency_s *= LEDGER (RING_PLATEAU);
         return TRUE;
       }

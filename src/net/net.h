@@ -91,7 +91,8 @@ typedef struct {
   NetAlgo algo;
   NetProto proto;
   double latency_s;      /* the steps' latencies */
-  double intra_s;        /* on NVLink/NVSwitch at full speed */
+  double intra_s;        /* on NVLink/NVSwitch at full speed, or at NCCL's
+                          * limit per channel where lower (a GPU-side bound) */
   double nic_bytes;      /* through the NICs, per member GPU (protocol
                           * overhead included) */
   double uplink_share;   /* of nic_bytes, the share that leaves the leaf
