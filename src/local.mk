@@ -36,6 +36,7 @@ libtrainsim_la_SOURCES = \
 	src/sweep/plansearch.h src/sweep/plansearch.c \
 	src/sweep/goodput.h src/sweep/goodput.c \
 	src/sweep/energy.h src/sweep/energy.c \
+	src/sweep/family.h src/sweep/family.c \
 	src/output/plot.h src/output/plot-table.h src/output/plot-private.h \
 	src/output/plot-table.c \
 	src/output/plot.c \

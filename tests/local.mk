@@ -11,7 +11,10 @@ TEST_LIBS = libtrainsim.la $(CHECK_LIBS) $(GLIB_LIBS) $(YAML_LIBS) $(MPI_LIBS) -
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim tests/test-sweep tests/test-net
+	tests/test-sim tests/test-sweep tests/test-net tests/test-family
+tests_test_family_SOURCES = tests/test-family.c
+tests_test_family_CFLAGS = $(TEST_CFLAGS)
+tests_test_family_LDADD = $(TEST_LIBS)
 tests_test_net_SOURCES = tests/test-net.c
 tests_test_net_CFLAGS = $(TEST_CFLAGS)
 tests_test_net_LDADD = $(TEST_LIBS)
@@ -32,7 +35,7 @@ tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
 tests_test_sweep_LDADD = $(TEST_LIBS)
 
 TESTS += tests/test-engine tests/test-config tests/test-output \
-	tests/test-sim tests/test-sweep tests/test-net tests/cli.sh tests/validate.sh \
+	tests/test-sim tests/test-sweep tests/test-net tests/test-family tests/cli.sh tests/validate.sh \
 	tests/sweep.sh tests/plot.sh tests/mpi.sh tests/figures.sh
 # Hostile and malformed input (issue 14): each file on its own line, so
 # that the parts of that work merge apart.

@@ -12,6 +12,7 @@
 #include "parallel/plan.h"
 #include "parallel/sim.h"
 #include "sweep/energy.h"
+#include "sweep/family.h"
 #include "sweep/goodput.h"
 #include "sweep/plansearch.h"
 #include <errno.h>
@@ -520,15 +521,151 @@ by_parameters (gconstpointer a, gconstpointer b)
   return (x->parameters > y->parameters) - (x->parameters < y->parameters);
 }
 
-/* Budget mode: each model of FAMILY planned on Chinchilla's tokens (the
- * experiment's tokens_per_parameter, default 20: D = 20 N), and the
- * largest whose run, failures included, fits the budget. With compute
- * C = 6 N D = 120 N^2 growing as N^2, the family's sizes that fit are
- * those at or below Chinchilla's optimum N* = sqrt (C / 120) for the
- * compute the budget buys (Hoffmann et al. 2022, Table 3: its FLOPs are
- * 6 N D, and sqrt (C / 120) is within 4 % above its N at every size,
- * 400M to 10T), so the largest of them is within one family step of N*;
- * the table says N* at that size's FLOPs per unit of budget. */
+/* The --set lines of one size of budget mode, NULL-terminated: the model
+ * NAME on Chinchilla's tokens, then SETS, which apply to every size
+ * (model.seq_len, say; set before the size, they were dropped with the
+ * model they changed), then SHAPE's, where the family's rule built it. */
+static GPtrArray *
+size_sets (const char *name, const char *const *sets, const ModelSpec *shape)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (all, g_strconcat ("model=", name, NULL));
+  g_ptr_array_add (all, g_strdup ("training.tokens=chinchilla"));
+  for (int k = 0; sets && sets[k]; k++)
+    g_ptr_array_add (all, g_strdup (sets[k]));
+  if (shape)
+    {
+      g_ptr_array_add (all, g_strdup_printf ("model.layers=%d", shape->layers));
+      g_ptr_array_add (all, g_strdup_printf ("model.hidden=%d", shape->hidden));
+      g_ptr_array_add (all, g_strdup_printf ("model.heads=%d", shape->heads));
+      g_ptr_array_add (all, g_strdup_printf ("model.kv_heads=%d",
+                                             shape->kv_heads));
+      g_ptr_array_add (all, g_strdup_printf ("model.ffn_hidden=%d",
+                                             shape->ffn_hidden));
+    }
+  g_ptr_array_add (all, NULL);
+  return all;
+}
+
+/* Plans one size of budget mode under its --set lines ALL (size_sets)
+ * into *O, whose own --set lines then replay it: ALL first, as planned. */
+static gboolean
+plan_size (const char *path, GPtrArray *all, int jobs, Outcome *o,
+           int *status)
+{
+  *o = (Outcome) { NULL };
+  if (!plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE, o,
+                 status))
+    {
+      outcome_clear (o);
+      return FALSE;
+    }
+  for (guint k = 0; k + 1 < all->len; k++)
+    g_ptr_array_insert (o->sets, (gint) k, g_strdup (g_ptr_array_index (all, k)));
+  return TRUE;
+}
+
+/* The compute-optimal size for the budget B at O's FLOPs per unit of it:
+ * C = 6 N D with D = TPP N, so N* = sqrt (C / (6 TPP)). */
+static double
+optimum_at (const Budget *b, const Outcome *o, double tpp)
+{
+  double rate = 6 * o->parameters * o->tokens / budget_spent (b, o);
+  return sqrt (rate * b->limit / (6 * tpp));
+}
+
+/* Budget mode's compute-optimal run: the family's rule (sweep/family.h)
+ * builds N* from LARGEST, the size is planned, and its simulated FLOPs
+ * per unit of budget give the next N*, until the rule builds a shape
+ * planned already, at most 8 rounds. The speed moves little with the
+ * size, but with the layers that the stages divide: on selene the rounds
+ * for $1M circle among 65 to 68 layers, within 4 % of the budget. N0
+ * starts it. *CHOSEN: of the sizes planned, the largest whose run fits
+ * the budget, else the cheapest; *N_STAR the optimum at its speed;
+ * *ROUNDS the sizes planned. FALSE with *STATUS the exit status, said on
+ * stderr. */
+static gboolean
+plan_optimum (const char *path, const char *const *sets, int jobs,
+              const Budget *b, const ModelSpec *largest, double tpp,
+              double n0, Outcome *chosen, double *n_star, int *rounds,
+              int *status)
+{
+  g_autoptr (GArray) planned = g_array_new (FALSE, TRUE, sizeof (Outcome));
+  g_autoptr (GArray) shapes = g_array_new (FALSE, TRUE, sizeof (ModelSpec));
+  double n = n0;
+  gboolean ok = TRUE;
+  while (ok && planned->len < 8)
+    {
+      ModelSpec shape;
+      g_autofree char *why = NULL;
+      if (!family_rule_build (largest, n, &shape, &why))
+        {
+          cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size: %s",
+                        b->flag, b->limit, why);
+          *status = 2;
+          ok = FALSE;
+          break;
+        }
+      gboolean seen = FALSE;
+      for (guint i = 0; i < shapes->len; i++)
+        {
+          const ModelSpec *s = &g_array_index (shapes, ModelSpec, i);
+          seen = seen || (s->layers == shape.layers && s->hidden == shape.hidden);
+        }
+      if (seen)
+        break;
+      g_array_append_val (shapes, shape);
+      g_autoptr (GPtrArray) all = size_sets (largest->name, sets, &shape);
+      Outcome o;
+      if (!plan_size (path, all, jobs, &o, status))
+        {
+          if (*status == 1 || *status == PLAN_NONE_HOLDS)
+            cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size, "
+                          "%.3g parameters (%d layers, hidden %d), %s",
+                          b->flag, b->limit, n, shape.layers, shape.hidden,
+                          *status == 1 ? "fits in memory on no plan"
+                          : "no plan can hold with the --set values");
+          *status = MIN (*status, 2);
+          ok = FALSE;
+          break;
+        }
+      g_array_append_val (planned, o);
+      n = optimum_at (b, &o, tpp);
+    }
+  int pick = -1;
+  for (guint i = 0; ok && i < planned->len; i++)
+    {
+      const Outcome *o = &g_array_index (planned, Outcome, i);
+      const Outcome *p = pick < 0 ? NULL : &g_array_index (planned, Outcome, pick);
+      gboolean fits = budget_spent (b, o) <= b->limit;
+      gboolean p_fits = p && budget_spent (b, p) <= b->limit;
+      if (p == NULL
+          || (fits && (!p_fits || o->parameters > p->parameters))
+          || (!fits && !p_fits && budget_spent (b, o) < budget_spent (b, p)))
+        pick = (int) i;
+    }
+  for (guint i = 0; i < planned->len; i++)
+    if ((int) i == pick)
+      *chosen = g_array_index (planned, Outcome, i);
+    else
+      outcome_clear (&g_array_index (planned, Outcome, i));
+  if (ok)
+    {
+      *n_star = optimum_at (b, chosen, tpp);
+      *rounds = (int) planned->len;
+    }
+  return ok;
+}
+
+/* Budget mode: each published model of FAMILY (models/FAMILY-*) planned
+ * on Chinchilla's tokens (the experiment's tokens_per_parameter, default
+ * 20: D = 20 N), beside the compute-optimal one that the family's rule
+ * builds (plan_optimum). With compute C = 6 N D = 120 N^2 growing as N^2,
+ * the optimum for the compute the budget buys is N* = sqrt (C / 120)
+ * (Hoffmann et al. 2022, Table 3: its FLOPs are 6 N D, and sqrt (C / 120)
+ * is within 4 % above its N at every size, 400M to 10T); the search
+ * starts at the largest published size within the budget, its FLOPs per
+ * unit of budget, and goes on at the built size's own. */
 static int
 plan_budget (const char *path, const char *const *sets, int jobs,
              const char *family, const Budget *b, ReportFormat format,
@@ -555,33 +692,38 @@ plan_budget (const char *path, const char *const *sets, int jobs,
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
   g_autoptr (GPtrArray) unfit = g_ptr_array_new_with_free_func (g_free);
   guint held = 0;   /* of UNFIT, sizes no plan can hold with the --set values */
+  /* The family's largest published model, whose shape the rule keeps. */
+  ExperimentSpec largest = { 0 };
+  double largest_n = 0;
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
-      /* The size and its Chinchilla tokens, then the --set values, which
-       * apply to every size (model.seq_len, say; set before the size,
-       * they were dropped with the model they changed). */
-      g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
-      g_ptr_array_add (all, g_strconcat ("model=", name, NULL));
-      g_ptr_array_add (all, g_strdup ("training.tokens=chinchilla"));
-      for (int k = 0; sets && sets[k]; k++)
-        g_ptr_array_add (all, g_strdup (sets[k]));
-      Outcome o = { NULL };
-      int status;
-      g_ptr_array_add (all, NULL);
-      if (plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE,
-                    &o, &status))
+      g_autoptr (GPtrArray) all = size_sets (name, sets, NULL);
+      ExperimentSpec e;
+      /* One that does not load fails its plan below, saying why. */
+      if (config_load_experiment (path, (const char *const *) all->pdata, &e,
+                                  NULL))
         {
-          /* A row's --set lines replay it: these first, as planned. */
-          for (guint k = 0; k + 1 < all->len; k++)
-            g_ptr_array_insert (o.sets, (gint) k, g_strdup (g_ptr_array_index (all, k)));
-          g_array_append_val (rows, o);
+          if (plan_model_params (&e.model) > largest_n)
+            {
+              largest_n = plan_model_params (&e.model);
+              experiment_spec_clear (&largest);
+              largest = e;
+            }
+          else
+            experiment_spec_clear (&e);
         }
+      Outcome o;
+      int status;
+      if (plan_size (path, all, jobs, &o, &status))
+        g_array_append_val (rows, o);
       else
         {
-          outcome_clear (&o);
           if (status != 1 && status != PLAN_NONE_HOLDS)
-            return status;
+            {
+              experiment_spec_clear (&largest);
+              return status;
+            }
           held += status == PLAN_NONE_HOLDS;
           g_autofree char *shown = text_shown (name);
           g_ptr_array_add (unfit, g_strdup_printf (
@@ -594,8 +736,6 @@ plan_budget (const char *path, const char *const *sets, int jobs,
   for (guint i = 0; i < rows->len; i++)
     if (budget_spent (b, &g_array_index (rows, Outcome, i)) <= b->limit)
       best = (int) i;
-  g_autoptr (GString) out = g_string_new (NULL);
-  int status = 0;
   if (best < 0)
     {
       const Outcome *least = rows->len ? &g_array_index (rows, Outcome, 0) : NULL;
@@ -611,20 +751,54 @@ plan_budget (const char *path, const char *const *sets, int jobs,
         cli_printerr ("trainsim plan: no model of family %s fits in memory "
                       "or can hold the --set values (%u of them cannot); trainsim "
                       "run with those values says why", family, held);
-      status = 2;
+      for (guint i = 0; i < rows->len; i++)
+        outcome_clear (&g_array_index (rows, Outcome, i));
+      experiment_spec_clear (&largest);
+      return 2;
     }
-  else if (format == REPORT_TABLE)
+  const Outcome *start = &g_array_index (rows, Outcome, best);
+  double tpp = start->tokens / start->parameters;
+  Outcome chosen;
+  double n_star;
+  int rounds, status;
+  gboolean ok = plan_optimum (path, sets, jobs, b, &largest.model, tpp,
+                              optimum_at (b, start, tpp), &chosen, &n_star,
+                              &rounds, &status);
+  g_autofree char *template = g_strdup (largest.model.name);
+  experiment_spec_clear (&largest);
+  if (!ok)
     {
-      const Outcome *o = &g_array_index (rows, Outcome, best);
-      double rate = 6 * o->parameters * o->tokens / budget_spent (b, o);
-      double tpp = o->tokens / o->parameters;
-      double n_star = sqrt (rate * b->limit / (6 * tpp));
+      for (guint i = 0; i < rows->len; i++)
+        outcome_clear (&g_array_index (rows, Outcome, i));
+      return status;
+    }
+  /* The built size, named by its family and size, among the published. */
+  g_autofree char *size = fmt_count (chosen.parameters);
+  g_autofree char *lower = g_ascii_strdown (size, -1);
+  g_free (chosen.model);
+  chosen.model = g_strconcat (family, "-", lower, NULL);
+  g_array_append_val (rows, chosen);
+  g_array_sort (rows, by_parameters);
+  const Outcome *below = NULL, *above = NULL, *c = NULL;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const Outcome *r = &g_array_index (rows, Outcome, i);
+      if (r->sets == chosen.sets)
+        c = r;
+      else if (c == NULL)
+        below = r;
+      else if (above == NULL)
+        above = r;
+    }
+  g_autoptr (GString) out = g_string_new (NULL);
+  if (format == REPORT_TABLE)
+    {
       /* The names from the input, shown (base/text.h). */
       g_autofree char *family_shown = text_shown (family);
-      g_autofree char *topology = text_shown (o->topology);
+      g_autofree char *topology = text_shown (c->topology);
       g_string_append_printf (out, "trainsim plan %s %.15g: family %s, %.3g "
                               "tokens a parameter, on %s, %d GPUs\n", b->flag,
-                              b->limit, family_shown, tpp, topology, o->gpus);
+                              b->limit, family_shown, tpp, topology, c->gpus);
       g_string_append_printf (out, "  %-12s %10s %10s %9s %9s %11s %15s\n",
                               "model", "params", "tokens", "days",
                               "+failures", "GPU-hours", "cost");
@@ -637,7 +811,7 @@ plan_budget (const char *path, const char *const *sets, int jobs,
           g_autofree char *tokens = fmt_count (r->tokens);
           g_autofree char *model = text_shown (r->model);
           g_string_append_printf (out, "%s %-12s %10s %10s %9.*g %9.*g "
-                                  "%11s %15s\n", (int) i == best ? "*" : " ",
+                                  "%11s %15s\n", r == c ? "*" : " ",
                                   model, params, tokens,
                                   r->days < 1000 ? 3 : 4, r->days,
                                   r->days_with_failures < 1000 ? 3 : 4,
@@ -645,32 +819,74 @@ plan_budget (const char *path, const char *const *sets, int jobs,
         }
       for (guint i = 0; i < unfit->len; i++)
         g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (unfit, i));
-      g_autofree char *params = fmt_count (o->parameters);
-      g_autofree char *tokens = fmt_count (o->tokens);
       g_autofree char *params_star = fmt_count (n_star);
       g_autofree char *tokens_star = fmt_count (tpp * n_star);
-      g_autofree char *model = text_shown (o->model);
-      g_autofree char *label = text_shown (o->label);
-      g_string_append_printf (out, "  within the budget: %s, %s parameters on "
-                              "%s tokens (%s)\n", model, params, tokens,
-                              label);
-      g_string_append_printf (out, "  Chinchilla's optimum for the budget, at "
-                              "its FLOPs per %s: %s parameters on %s tokens\n",
-                              b->unit, params_star, tokens_star);
+      g_autofree char *model = text_shown (c->model);
+      g_autofree char *shown_template = text_shown (template);
+      g_autofree char *label = text_shown (c->label);
+      g_string_append_printf (out, "  compute-optimal at %s's simulated FLOPs "
+                              "per %s: %s parameters on %s tokens (%d round%s)\n",
+                              model, b->unit, params_star, tokens_star, rounds,
+                              rounds == 1 ? "" : "s");
+      g_string_append_printf (out, "  * %s: built by the family's rule from "
+                              "%s (%s), %.1f %% of the budget;\n", model,
+                              shown_template, label,
+                              100 * budget_spent (b, c) / b->limit);
+      g_autofree char *near_below = below ? text_shown (below->model) : NULL;
+      g_autofree char *near_above = above ? text_shown (above->model) : NULL;
+      g_string_append_printf (out, "    the nearest published: %s below, %s "
+                              "above\n", below ? near_below : "none",
+                              above ? near_above : "none");
     }
   else
-    for (guint i = 0; i < rows->len; i++)
-      {
-        g_autoptr (GString) row = g_string_new (NULL);
-        append_rows (row, &g_array_index (rows, Outcome, i), format);
-        /* CSV: the header once, then a row per size; JSON: a line each. */
-        const char *body = format == REPORT_CSV && i > 0
-                           ? strchr (row->str, '\n') + 1 : row->str;
-        g_string_append (out, body);
-      }
+    {
+      for (guint i = 0; i < rows->len; i++)
+        {
+          g_autoptr (GString) row = g_string_new (NULL);
+          append_rows (row, &g_array_index (rows, Outcome, i), format);
+          /* CSV: the header once, then a row per size; JSON: a line each. */
+          const char *body = format == REPORT_CSV && i > 0
+                             ? strchr (row->str, '\n') + 1 : row->str;
+          g_string_append (out, body);
+        }
+      /* JSON: a last line, the optimum and the size chosen for it. */
+      if (format == REPORT_JSON)
+        {
+          g_string_append (out, "{\"optimum\": {\"parameters\": ");
+          report_append_number (out, n_star);
+          g_string_append (out, ", \"tokens\": ");
+          report_append_number (out, tpp * n_star);
+          g_string_append_printf (out, ", \"rounds\": %d}, \"chosen\": "
+                                  "{\"model\": ", rounds);
+          report_append_json_string (out, c->model);
+          g_string_append (out, ", \"built_from\": ");
+          report_append_json_string (out, template);
+          const struct { const char *key; double v; } fields[] = {
+            { "parameters", c->parameters }, { "tokens", c->tokens },
+            { "cost_usd", c->cost_usd_with_failures },
+            { "gpu_hours", c->gpu_hours_with_failures },
+            { "days", c->days_with_failures },
+          };
+          for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+            {
+              g_string_append_printf (out, ", \"%s\": ", fields[i].key);
+              report_append_number (out, fields[i].v);
+            }
+          g_string_append (out, "}, \"nearest\": {\"below\": ");
+          if (below)
+            report_append_json_string (out, below->model);
+          else
+            g_string_append (out, "null");
+          g_string_append (out, ", \"above\": ");
+          if (above)
+            report_append_json_string (out, above->model);
+          else
+            g_string_append (out, "null");
+          g_string_append (out, "}}\n");
+        }
+    }
   g_autoptr (GError) error = NULL;
-  if (status == 0 && !report_write (output, out, &error))
-    status = cli_fail (error);
+  status = report_write (output, out, &error) ? 0 : cli_fail (error);
   for (guint i = 0; i < rows->len; i++)
     outcome_clear (&g_array_index (rows, Outcome, i));
   return status;
@@ -692,14 +908,15 @@ cli_plan (int argc, char **argv)
       "Plan the run on the experiment's own plan instead of the fastest",
       NULL },
     { "budget-usd", 0, 0, G_OPTION_ARG_DOUBLE, &usd,
-      "Budget mode: the largest model of the family whose Chinchilla run "
-      "costs at most X dollars, failures included", "X" },
+      "Budget mode: the family's compute-optimal model for X dollars at "
+      "the simulated speed, failures included, beside its published sizes",
+      "X" },
     { "gpu-hours", 0, 0, G_OPTION_ARG_DOUBLE, &gpu_hours,
       "Budget mode, in GPU-hours", "X" },
     { "days", 0, 0, G_OPTION_ARG_DOUBLE, &days,
       "Budget mode, in days", "X" },
     { "family", 0, 0, G_OPTION_ARG_STRING, &family,
-      "The models of budget mode: those named FAMILY-* (default: the "
+      "The published models of budget mode: those named FAMILY-* (default: the "
       "experiment model's name up to its last '-')", "FAMILY" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       "Output format: table (default), json or csv", "FORMAT" },
@@ -718,13 +935,15 @@ cli_plan (int argc, char **argv)
     "(the experiment's reliability: section) and checkpoints (the\n"
     "topology's storage: section), as a seeded Monte Carlo of the run with\n"
     "its mean, p10 and p90, beside the closed form. With --budget-usd,\n"
-    "--gpu-hours or --days, plans each model of a family on Chinchilla's\n"
-    "tokens and gives the largest that fits the budget.");
+    "--gpu-hours or --days, plans each published model of a family on\n"
+    "Chinchilla's tokens and, built by the family's rule, the\n"
+    "compute-optimal size for the budget at its simulated speed.");
   g_option_context_set_description (context,
     "Exit status: 0 success; 1 no plan fits, or a file could not be\n"
     "written; 2 bad usage or bad input (no training.tokens, a topology\n"
     "without storage:, a rate that is not positive, a budget too small for\n"
-    "any model of the family, an unknown family).");
+    "any model of the family, an unknown family, a compute-optimal size\n"
+    "beyond what the family's rule builds).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!cli_parse (context, entries, &argc, &argv))
     return 2;
