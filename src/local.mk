@@ -43,6 +43,8 @@ libtrainsim_la_SOURCES = \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
 	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c \
+	src/cli/cmd-plan-budget.c \
+	src/cli/plan-private.h \
 	src/cli/cmd-constants.c \
 	src/cli/cmd-calibrate.c \
 	src/calib/nccllog.h src/calib/nccllog.c \

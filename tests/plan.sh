@@ -287,6 +287,38 @@ grep -q '^  gpt3-125m    no plan can hold the --set values' "$tmp/out" ||
   fail_because "$(grep gpt3-125m "$tmp/out")"
 verdict "budget mode: a size no plan can hold with the --set values is said so"
 
+
+# --- the cost table (issue 38, item 4) ------------------------------------------
+# Eight compute-optimal sizes, 1.3B to 1T. The ideal column, worked out by
+# hand: 6 x 30e9 x 600e9 FLOPs / (0.45 x 312e12 FLOP/s) / 3600 x $1.5 =
+# $320,513, within 5 % of the seed's $326k; 70B on 1.4T: $1,745,014 against
+# $1.75M. The simulated cost with failures is never below the one without.
+ts plan "$gpt" --table -j 2 -f json
+cp "$tmp/out" "$tmp/table.json"
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/table.json")" -eq 8 ] || fail_because "exit $rc, $(wc -l <"$tmp/table.json") lines"
+grep '"parameters": 30000000000,' "$tmp/table.json" >"$tmp/t30.json"
+grep '"parameters": 70000000000,' "$tmp/table.json" >"$tmp/t70.json"
+i30=$(field ideal_cost_usd "$tmp/t30.json"); i70=$(field ideal_cost_usd "$tmp/t70.json")
+within "$i30" 320512.82 0.0001 && within "$i30" "$(field seed_cost_usd "$tmp/t30.json")" 0.05 \
+  || fail_because "30B: ideal $i30, by hand 320512.82, the seed's 326000"
+within "$i70" 1745014.25 0.0001 && within "$i70" "$(field seed_cost_usd "$tmp/t70.json")" 0.05 \
+  || fail_because "70B: ideal $i70, by hand 1745014.25, the seed's 1750000"
+[ "$(field mosaicml_cost_usd "$tmp/t70.json")" = 2500000 ] || fail_because "70B: MosaicML's figure missing"
+while IFS= read -r line; do
+  printf '%s\n' "$line" >"$tmp/row.json"
+  c=$(field cost_usd "$tmp/row.json"); cf=$(field cost_usd_with_failures "$tmp/row.json")
+  awk -v a="$c" -v b="$cf" 'BEGIN { exit !(a > 0 && b >= a) }' \
+    || fail_because "$(field parameters "$tmp/row.json"): cost $c, with failures $cf"
+  within "$(field model_parameters "$tmp/row.json")" "$(field parameters "$tmp/row.json")" 0.03 \
+    || fail_because "$(field model "$tmp/row.json"): the rule built $(field model_parameters "$tmp/row.json")"
+done <"$tmp/table.json"
+verdict "the cost table: the seed's 30B and 70B rows within 5 %, simulated beside them"
+
+ts plan "$gpt" --table -j 2 -f csv --mfu 0.9 --family gpt3
+i30h=$(awk -F, '$1 == 30000000000 { print $7 }' "$tmp/out")
+[ "$rc" -eq 0 ] && within "$i30h" 160256.41 0.0001 || fail_because "exit $rc; at MFU 0.9 the 30B ideal is $i30h, not half of 320512.82"
+verdict "the cost table at --mfu 0.9: the ideal cost halves"
+
 # --- bad input ----------------------------------------------------------------------
 # refused WHAT PATTERN ARG...: exit 2, and stderr matches PATTERN.
 refused () {
@@ -331,6 +363,12 @@ for bad in 0 -5 nan inf; do
 done
 refused "zero days" "give one budget, .*positive and finite" "$gpt" --days 0
 refused "a family without a budget" "family needs a budget" "$gpt" --family gpt
+refused "the cost table with a budget" "table plans its own sizes" "$gpt" --table --budget-usd 1e6
+refused "--mfu without the table" "mfu is the cost table's" "$gpt" --mfu 0.5
+for bad in 0 1.5 -1 nan; do
+  refused "the cost table at MFU $bad" "mfu is the cost table's (--table), above 0 and at most 1" "$gpt" --table --mfu "$bad"
+done
+refused "the cost table of an unknown family" "family nope: no models named nope-\\* (families: bloom, chinchilla, gpt, gpt3, llama, llama2, llama3, mpt)" "$gpt" --table --family nope
 verdict "bad input exits 2, saying where and what is valid"
 
 finish

@@ -1,7 +1,7 @@
 /* test-family.c: a family's rule (sweep/family.h) rebuilds the family's
- * published shapes from its largest: GPT-3's eight (Brown et al. 2020,
- * Table 2.1, models/gpt3-*.yaml) from 175B's, and refuses sizes beyond
- * its reach. */
+ * published shapes from its largest (GPT-3's eight, Brown et al. 2020
+ * Table 2.1; Chinchilla's, LLaMA 1, 2 and 3, MPT: models/, each file
+ * citing its source), and refuses sizes beyond its reach. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,15 +24,32 @@ load_model (const char *name, ExperimentSpec *e)
                  "%s", error ? error->message : "");
 }
 
-START_TEST (rebuilds_gpt3)
+/* Each family's published shapes, smallest first: its largest is the
+ * rule's model. */
+static const char *const families[][9] = {
+  { "gpt3-125m", "gpt3-350m", "gpt3-760m", "gpt3-1.3b", "gpt3-2.7b",
+    "gpt3-6.7b", "gpt3-13b", "gpt3-175b", NULL },
+  { "chinchilla-1.02b", "chinchilla-2.01b", "chinchilla-4.52b",
+    "chinchilla-6.8b", "chinchilla-9.29b", "chinchilla-16.2b",
+    "chinchilla-70b", NULL },
+  { "llama-7b", "llama-13b", "llama-33b", "llama-65b", NULL },
+  { "llama2-7b", "llama2-13b", "llama2-70b", NULL },
+  { "llama3-8b", "llama3-70b", "llama3-405b", NULL },
+  { "mpt-7b", "mpt-30b", NULL },
+};
+
+/* The rule rebuilds every published size of each family from its largest
+ * within 3 % of its parameters (half a layer of the rule's shape, with
+ * the head counts the rule allows). */
+START_TEST (rebuilds_published)
 {
-  static const char *const sizes[] = {
-    "gpt3-125m", "gpt3-350m", "gpt3-760m", "gpt3-1.3b", "gpt3-2.7b",
-    "gpt3-6.7b", "gpt3-13b", "gpt3-175b",
-  };
+  const char *const *sizes = families[_i];
+  guint n = 0;
+  while (sizes[n])
+    n++;
   ExperimentSpec largest;
-  load_model ("gpt3-175b", &largest);
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+  load_model (sizes[n - 1], &largest);
+  for (guint i = 0; i < n; i++)
     {
       ExperimentSpec e;
       ModelSpec built;
@@ -46,14 +63,36 @@ START_TEST (rebuilds_gpt3)
                      "%s: %.4g parameters, the rule %.4g (%d layers, hidden %d, "
                      "%d heads)", sizes[i], published, got, built.layers,
                      built.hidden, built.heads);
-      /* From 6.7B up the published shapes are the rule's own. */
-      if (published > 6e9)
-        ck_assert_msg (built.layers == e.model.layers
-                       && built.hidden == e.model.hidden
-                       && built.heads == e.model.heads,
-                       "%s: %d layers, hidden %d, %d heads; the rule %d, %d, %d",
-                       sizes[i], e.model.layers, e.model.hidden, e.model.heads,
-                       built.layers, built.hidden, built.heads);
+      ck_assert_int_eq (built.heads % (largest.model.heads
+                                       / largest.model.kv_heads), 0);
+      ck_assert_int_eq (built.hidden / built.heads,
+                        largest.model.hidden / largest.model.heads);
+      experiment_spec_clear (&e);
+    }
+  experiment_spec_clear (&largest);
+}
+END_TEST
+
+/* From 6.7B up GPT-3's published shapes are the rule's own. */
+START_TEST (gpt3_shapes_exact)
+{
+  static const char *const sizes[] = { "gpt3-6.7b", "gpt3-13b", "gpt3-175b" };
+  ExperimentSpec largest;
+  load_model ("gpt3-175b", &largest);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      ExperimentSpec e;
+      ModelSpec built;
+      g_autofree char *why = NULL;
+      load_model (sizes[i], &e);
+      ck_assert (family_rule_build (&largest.model, plan_model_params (&e.model),
+                                    &built, &why));
+      ck_assert_msg (built.layers == e.model.layers
+                     && built.hidden == e.model.hidden
+                     && built.heads == e.model.heads,
+                     "%s: %d layers, hidden %d, %d heads; the rule %d, %d, %d",
+                     sizes[i], e.model.layers, e.model.hidden, e.model.heads,
+                     built.layers, built.hidden, built.heads);
       experiment_spec_clear (&e);
     }
   experiment_spec_clear (&largest);
@@ -86,7 +125,8 @@ main (void)
                                  "gpt3-175b-selene.yaml", NULL);
   Suite *s = suite_create ("family");
   TCase *tc = tcase_create ("rule");
-  tcase_add_test (tc, rebuilds_gpt3);
+  tcase_add_loop_test (tc, rebuilds_published, 0, G_N_ELEMENTS (families));
+  tcase_add_test (tc, gpt3_shapes_exact);
   tcase_add_test (tc, refuses_beyond_reach);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);

@@ -4,6 +4,7 @@
  * checkpoints as a seeded Monte Carlo (sweep/goodput.h) beside its closed
  * form. */
 #include "cli/cli.h"
+#include "cli/plan-private.h"
 #include "base/errors.h"
 #include "base/text.h"
 #include "config/config.h"
@@ -21,26 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Everything the command reports, in the order JSON and CSV give it. */
-typedef struct {
-  char *model, *topology, *framework, *label;
-  GPtrArray *sets;
-  int gpus, nodes, plans_fit, trials, seed;
-  gboolean young_daly;
-  double parameters, tokens;
-  double iteration_time_s, tokens_per_s, model_tflops_per_gpu, mfu;
-  double days, gpu_hours, cost_usd;
-  double checkpoint_bytes, checkpoint_write_s, checkpoint_read_s;
-  double checkpoint_interval_s, mtbf_h, gpu_failures_per_hour,
-         node_failures_per_hour, detection_s, restart_s;
-  double failures, days_with_failures, days_with_failures_p10,
-         days_with_failures_p90, days_expected, days_first_order;
-  double gpu_hours_with_failures, cost_usd_with_failures;
-  double gpu_step_w, pue, energy_mwh, energy_mwh_with_failures;
-  double co2_t, co2_t_with_failures;   /* NAN without a grid intensity */
-} Outcome;
-
-static void
+void
 outcome_clear (Outcome *o)
 {
   g_free (o->model);
@@ -50,7 +32,6 @@ outcome_clear (Outcome *o)
   if (o->sets)
     g_ptr_array_unref (o->sets);
 }
-
 typedef enum { OUT_TEXT, OUT_INT, OUT_DOUBLE, OUT_SETS } OutKind;
 
 typedef struct {
@@ -105,7 +86,7 @@ static const OutField out_fields[] = {
 /* JSON: one object; CSV: a header and a row. The --set arguments are a
  * list in JSON and one cell, "--set K=V --set ...", in CSV, as search
  * writes them. */
-static void
+void
 append_rows (GString *out, const Outcome *o, ReportFormat format)
 {
   gboolean csv = format == REPORT_CSV;
@@ -248,11 +229,6 @@ append_table (GString *out, const Outcome *o)
     g_string_append_printf (out, TABLE_ROW "%.3g t CO2, %.3g with failures\n",
                             "", o->co2_t, o->co2_t_with_failures);
 }
-
-/* Budget mode's *STATUS (never an exit status) for a size that no plan
- * can hold with the values --set holds, where 1 is one that none fits in
- * memory. */
-#define PLAN_NONE_HOLDS 3
 
 /* The run's plan: the fastest that fits (*PLANS_FIT of them), or the
  * experiment's own with AS_WRITTEN (*PLANS_FIT 0). FALSE with *STATUS
@@ -464,10 +440,7 @@ outcome_fill (Outcome *o, const PlanCandidate *c, const ExperimentSpec *e)
   return TRUE;
 }
 
-/* Plans the run of the experiment PATH under SETS into *O: FALSE, with
- * *STATUS the exit status, when it cannot (said on stderr unless QUIET
- * and no plan fits). */
-static gboolean
+gboolean
 plan_run (const char *path, const char *const *sets, int jobs,
           gboolean as_written, gboolean quiet, Outcome *o, int *status)
 {
@@ -491,413 +464,13 @@ plan_run (const char *path, const char *const *sets, int jobs,
   return ok;
 }
 
-/* 126M, 12.9B, 3.49T: parameters and tokens. */
-static char *
-fmt_count (double n)
-{
-  return n >= 1e12 ? g_strdup_printf ("%.3gT", n / 1e12)
-         : n >= 1e9 ? g_strdup_printf ("%.3gB", n / 1e9)
-         : g_strdup_printf ("%.3gM", n / 1e6);
-}
-
-/* Budget mode: what a run may spend, in one of three measures. */
-typedef struct {
-  const char *flag;       /* "--budget-usd" */
-  double limit;
-  gsize spent;            /* the Outcome member it is held against */
-  const char *unit;
-} Budget;
-
-static double
-budget_spent (const Budget *b, const Outcome *o)
-{
-  return G_STRUCT_MEMBER (double, o, b->spent);
-}
-
-static int
-by_parameters (gconstpointer a, gconstpointer b)
-{
-  const Outcome *x = a, *y = b;
-  return (x->parameters > y->parameters) - (x->parameters < y->parameters);
-}
-
-/* The --set lines of one size of budget mode, NULL-terminated: the model
- * NAME on Chinchilla's tokens, then SETS, which apply to every size
- * (model.seq_len, say; set before the size, they were dropped with the
- * model they changed), then SHAPE's, where the family's rule built it. */
-static GPtrArray *
-size_sets (const char *name, const char *const *sets, const ModelSpec *shape)
-{
-  GPtrArray *all = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (all, g_strconcat ("model=", name, NULL));
-  g_ptr_array_add (all, g_strdup ("training.tokens=chinchilla"));
-  for (int k = 0; sets && sets[k]; k++)
-    g_ptr_array_add (all, g_strdup (sets[k]));
-  if (shape)
-    {
-      g_ptr_array_add (all, g_strdup_printf ("model.layers=%d", shape->layers));
-      g_ptr_array_add (all, g_strdup_printf ("model.hidden=%d", shape->hidden));
-      g_ptr_array_add (all, g_strdup_printf ("model.heads=%d", shape->heads));
-      g_ptr_array_add (all, g_strdup_printf ("model.kv_heads=%d",
-                                             shape->kv_heads));
-      g_ptr_array_add (all, g_strdup_printf ("model.ffn_hidden=%d",
-                                             shape->ffn_hidden));
-    }
-  g_ptr_array_add (all, NULL);
-  return all;
-}
-
-/* Plans one size of budget mode under its --set lines ALL (size_sets)
- * into *O, whose own --set lines then replay it: ALL first, as planned. */
-static gboolean
-plan_size (const char *path, GPtrArray *all, int jobs, Outcome *o,
-           int *status)
-{
-  *o = (Outcome) { NULL };
-  if (!plan_run (path, (const char *const *) all->pdata, jobs, FALSE, TRUE, o,
-                 status))
-    {
-      outcome_clear (o);
-      return FALSE;
-    }
-  for (guint k = 0; k + 1 < all->len; k++)
-    g_ptr_array_insert (o->sets, (gint) k, g_strdup (g_ptr_array_index (all, k)));
-  return TRUE;
-}
-
-/* The compute-optimal size for the budget B at O's FLOPs per unit of it:
- * C = 6 N D with D = TPP N, so N* = sqrt (C / (6 TPP)). */
-static double
-optimum_at (const Budget *b, const Outcome *o, double tpp)
-{
-  double rate = 6 * o->parameters * o->tokens / budget_spent (b, o);
-  return sqrt (rate * b->limit / (6 * tpp));
-}
-
-/* Budget mode's compute-optimal run: the family's rule (sweep/family.h)
- * builds N* from LARGEST, the size is planned, and its simulated FLOPs
- * per unit of budget give the next N*, until the rule builds a shape
- * planned already, at most 8 rounds. The speed moves little with the
- * size, but with the layers that the stages divide: on selene the rounds
- * for $1M circle among 65 to 68 layers, within 4 % of the budget. N0
- * starts it. *CHOSEN: of the sizes planned, the largest whose run fits
- * the budget, else the cheapest; *N_STAR the optimum at its speed;
- * *ROUNDS the sizes planned. FALSE with *STATUS the exit status, said on
- * stderr. */
-static gboolean
-plan_optimum (const char *path, const char *const *sets, int jobs,
-              const Budget *b, const ModelSpec *largest, double tpp,
-              double n0, Outcome *chosen, double *n_star, int *rounds,
-              int *status)
-{
-  g_autoptr (GArray) planned = g_array_new (FALSE, TRUE, sizeof (Outcome));
-  g_autoptr (GArray) shapes = g_array_new (FALSE, TRUE, sizeof (ModelSpec));
-  double n = n0;
-  gboolean ok = TRUE;
-  while (ok && planned->len < 8)
-    {
-      ModelSpec shape;
-      g_autofree char *why = NULL;
-      if (!family_rule_build (largest, n, &shape, &why))
-        {
-          cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size: %s",
-                        b->flag, b->limit, why);
-          *status = 2;
-          ok = FALSE;
-          break;
-        }
-      gboolean seen = FALSE;
-      for (guint i = 0; i < shapes->len; i++)
-        {
-          const ModelSpec *s = &g_array_index (shapes, ModelSpec, i);
-          seen = seen || (s->layers == shape.layers && s->hidden == shape.hidden);
-        }
-      if (seen)
-        break;
-      g_array_append_val (shapes, shape);
-      g_autoptr (GPtrArray) all = size_sets (largest->name, sets, &shape);
-      Outcome o;
-      if (!plan_size (path, all, jobs, &o, status))
-        {
-          if (*status == 1 || *status == PLAN_NONE_HOLDS)
-            cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size, "
-                          "%.3g parameters (%d layers, hidden %d), %s",
-                          b->flag, b->limit, n, shape.layers, shape.hidden,
-                          *status == 1 ? "fits in memory on no plan"
-                          : "no plan can hold with the --set values");
-          *status = MIN (*status, 2);
-          ok = FALSE;
-          break;
-        }
-      g_array_append_val (planned, o);
-      n = optimum_at (b, &o, tpp);
-    }
-  int pick = -1;
-  for (guint i = 0; ok && i < planned->len; i++)
-    {
-      const Outcome *o = &g_array_index (planned, Outcome, i);
-      const Outcome *p = pick < 0 ? NULL : &g_array_index (planned, Outcome, pick);
-      gboolean fits = budget_spent (b, o) <= b->limit;
-      gboolean p_fits = p && budget_spent (b, p) <= b->limit;
-      if (p == NULL
-          || (fits && (!p_fits || o->parameters > p->parameters))
-          || (!fits && !p_fits && budget_spent (b, o) < budget_spent (b, p)))
-        pick = (int) i;
-    }
-  for (guint i = 0; i < planned->len; i++)
-    if ((int) i == pick)
-      *chosen = g_array_index (planned, Outcome, i);
-    else
-      outcome_clear (&g_array_index (planned, Outcome, i));
-  if (ok)
-    {
-      *n_star = optimum_at (b, chosen, tpp);
-      *rounds = (int) planned->len;
-    }
-  return ok;
-}
-
-/* Budget mode: each published model of FAMILY (models/FAMILY-*) planned
- * on Chinchilla's tokens (the experiment's tokens_per_parameter, default
- * 20: D = 20 N), beside the compute-optimal one that the family's rule
- * builds (plan_optimum). With compute C = 6 N D = 120 N^2 growing as N^2,
- * the optimum for the compute the budget buys is N* = sqrt (C / 120)
- * (Hoffmann et al. 2022, Table 3: its FLOPs are 6 N D, and sqrt (C / 120)
- * is within 4 % above its N at every size, 400M to 10T); the search
- * starts at the largest published size within the budget, its FLOPs per
- * unit of budget, and goes on at the built size's own. */
-static int
-plan_budget (const char *path, const char *const *sets, int jobs,
-             const char *family, const Budget *b, ReportFormat format,
-             const char *output)
-{
-  g_autofree char *families = NULL;
-  g_autoptr (GPtrArray) names = config_model_family (path, family, &families);
-  if (names->len == 0)
-    {
-      cli_printerr ("trainsim plan: --family %s: no models named %s-* "
-                    "(families: %s)", family, family, families);
-      return 2;
-    }
-  for (int k = 0; sets && sets[k]; k++)
-    if (g_str_has_prefix (sets[k], "model=")
-        || g_str_has_prefix (sets[k], "training.tokens="))
-      {
-        cli_printerr ("trainsim plan: --set %s: a budget plans each size of the "
-                      "family (--family) on Chinchilla's tokens; --set model.KEY "
-                      "changes every size, training.tokens_per_parameter the "
-                      "tokens", sets[k]);
-        return 2;
-      }
-  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Outcome));
-  g_autoptr (GPtrArray) unfit = g_ptr_array_new_with_free_func (g_free);
-  guint held = 0;   /* of UNFIT, sizes no plan can hold with the --set values */
-  /* The family's largest published model, whose shape the rule keeps. */
-  ExperimentSpec largest = { 0 };
-  double largest_n = 0;
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *name = g_ptr_array_index (names, i);
-      g_autoptr (GPtrArray) all = size_sets (name, sets, NULL);
-      ExperimentSpec e;
-      /* One that does not load fails its plan below, saying why. */
-      if (config_load_experiment (path, (const char *const *) all->pdata, &e,
-                                  NULL))
-        {
-          if (plan_model_params (&e.model) > largest_n)
-            {
-              largest_n = plan_model_params (&e.model);
-              experiment_spec_clear (&largest);
-              largest = e;
-            }
-          else
-            experiment_spec_clear (&e);
-        }
-      Outcome o;
-      int status;
-      if (plan_size (path, all, jobs, &o, &status))
-        g_array_append_val (rows, o);
-      else
-        {
-          if (status != 1 && status != PLAN_NONE_HOLDS)
-            {
-              experiment_spec_clear (&largest);
-              return status;
-            }
-          held += status == PLAN_NONE_HOLDS;
-          g_autofree char *shown = text_shown (name);
-          g_ptr_array_add (unfit, g_strdup_printf (
-            "%-12s %s", shown, status == 1 ? "no plan fits in memory"
-            : "no plan can hold the --set values (trainsim run says why)"));
-        }
-    }
-  g_array_sort (rows, by_parameters);
-  int best = -1;
-  for (guint i = 0; i < rows->len; i++)
-    if (budget_spent (b, &g_array_index (rows, Outcome, i)) <= b->limit)
-      best = (int) i;
-  if (best < 0)
-    {
-      const Outcome *least = rows->len ? &g_array_index (rows, Outcome, 0) : NULL;
-      if (least)
-        cli_printerr ("trainsim plan: %s %.15g is too small for any model of "
-                      "family %s: the smallest, %s, needs %.4g %s",
-                      b->flag, b->limit, family, least->model,
-                      budget_spent (b, least), b->unit);
-      else if (held == 0)
-        cli_printerr ("trainsim plan: no model of family %s fits in "
-                      "memory", family);
-      else
-        cli_printerr ("trainsim plan: no model of family %s fits in memory "
-                      "or can hold the --set values (%u of them cannot); trainsim "
-                      "run with those values says why", family, held);
-      for (guint i = 0; i < rows->len; i++)
-        outcome_clear (&g_array_index (rows, Outcome, i));
-      experiment_spec_clear (&largest);
-      return 2;
-    }
-  const Outcome *start = &g_array_index (rows, Outcome, best);
-  double tpp = start->tokens / start->parameters;
-  Outcome chosen;
-  double n_star;
-  int rounds, status;
-  gboolean ok = plan_optimum (path, sets, jobs, b, &largest.model, tpp,
-                              optimum_at (b, start, tpp), &chosen, &n_star,
-                              &rounds, &status);
-  g_autofree char *template = g_strdup (largest.model.name);
-  experiment_spec_clear (&largest);
-  if (!ok)
-    {
-      for (guint i = 0; i < rows->len; i++)
-        outcome_clear (&g_array_index (rows, Outcome, i));
-      return status;
-    }
-  /* The built size, named by its family and size, among the published. */
-  g_autofree char *size = fmt_count (chosen.parameters);
-  g_autofree char *lower = g_ascii_strdown (size, -1);
-  g_free (chosen.model);
-  chosen.model = g_strconcat (family, "-", lower, NULL);
-  g_array_append_val (rows, chosen);
-  g_array_sort (rows, by_parameters);
-  const Outcome *below = NULL, *above = NULL, *c = NULL;
-  for (guint i = 0; i < rows->len; i++)
-    {
-      const Outcome *r = &g_array_index (rows, Outcome, i);
-      if (r->sets == chosen.sets)
-        c = r;
-      else if (c == NULL)
-        below = r;
-      else if (above == NULL)
-        above = r;
-    }
-  g_autoptr (GString) out = g_string_new (NULL);
-  if (format == REPORT_TABLE)
-    {
-      /* The names from the input, shown (base/text.h). */
-      g_autofree char *family_shown = text_shown (family);
-      g_autofree char *topology = text_shown (c->topology);
-      g_string_append_printf (out, "trainsim plan %s %.15g: family %s, %.3g "
-                              "tokens a parameter, on %s, %d GPUs\n", b->flag,
-                              b->limit, family_shown, tpp, topology, c->gpus);
-      g_string_append_printf (out, "  %-12s %10s %10s %9s %9s %11s %15s\n",
-                              "model", "params", "tokens", "days",
-                              "+failures", "GPU-hours", "cost");
-      for (guint i = 0; i < rows->len; i++)
-        {
-          const Outcome *r = &g_array_index (rows, Outcome, i);
-          g_autofree char *usd = report_fmt_usd (r->cost_usd_with_failures);
-          g_autofree char *gpuh = report_fmt_si (r->gpu_hours_with_failures);
-          g_autofree char *params = fmt_count (r->parameters);
-          g_autofree char *tokens = fmt_count (r->tokens);
-          g_autofree char *model = text_shown (r->model);
-          g_string_append_printf (out, "%s %-12s %10s %10s %9.*g %9.*g "
-                                  "%11s %15s\n", r == c ? "*" : " ",
-                                  model, params, tokens,
-                                  r->days < 1000 ? 3 : 4, r->days,
-                                  r->days_with_failures < 1000 ? 3 : 4,
-                                  r->days_with_failures, gpuh, usd);
-        }
-      for (guint i = 0; i < unfit->len; i++)
-        g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (unfit, i));
-      g_autofree char *params_star = fmt_count (n_star);
-      g_autofree char *tokens_star = fmt_count (tpp * n_star);
-      g_autofree char *model = text_shown (c->model);
-      g_autofree char *shown_template = text_shown (template);
-      g_autofree char *label = text_shown (c->label);
-      g_string_append_printf (out, "  compute-optimal at %s's simulated FLOPs "
-                              "per %s: %s parameters on %s tokens (%d round%s)\n",
-                              model, b->unit, params_star, tokens_star, rounds,
-                              rounds == 1 ? "" : "s");
-      g_string_append_printf (out, "  * %s: built by the family's rule from "
-                              "%s (%s), %.1f %% of the budget;\n", model,
-                              shown_template, label,
-                              100 * budget_spent (b, c) / b->limit);
-      g_autofree char *near_below = below ? text_shown (below->model) : NULL;
-      g_autofree char *near_above = above ? text_shown (above->model) : NULL;
-      g_string_append_printf (out, "    the nearest published: %s below, %s "
-                              "above\n", below ? near_below : "none",
-                              above ? near_above : "none");
-    }
-  else
-    {
-      for (guint i = 0; i < rows->len; i++)
-        {
-          g_autoptr (GString) row = g_string_new (NULL);
-          append_rows (row, &g_array_index (rows, Outcome, i), format);
-          /* CSV: the header once, then a row per size; JSON: a line each. */
-          const char *body = format == REPORT_CSV && i > 0
-                             ? strchr (row->str, '\n') + 1 : row->str;
-          g_string_append (out, body);
-        }
-      /* JSON: a last line, the optimum and the size chosen for it. */
-      if (format == REPORT_JSON)
-        {
-          g_string_append (out, "{\"optimum\": {\"parameters\": ");
-          report_append_number (out, n_star);
-          g_string_append (out, ", \"tokens\": ");
-          report_append_number (out, tpp * n_star);
-          g_string_append_printf (out, ", \"rounds\": %d}, \"chosen\": "
-                                  "{\"model\": ", rounds);
-          report_append_json_string (out, c->model);
-          g_string_append (out, ", \"built_from\": ");
-          report_append_json_string (out, template);
-          const struct { const char *key; double v; } fields[] = {
-            { "parameters", c->parameters }, { "tokens", c->tokens },
-            { "cost_usd", c->cost_usd_with_failures },
-            { "gpu_hours", c->gpu_hours_with_failures },
-            { "days", c->days_with_failures },
-          };
-          for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-            {
-              g_string_append_printf (out, ", \"%s\": ", fields[i].key);
-              report_append_number (out, fields[i].v);
-            }
-          g_string_append (out, "}, \"nearest\": {\"below\": ");
-          if (below)
-            report_append_json_string (out, below->model);
-          else
-            g_string_append (out, "null");
-          g_string_append (out, ", \"above\": ");
-          if (above)
-            report_append_json_string (out, above->model);
-          else
-            g_string_append (out, "null");
-          g_string_append (out, "}}\n");
-        }
-    }
-  g_autoptr (GError) error = NULL;
-  status = report_write (output, out, &error) ? 0 : cli_fail (error);
-  for (guint i = 0; i < rows->len; i++)
-    outcome_clear (&g_array_index (rows, Outcome, i));
-  return status;
-}
-
 int
 cli_plan (int argc, char **argv)
 {
   g_auto (GStrv) sets = NULL;
   g_autofree char *format_name = NULL, *output = NULL, *family = NULL;
-  gboolean as_written = FALSE;
+  gboolean as_written = FALSE, table = FALSE;
+  double mfu = -DBL_MAX;
   int jobs = G_MININT;   /* not given: the core count */
   /* -DBL_MAX: not given (0, a negative, NaN or infinity given is refused). */
   double usd = -DBL_MAX, gpu_hours = -DBL_MAX, days = -DBL_MAX;
@@ -915,6 +488,13 @@ cli_plan (int argc, char **argv)
       "Budget mode, in GPU-hours", "X" },
     { "days", 0, 0, G_OPTION_ARG_DOUBLE, &days,
       "Budget mode, in days", "X" },
+    { "table", 0, 0, G_OPTION_ARG_NONE, &table,
+      "The cost table: compute-optimal models of the family from 1.3B to 1T "
+      "parameters, their ideal cost at --mfu as cost tables compute it, the "
+      "published figures, and the simulated cost", NULL },
+    { "mfu", 0, 0, G_OPTION_ARG_DOUBLE, &mfu,
+      "The cost table's flat MFU (default 0.45, what its published rows "
+      "imply)", "X" },
     { "family", 0, 0, G_OPTION_ARG_STRING, &family,
       "The published models of budget mode: those named FAMILY-* (default: the "
       "experiment model's name up to its last '-')", "FAMILY" },
@@ -983,13 +563,25 @@ cli_plan (int argc, char **argv)
   jobs = jobs > 0 ? jobs : (int) g_get_num_processors ();
   if (cli_output_is_input ("plan", output, argv[1]))
     return 2;
-  if (budget == NULL && family != NULL)
+  if (table && (budget != NULL || as_written))
     {
-      cli_printerr ("trainsim plan: --family needs a budget (--budget-usd, "
-                    "--gpu-hours or --days)");
+      cli_printerr ("trainsim plan: --table plans its own sizes: give it "
+                    "without a budget and without --as-written");
       return 2;
     }
-  if (budget != NULL)
+  if (mfu != -DBL_MAX && (!table || !(mfu > 0 && mfu <= 1)))
+    {
+      cli_printerr ("trainsim plan: --mfu is the cost table's (--table), "
+                    "above 0 and at most 1");
+      return 2;
+    }
+  if (budget == NULL && !table && family != NULL)
+    {
+      cli_printerr ("trainsim plan: --family needs a budget (--budget-usd, "
+                    "--gpu-hours or --days) or --table");
+      return 2;
+    }
+  if (budget != NULL || table)
     {
       g_autoptr (GError) error = NULL;
       ExperimentSpec base;
@@ -1003,6 +595,10 @@ cli_plan (int argc, char **argv)
           family = g_strndup (name, dash ? (gsize) (dash - name) : 0);
           experiment_spec_clear (&base);
         }
+      if (table)
+        return plan_table (argv[1], (const char *const *) sets, jobs, family,
+                           mfu == -DBL_MAX ? PLAN_TABLE_MFU : mfu, format,
+                           output);
       return plan_budget (argv[1], (const char *const *) sets, jobs, family,
                           budget, format, output);
     }
