@@ -105,6 +105,8 @@ table () {
 2 | variability-slow-nodes.yaml:3:52: variability.slow_nodes 3 is more than the job's 2 nodes | - | run $d/variability-slow-nodes.yaml
 2 | --set topology.variability.jitter: topology.variability.jitter must be a share in [0, 1) | - | run $d/valid.yaml --set topology.variability.jitter=-0.1
 2 | --set topology.variability.slow_node_slowdown: topology.variability.slow_node_slowdown must be a share in [0, 1) | - | run $d/valid.yaml --set topology.variability.slow_node_slowdown=1.5
+# A device's generation (issue 33): ampere or hopper.
+2 | --set topology.gpu.generation: topology.gpu.generation: unknown value 'volta'; valid values: ampere or hopper | - | run $d/valid.yaml --set topology.gpu.generation=volta
 2 | --set topology.variability.spread: unknown key 'spread' in topology.variability; valid keys: gpu_speed_spread, jitter, slow_nodes, slow_node_slowdown, seed | - | run $d/valid.yaml --set topology.variability.spread=0.1
 2 | --set topology.variability.slow_nodes: topology.variability.slow_nodes must be an integer from 0 to 1000000 | - | run $d/valid.yaml --set topology.variability.slow_nodes=-1
 2 | --set topology.inter_node.fabric.background.congestion_exponent: topology.inter_node.fabric.background: load 0.999999999 with congestion_exponent 40 | Bail out | run $d/valid.yaml --set topology.inter_node.fabric.background.load=0.999999999 --set topology.inter_node.fabric.background.congestion_exponent=40

@@ -332,6 +332,21 @@ assert_attention_forward (const ComputeModel *cm, Attention impl, int64_t bh,
                  got, expect);
 }
 
+/* FlashAttention-2's causal forward + backward at the benchmark's shape
+ * (16k tokens at hidden 2048, d = 128 (16 heads), 2k sequence: 8 x 16
+ * sequence-heads, 16 x 128 = 2048 blocks) takes its FLOPs at rate x wave. */
+static void
+assert_attention_benchmark (const ComputeModel *cm, double rate, double wave)
+{
+  double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
+  Kernel f = compute_attention (cm, ATTENTION_FLASH2, 128, 2048, 128, FALSE);
+  Kernel b = compute_attention (cm, ATTENTION_FLASH2, 128, 2048, 128, TRUE);
+  double got = compute_kernel_time (cm, &f) + compute_kernel_time (cm, &b);
+  double expect = 3.5 * fwd / (rate * wave);
+  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
+                 got, expect);
+}
+
 /* Fused attention runs at Dao 2023's Figure 4 rates: exactly at the
  * benchmark's shape, interpolated between its points, clamped beyond
  * them, and slower when a small grid leaves SMs idle. */
@@ -340,17 +355,10 @@ START_TEST (test_attention_kernels)
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
   ComputeModel cm;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
-  /* The benchmark: 16k tokens at hidden 2048, d = 128 (16 heads), 2k
-   * sequence: 8 x 16 sequence-heads, 16 x 128 = 2048 blocks in 19 waves
-   * of 108 SMs; FA-2's causal forward + backward at 155 TFLOP/s. */
+  /* The benchmark's 2048 blocks in 19 waves of 108 SMs; FA-2's causal
+   * forward + backward at 155 TFLOP/s. */
   double wave = 2048.0 / (19 * 108);
-  double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
-  Kernel f = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, FALSE);
-  Kernel b = compute_attention (&cm, ATTENTION_FLASH2, 128, 2048, 128, TRUE);
-  double got = compute_kernel_time (&cm, &f) + compute_kernel_time (&cm, &b);
-  double expect = 3.5 * fwd / (155e12 * wave);
-  ck_assert_msg (fabs (got / expect - 1) < 1e-12, "got %.9g expected %.9g",
-                 got, expect);
+  assert_attention_benchmark (&cm, 155e12, wave);
   /* d = 96 sits halfway between the d = 64 (140) and d = 128 (155)
    * rates; the same grid. */
   assert_attention_forward (&cm, ATTENTION_FLASH2, 128, 2048, 96, 147.5e12,
@@ -377,6 +385,37 @@ START_TEST (test_attention_kernels)
         ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1]);
         ck_assert (t[ATTENTION_FLASH2] < t[ATTENTION_FLASH1_TRITON]);
       }
+}
+END_TEST
+
+/* A Hopper GPU (generation: hopper) takes its large GEMMs at the A100's
+ * calibrated efficiency times 0.803 / 0.869 (Bekman's MAMF table), and
+ * its fused attention at FlashAttention-2's H100 rates: at the benchmark's
+ * shape, FA-2 causal forward + backward at d = 128 and 2k tokens, 265
+ * TFLOP/s (of 989.4: 2048 blocks in 16 waves of 132 SMs), not the A100's
+ * 155 / 312 of 989.4 (491). An ampere device with the same peak keeps the
+ * A100's rates. */
+START_TEST (test_hopper_kernels)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  DeviceSpec h100 = e.topology.gpu;
+  h100.peak_flops[PRECISION_BF16] = 989.4e12;
+  h100.sms = 132;
+  h100.generation = GENERATION_HOPPER;
+  ComputeModel cm, ampere;
+  compute_model_init (&cm, &h100, &e.compute, PRECISION_BF16);
+  ck_assert_msg (fabs (cm.matmul_efficiency
+                       - LEDGER (MATMUL_EFFICIENCY) * 0.803 / 0.869) < 1e-12,
+                 "matmul efficiency %.6g", cm.matmul_efficiency);
+  double wave = 2048.0 / (16 * 132);
+  assert_attention_benchmark (&cm, 265e12, wave);
+  /* FA v1 at d = 64 and 16k tokens: 156 TFLOP/s on an H100. */
+  assert_attention_forward (&cm, ATTENTION_FLASH1, 32, 16384, 64, 156e12,
+                            4096.0 / (32 * 132));
+  h100.generation = GENERATION_AMPERE;
+  compute_model_init (&ampere, &h100, &e.compute, PRECISION_BF16);
+  ck_assert (ampere.matmul_efficiency == LEDGER (MATMUL_EFFICIENCY));
+  assert_attention_benchmark (&ampere, 155e12 / 312e12 * 989.4e12, wave);
 }
 END_TEST
 
@@ -2609,6 +2648,7 @@ sim_suite (void)
   tcase_add_test (models, test_mlp_block_ops);
   tcase_add_test (models, test_hbm_calibration);
   tcase_add_test (models, test_attention_kernels);
+  tcase_add_test (models, test_hopper_kernels);
   tcase_add_test (models, test_loss_and_softmax_ops);
   tcase_add_test (models, test_softmax_keys);
   tcase_add_test (models, test_host_dispatch);

@@ -24,6 +24,7 @@ const Field config_device_fields[] = {
   F ("matmul_efficiency", F_FRACTION, DeviceSpec, matmul_efficiency),
   F ("hbm_efficiency", F_FRACTION, DeviceSpec, hbm_efficiency),
   F ("sms", F_INT, DeviceSpec, sms),
+  F ("generation", F_ENUM, DeviceSpec, generation, .arg = SPEC_ENUM_GENERATION),
   END
 };
 

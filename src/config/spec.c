@@ -38,6 +38,9 @@ static const char *const placement_names[PLACEMENT_N] = {
 static const char *const background_names[BACKGROUND_N] = {
   [BACKGROUND_STEADY] = "steady", [BACKGROUND_BURSTY] = "bursty",
 };
+static const char *const generation_names[GENERATION_N] = {
+  [GENERATION_AMPERE] = "ampere", [GENERATION_HOPPER] = "hopper",
+};
 
 static const char *const mlp_names[MLP_N] = {
   [MLP_GELU] = "gelu", [MLP_SWIGLU] = "swiglu",
@@ -99,6 +102,7 @@ static const struct {
   [SPEC_ENUM_VALIDATION_KIND] = { validation_kind_names, VALIDATION_KIND_N },
   [SPEC_ENUM_PLACEMENT] = { placement_names, PLACEMENT_N },
   [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
+  [SPEC_ENUM_GENERATION] = { generation_names, GENERATION_N },
 };
 
 double

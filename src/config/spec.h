@@ -89,6 +89,14 @@ typedef enum {
   BACKGROUND_N
 } BackgroundPattern;
 
+/* A GPU's generation: which kernel measurements (GEMM and fused
+ * attention, hw/device.c) price its kernels. */
+typedef enum {
+  GENERATION_AMPERE,   /* A100: the default */
+  GENERATION_HOPPER,   /* H100, H200 */
+  GENERATION_N
+} Generation;
+
 /* How a GPU's collective traffic reaches the NICs: over NVLink to any NIC
  * of the node (NCCL's PXN, and rings whose channels leave by every NIC), or
  * over PCIe to its own NIC only. */
@@ -217,6 +225,7 @@ typedef enum {
   SPEC_ENUM_VALIDATION_KIND,
   SPEC_ENUM_PLACEMENT,
   SPEC_ENUM_BACKGROUND,
+  SPEC_ENUM_GENERATION,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -257,6 +266,7 @@ typedef struct {
   double matmul_efficiency;      /* fraction of peak reached by large GEMMs */
   double hbm_efficiency;         /* fraction of HBM bandwidth reached */
   int sms;                       /* streaming multiprocessors; 0: an A100's 108 */
+  Generation generation;         /* default ampere */
 } DeviceSpec;
 
 /* --- topology ------------------------------------------------------------ */

@@ -105,6 +105,20 @@
  * OP_LAUNCH_S: one op issued below Python, through PyTorch's dispatcher
  *   and the CUDA launch: the 8 us of a bare torch.add above (its Python
  *   part included, so an upper bound). Not fitted.
+ * Generations: a Hopper GPU (a device profile's `generation: hopper`)
+ *   reaches a smaller fraction of its peak than an A100 in the same bare
+ *   GEMM benchmark: 80.3 % against 86.9 % (MAMF_H100, MAMF_A100: Bekman's
+ *   mamf-finder table, one tool, one author). Its large GEMMs in training
+ *   are taken to lose the same share: MATMUL_EFFICIENCY x 0.803 / 0.869 =
+ *   0.725. Its fused attention runs at its own measured rates (the H100
+ *   figure of the same FlashAttention-2 paper: FlashAttention-2 reaches
+ *   189 TFLOP/s of an A100's 312, 61 %, and 328 of an H100's 989, 33 %,
+ *   at head dimension 128 and 16k tokens, causal). Nothing here was fitted
+ *   to an H100 run. The HBM efficiency stays the A100's: no published
+ *   measurement of an H100 SXM's copy bandwidth was found (an H100 PCIe
+ *   reaches 0.85-0.92 of its 2 TB/s in D. Ernst's gpu-benches stream
+ *   kernels, te42kyfo/gpu-benches, h100_pcie.txt, against 0.85-0.86 for an
+ *   A100 80GB).
  * A100_SMS: an A100's streaming multiprocessors (NVIDIA A100 Tensor Core
  *   GPU Architecture whitepaper, 2020: 108 SMs), for a device profile
  *   that does not give its own `sms`. */
@@ -115,8 +129,12 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
 {
   cm->peak_flops = device->peak_flops[precision];
   cm->hbm_bandwidth = device->hbm_bandwidth;
+  double matmul = LEDGER (MATMUL_EFFICIENCY);
+  if (device->generation == GENERATION_HOPPER)
+    matmul *= LEDGER (MAMF_H100) / LEDGER (MAMF_A100);
+  cm->generation = device->generation;
   cm->matmul_efficiency = device->matmul_efficiency > 0
-    ? device->matmul_efficiency : LEDGER (MATMUL_EFFICIENCY);
+    ? device->matmul_efficiency : matmul;
   cm->hbm_efficiency = device->hbm_efficiency > 0
     ? device->hbm_efficiency : LEDGER (HBM_EFFICIENCY);
   if (compute->matmul_efficiency > 0)
@@ -153,8 +171,9 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
  * docstring places it: "Overall Triton forward + backward is slightly
  * slower than CUDA forward + backward" (flash_attn/flash_attn_triton.py,
  * commit 4f285b35): it runs at FlashAttention v1's rates, an upper bound.
- * A rate is used as a fraction of the A100's 312 TFLOPS, so that another
- * device scales with its peak. Measured points only: a sequence outside
+ * A rate is used as a fraction of the peak of the GPU it was measured on
+ * (the A100's 312 TFLOPS; a Hopper GPU has its own table, below), so that
+ * another device of the generation scales with its peak. Measured points only: a sequence outside
  * 512-16k takes the nearest end's rate, and a head dimension between 64
  * and 128 (or outside) is interpolated (or takes the nearest). */
 #define ATTN_POINTS 6
@@ -162,17 +181,34 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
  * tile the queries in blocks of 128 rows, one block per (sequence, head,
  * row block). */
 
-/* Rate at head dimension row (0: 64, 1: 128), linear in log2 of s. */
+/* Each generation's measured rates (flash1, flash2) and the peak of the
+ * GPU they were measured on. */
+typedef struct {
+  LedgerId flash1, flash2, peak;
+} AttentionTable;
+
+static const AttentionTable attention_tables[GENERATION_N] = {
+  [GENERATION_AMPERE] = { LEDGER_ATTN_FLASH1_TFLOPS, LEDGER_ATTN_FLASH2_TFLOPS,
+                          LEDGER_ATTN_BENCH_PEAK },
+  [GENERATION_HOPPER] = { LEDGER_ATTN_FLASH1_TFLOPS_H100,
+                          LEDGER_ATTN_FLASH2_TFLOPS_H100,
+                          LEDGER_ATTN_BENCH_PEAK_H100 },
+};
+
+/* Fraction of the measured GPU's peak at head dimension row (0: 64, 1:
+ * 128), linear in log2 of s. */
 static double
-attention_rate_at (Attention impl, int row, int64_t s)
+attention_rate_at (const ComputeModel *cm, Attention impl, int row, int64_t s)
 {
   double x = log2 ((double) s) - 9;   /* 0 at 512, 5 at 16k */
   x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
   int i = MIN ((int) x, ATTN_POINTS - 2);
   /* flash1-triton runs at flash1's rates (above). */
-  const double *r = (impl == ATTENTION_FLASH2 ? LEDGER_VALUES (ATTN_FLASH2_TFLOPS)
-                     : LEDGER_VALUES (ATTN_FLASH1_TFLOPS)) + row * ATTN_POINTS;
-  return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12;
+  const AttentionTable *t = &attention_tables[cm->generation];
+  const double *r = ledger_entries[impl == ATTENTION_FLASH2 ? t->flash2
+                                   : t->flash1].values + row * ATTN_POINTS;
+  return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12
+         / ledger_entries[t->peak].value;
 }
 
 /* Of the SMs' waves, the fraction doing work: the last wave of a small
@@ -193,11 +229,11 @@ static double
 attention_efficiency (const ComputeModel *cm, const Kernel *a)
 {
   double dx = CLAMP (((double) a->k - 64) / 64, 0.0, 1.0);
-  double rate = (1 - dx) * attention_rate_at (a->attention, 0, a->m)
-                + dx * attention_rate_at (a->attention, 1, a->m);
+  double rate = (1 - dx) * attention_rate_at (cm, a->attention, 0, a->m)
+                + dx * attention_rate_at (cm, a->attention, 1, a->m);
   int64_t block = (int64_t) LEDGER (ATTN_BLOCK_ROWS);
   int64_t rows = (a->m + block - 1) / block;
-  return rate / LEDGER (ATTN_BENCH_PEAK) * wave_efficiency (cm, (double) a->batch * rows);
+  return rate * wave_efficiency (cm, (double) a->batch * rows);
 }
 
 /* The rate a GEMM keeps for one of its sizes: full where it is a multiple

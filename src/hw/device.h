@@ -42,6 +42,7 @@ typedef struct {
                             * Python or modules (a loop of copy_ inside
                             * PyTorch); 0 under the MFU model */
   int sms;                 /* streaming multiprocessors, for wave quantization */
+  Generation generation;   /* which kernel measurements price it */
   double bytes_per_element;/* 2 for fp16/bf16, 4 for tf32/fp32 */
 } ComputeModel;
 
