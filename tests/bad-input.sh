@@ -152,6 +152,20 @@ table () {
 2 | sweep-empty-key.yaml:6:9: '' is not a dotted key | - | sweep $t/sweep-empty-key.yaml
 2 | zip-empty-key.yaml:6:15: '' is not a dotted key | - | sweep $t/zip-empty-key.yaml
 2 | fields.csv:2: 3 fields, but the header has 2 | - | plot $d/fields.csv --x gpus --y megatron_tflops_per_gpu -o $t/fields.pdf
+# Mixtures of experts (issue 32): top_k above the experts, ep not dividing
+# the experts or the GPUs, etp with ep that no group layout allows, a
+# capacity factor <= 0, MoE keys on a dense model.
+2 | moe-top-k.yaml:1:40: model.top_k (5) must be from 1 to model.experts (4) | - | run $d/moe-top-k.yaml
+2 | --set parallel.ep: ep 3 must divide the 8 experts | - | run $d/moe.yaml --set parallel.ep=3
+2 | --set parallel.ep: etp x ep = 2 x 16 must divide a stage's tp x dp = 2 x 8 ranks | - | run $d/moe.yaml --set parallel.ep=16
+2 | --set parallel.ep: etp x ep = 4 x 8 must divide | - | run $d/moe.yaml --set parallel.ep=8 --set parallel.etp=4
+2 | --set parallel.etp: framework megatron-deepspeed@0 (Megatron-DeepSpeed) cannot run etp 4 with tp 2 | - | run $d/moe.yaml --set framework=megatron-deepspeed --set parallel.etp=4
+2 | --set parallel.ep: ep 8 must divide dp 4: DeepSpeed-MoE | - | run $d/moe.yaml --set framework=megatron-deepspeed --set gpus=8 --set parallel.ep=8
+2 | --set model.capacity_factor: model.capacity_factor must be a positive number | - | run $d/moe.yaml --set model.capacity_factor=0
+2 | --set model.top_k: model.top_k applies to a mixture of experts only | - | run $d/valid.yaml --set model.top_k=2
+2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
+2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
+2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
 EOF
 }
 

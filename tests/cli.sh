@@ -918,4 +918,26 @@ ts run "$srcdir/experiments/tiny.yaml" --set "training.x${esc}y${bel}=1"
 grep -q "unknown key 'x?y?'" "$tmp/err" || fail_because "--set: $(od -c "$tmp/err" | head -n 4)"
 verdict "an error message shows ESC, BEL and a line break in a file's name or a key as ?"
 
+# --- mixtures of experts (issue 32) -----------------------------------------------
+mixtral=$srcdir/experiments/mixtral-8x7b-selene.yaml
+ts run "$mixtral" --format json
+[ "$rc" -eq 0 ] || fail_because "ep 8: exit status $rc: $(cat "$tmp/err")"
+t8=$(sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+e8=$(sed -n 's/.*"ep_comm": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+ts run "$mixtral" --format json --set parallel.ep=4
+t4=$(sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+e4=$(sed -n 's/.*"ep_comm": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+awk -v a="$e8" -v b="$e4" 'BEGIN { exit !(a > 2 * b && b > 0) }' \
+  || fail_because "EP comm ep 8 $e8 s, ep 4 $e4 s: ep 8's group spans two nodes"
+[ "$t8" != "$t4" ] || fail_because "ep 8 and ep 4 take the same time, $t8 s"
+verdict "mixtral-8x7b at ep 8 and ep 4: different times, ep 8's all-to-alls crossing nodes"
+ts search "$mixtral" --set parallel.tp=2 --set parallel.pp=4 --set parallel.micro_batch=1
+[ "$rc" -eq 0 ] || fail_because "search: exit status $rc"
+grep -q ", ep [248] etp 2" "$tmp/out" || fail_because "search offers no ep > 1: $(head -n 3 "$tmp/out")"
+verdict "search walks ep for a mixture of experts"
+ts collective selene --op all_to_all -b 1G -e 1G
+[ "$rc" -eq 0 ] || fail_because "exit status $rc"
+grep -q "^ *1073741824 .*direct" "$tmp/out" || fail_because "$(cat "$tmp/out")"
+verdict "collective --op all_to_all runs, as alltoall"
+
 finish

@@ -363,12 +363,13 @@ for bad in 0 -5 nan inf; do
 done
 refused "zero days" "give one budget, .*positive and finite" "$gpt" --days 0
 refused "a family without a budget" "family needs a budget" "$gpt" --family gpt
+refused "budget mode over a family of mixtures of experts" "mixtral-8x22b is a mixture of experts: budget mode" "$gpt" --budget-usd 1e6 --family mixtral
 refused "the cost table with a budget" "table plans its own sizes" "$gpt" --table --budget-usd 1e6
 refused "--mfu without the table" "mfu is the cost table's" "$gpt" --mfu 0.5
 for bad in 0 1.5 -1 nan; do
   refused "the cost table at MFU $bad" "mfu is the cost table's (--table), above 0 and at most 1" "$gpt" --table --mfu "$bad"
 done
-refused "the cost table of an unknown family" "family nope: no models named nope-\\* (families: bloom, chinchilla, gpt, gpt3, llama, llama2, llama3, mpt)" "$gpt" --table --family nope
+refused "the cost table of an unknown family" "family nope: no models named nope-\\* (families: bloom, chinchilla, deepseek-moe, gpt, gpt3, llama, llama2, llama3, mixtral, mpt, switch-base)" "$gpt" --table --family nope
 verdict "bad input exits 2, saying where and what is valid"
 
 finish

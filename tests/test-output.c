@@ -236,7 +236,7 @@ static const char *const json_keys[] = {
   "\"virtual_stages\": ", "\"memory_per_gpu_gib\": ", "\"fits_memory\": ",
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
-  "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"bubble\": ",
+  "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"ep_comm\": ", "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"epilogue\": ", "\"optimizer\": ",
   "\"offload\": ",
   "\"host\": ", "\"variability\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",

@@ -792,6 +792,100 @@ START_TEST (test_memory_closed_forms)
 }
 END_TEST
 
+/* Mixtral 8x7B (models/mixtral-8x7b.yaml) on 64 GPUs: tp 2, pp 4, ep 8,
+ * etp 2 (Megatron-Core's default: tp), sequence parallelism. */
+static ExperimentSpec
+mixtral_spec (int ep)
+{
+  ExperimentSpec e = base_spec (64, 2, 4, 1, 256);
+  e.model = (ModelSpec) { NULL, 32, 4096, 32, 8, 14336, 32000, 4096, MLP_SWIGLU,
+                          FALSE };
+  e.model.experts = 8;
+  e.model.top_k = 2;
+  e.model.moe_ffn_hidden = 14336;
+  e.model.moe_layer_frequency = 1;
+  e.parallel.sequence_parallel = TRUE;
+  e.parallel.ep = ep;
+  e.parallel.etp = 2;
+  e.parallel.grad_reduce_precision = PRECISION_FP32;
+  e.training.attention = ATTENTION_FLASH2;
+  e.training.moe_imbalance = 1;
+  return e;
+}
+
+START_TEST (test_moe_mixtral_memory)
+{
+  /* By hand, the first stage's GPU (8 layers and the embedding, 1/2 of
+   * each by tp) at ep 8: a layer's attention, QKV 4096 x (4096 + 2 x 1024)
+   * and the projection 4096 x 4096, halved by tp; the router 4096 x 8,
+   * whole; one expert of 3 x 4096 x 14336 (SwiGLU), halved by etp; the
+   * vocabulary's 32000 x 4096, halved. Biases, layer norms and the position
+   * table are left out: under 2 % of it. */
+  double attention = (4096.0 * 6144 + 4096.0 * 4096) / 2;
+  double router = 4096.0 * 8, expert = 3 * 4096.0 * 14336 / 2;
+  double params = 8 * (attention + router + expert) + 32000.0 * 4096 / 2;
+  ck_assert_double_eq_tol (params, 938213376, 1);
+  ExperimentSpec e = mixtral_spec (8);
+  Plan p;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  MemoryBreakdown mem;
+  plan_memory (&p, &mem);
+  /* Megatron-LM's 18 bytes a parameter in bf16 with fp32 gradients:
+   * weights 2, main_grad 4, Adam 12. */
+  double states = mem.weights + mem.gradients + mem.optimizer;
+  ck_assert_msg (fabs (states / (18 * params) - 1) < 0.05,
+                 "Mixtral states %.4g GiB, by hand %.4g GiB", states / GIB,
+                 18 * params / GIB);
+  /* Total and active parameters (Jiang et al. 2024: 46.7B and 12.9B;
+   * trainsim ties the output layer to the embedding, 0.13B less). */
+  ck_assert_msg (fabs (plan_model_params (&e.model) / 46.7e9 - 1) < 0.01,
+                 "total %.4g", plan_model_params (&e.model));
+  ck_assert_msg (fabs (plan_active_params (&e.model) / 12.9e9 - 1) < 0.02,
+                 "active %.4g", plan_active_params (&e.model));
+  /* ep 4 holds two experts a layer: 8 more halves of an expert. */
+  ExperimentSpec e4 = mixtral_spec (4);
+  Plan p4;
+  ck_assert (plan_make (&p4, &e4, 1, 1, NULL));
+  MemoryBreakdown mem4;
+  plan_memory (&p4, &mem4);
+  ck_assert_double_eq_tol (mem4.weights - mem.weights, 2 * 8 * expert, 1);
+  /* The distributed optimizer shards the experts' state over the
+   * expert-data-parallel group, tp x dp / (etp x ep) = 16 / 16 = 1 at
+   * ep 8, 2 at ep 4; the rest over dp 8. */
+  ck_assert_int_eq (plan_expert_dp (&p), 1);
+  ck_assert_int_eq (plan_expert_dp (&p4), 2);
+  e.zero.stage = 1;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  plan_memory (&p, &mem);
+  double dense = params - 8 * expert;
+  ck_assert_msg (fabs (mem.optimizer / (12 * (dense / 8 + 8 * expert)) - 1) < 0.05,
+                 "ZeRO-1 optimizer %.4g GiB", mem.optimizer / GIB);
+}
+END_TEST
+
+START_TEST (test_moe_step)
+{
+  /* ep 8 at etp 2 spans two nodes (its ranks 2 apart), ep 4 one: the
+   * all-to-alls cross the NICs at ep 8 and stay on NVSwitch at ep 4. */
+  double ep_comm[2], iteration[2];
+  for (int i = 0; i < 2; i++)
+    {
+      ExperimentSpec e = mixtral_spec (i ? 4 : 8);
+      e.model.layers = 4;
+      SimResult r = run (&e, FALSE);
+      ep_comm[i] = r.breakdown_s.ep_comm;
+      iteration[i] = r.iteration_time_s;
+    }
+  ck_assert_msg (ep_comm[0] > 2 * ep_comm[1] && ep_comm[1] > 0,
+                 "EP comm ep 8 %g s, ep 4 %g s", ep_comm[0], ep_comm[1]);
+  ck_assert (iteration[0] != iteration[1]);
+  /* A dense model has no EP part. */
+  ExperimentSpec d = base_spec (8, 1, 1, 1, 8);
+  SimResult r = run (&d, FALSE);
+  ck_assert_double_eq (r.breakdown_s.ep_comm, 0);
+}
+END_TEST
+
 START_TEST (test_group_shapes)
 {
   ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
@@ -2654,6 +2748,8 @@ sim_suite (void)
   tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
+  tcase_add_test (models, test_moe_mixtral_memory);
+  tcase_add_test (models, test_moe_step);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);
   tcase_add_test (models, test_activations_korthikanti);

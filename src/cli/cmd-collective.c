@@ -84,7 +84,8 @@ cli_collective (int argc, char **argv)
   double factor = 2;
   GOptionEntry entries[] = {
     { "op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
-      "all_reduce (default), reduce_scatter, all_gather, alltoall or sendrecv",
+      "all_reduce (default), reduce_scatter, all_gather, alltoall (or all_to_all) "
+      "or sendrecv",
       "OP" },
     { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &min_text,
       "Smallest size (default 8; K, M, G as in nccl-tests)", "SIZE" },

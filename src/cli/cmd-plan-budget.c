@@ -202,8 +202,11 @@ family_names (const char *path, const char *const *sets, const char *family,
 
 /* Into *LARGEST, the largest of the published NAMES under SETS (zeroed
  * when none loads: one that does not fails its plan, saying why), whose
- * shape the family's rule keeps. */
-static void
+ * shape the family's rule keeps. FALSE, said on stderr, for a family of
+ * mixtures of experts: Chinchilla's 20 tokens a parameter and the rule's
+ * shapes are dense models' (Hoffmann et al. 2022 trained dense models
+ * only). */
+static gboolean
 family_largest (const char *path, const char *const *sets,
                 const GPtrArray *names, ExperimentSpec *largest)
 {
@@ -226,6 +229,17 @@ family_largest (const char *path, const char *const *sets,
       else
         experiment_spec_clear (&e);
     }
+  if (largest->model.experts > 0)
+    {
+      g_autofree char *shown = text_shown (largest->model.name);
+      cli_printerr ("trainsim plan: %s is a mixture of experts: budget mode "
+                    "and the cost table size dense models (Chinchilla's "
+                    "tokens, the family's dense rule); plan one MoE model "
+                    "with trainsim plan instead", shown);
+      experiment_spec_clear (largest);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Budget mode: each published model of FAMILY (models/FAMILY-*) planned
@@ -249,7 +263,8 @@ plan_budget (const char *path, const char *const *sets, int jobs,
   g_autoptr (GPtrArray) unfit = g_ptr_array_new_with_free_func (g_free);
   guint held = 0;   /* of UNFIT, sizes no plan can hold with the --set values */
   ExperimentSpec largest;
-  family_largest (path, sets, names, &largest);
+  if (!family_largest (path, sets, names, &largest))
+    return 2;
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
@@ -637,7 +652,8 @@ plan_table (const char *path, const char *const *sets, int jobs,
   if (names == NULL)
     return 2;
   ExperimentSpec largest;
-  family_largest (path, sets, names, &largest);
+  if (!family_largest (path, sets, names, &largest))
+    return 2;
   if (largest.model.name == NULL)
     {
       /* None loads: the first one's error says why. */

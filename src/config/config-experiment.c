@@ -12,6 +12,14 @@
 
 /* --- the model ------------------------------------------------------------ */
 
+/* A sanity cap on a model's depth: the deepest models trained have a few
+ * hundred layers, and a step is replayed layer by layer (2^31 of them took
+ * minutes before failing for another reason). */
+#define MAX_LAYERS 100000
+/* A sanity cap on experts: the most fine-grained published MoE layers have
+ * a few hundred (DeepSeek-V3: 256 routed, DeepSeek-AI 2024). */
+#define MAX_EXPERTS 65536
+
 static const Field model_fields[] = {
   FILE_KEYS,
   F ("name", F_NAME, ModelSpec, name),
@@ -25,15 +33,76 @@ static const Field model_fields[] = {
   F ("vocab_divisible_by", F_INT_AUTO, ModelSpec, vocab_divisible_by),
   F ("dropout", F_BOOL, ModelSpec, dropout),
   F ("seq_len", F_INT, ModelSpec, seq_len, REQUIRED),
+  F ("experts", F_INT, ModelSpec, experts, MARK (experts)),
+  F ("top_k", F_INT, ModelSpec, top_k, MARK (top_k)),
+  F ("moe_ffn_hidden", F_INT_AUTO, ModelSpec, moe_ffn_hidden),
+  F ("shared_experts", F_INT_RANGE, ModelSpec, shared_experts, .arg = MAX_EXPERTS),
+  F ("dense_layers", F_INT_RANGE, ModelSpec, dense_layers, .arg = MAX_LAYERS),
+  F ("moe_layer_frequency", F_INT, ModelSpec, moe_layer_frequency),
+  F ("capacity_factor", F_NUMBER, ModelSpec, capacity_factor),
+  F ("router", F_ENUM, ModelSpec, router, .arg = SPEC_ENUM_ROUTER),
   END
 };
 
 /* A sanity cap: Megatron pads by 128 and users by a few thousand at most. */
 #define MAX_VOCAB_DIVISIBLE_BY 65536
-/* A sanity cap on a model's depth: the deepest models trained have a few
- * hundred layers, and a step is replayed layer by layer (2^31 of them took
- * minutes before failing for another reason). */
-#define MAX_LAYERS 100000
+
+/* The MoE keys: without experts none may be given; with them, top_k
+ * defaults to 2 (Megatron-Core's --moe-router-topk, arguments.py,
+ * core_r0.10.0) and must not exceed the experts, moe_ffn_hidden to
+ * ffn_hidden, moe_layer_frequency to 1; the dense layers leave at least
+ * one MoE layer. capacity_factor > 0 is F_NUMBER's. */
+static gboolean
+model_moe_finish (const YNode *map, const char *path, ModelSpec *m, GError **error)
+{
+  static const char *const keys[] = { "top_k", "moe_ffn_hidden", "shared_experts",
+    "dense_layers", "moe_layer_frequency", "capacity_factor", "router" };
+  if (m->experts == 0)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+        {
+          const YPair *k = ytree_map_find (map, keys[i]);
+          if (k != NULL)
+            {
+              ytree_set_error (error, k->key_mark, "%s.%s applies to a mixture of "
+                               "experts only; set %s.experts (2 or more) or remove it",
+                               path, keys[i], path);
+              return FALSE;
+            }
+        }
+      return TRUE;
+    }
+  const YPair *e = ytree_map_find (map, "experts");
+  if (m->experts < 2 || m->experts > MAX_EXPERTS)
+    {
+      ytree_set_error (error, e->value->mark, "%s.experts must be from 2 to %d, got %d",
+                       path, MAX_EXPERTS, m->experts);
+      return FALSE;
+    }
+  if (m->top_k == 0)
+    m->top_k = 2;
+  if (m->top_k > m->experts)
+    {
+      const YPair *k = ytree_map_find (map, "top_k");
+      ytree_set_error (error, k ? k->value->mark : e->value->mark,
+                       "%s.top_k (%d) must be from 1 to %s.experts (%d)",
+                       path, m->top_k, path, m->experts);
+      return FALSE;
+    }
+  if (m->moe_ffn_hidden == 0)
+    m->moe_ffn_hidden = m->ffn_hidden;
+  if (m->moe_layer_frequency == 0)
+    m->moe_layer_frequency = 1;
+  if (m->dense_layers >= m->layers)
+    {
+      const YPair *d = ytree_map_find (map, "dense_layers");
+      ytree_set_error (error, d->value->mark, "%s.dense_layers (%d) must be below "
+                       "%s.layers (%d), leaving an MoE layer", path, m->dense_layers,
+                       path, m->layers);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 /* Derives kv_heads and ffn_hidden, and checks that kv_heads divides heads
  * and that layers and vocab_divisible_by are within their caps. */
@@ -76,7 +145,7 @@ config_model_finish (const YNode *map, const char *path, void *base, GError **er
         }
       m->ffn_hidden = 4 * m->hidden;
     }
-  return TRUE;
+  return model_moe_finish (map, path, m, error);
 }
 
 /* --- parallelism and training --------------------------------------------- */
@@ -105,6 +174,8 @@ static const Field parallel_fields[] = {
   F ("stage_layers", F_INT_LIST, ParallelSpec, stage_layers, .arg = 1,
      .example = "[5, 6, 6, 5] (the layers of each stage)", MARK (stage_layers),
      .may_be_empty = TRUE),
+  F ("ep", F_INT_AUTO, ParallelSpec, ep, MARK (ep)),
+  F ("etp", F_INT_AUTO, ParallelSpec, etp, MARK (etp)),
   END
 };
 
@@ -140,6 +211,7 @@ static const Field training_fields[] = {
   F ("flash_attention", F_BOOL, TrainingSpec, flash_attention),
   F ("tokens", F_TOKENS, TrainingSpec, tokens),
   F ("tokens_per_parameter", F_NUMBER, TrainingSpec, tokens_per_parameter),
+  F ("moe_imbalance", F_NUMBER, TrainingSpec, moe_imbalance),
   END
 };
 
@@ -151,6 +223,15 @@ training_finish (const YNode *map, const char *path, void *base, GError **error)
   TrainingSpec *t = base;
   const YPair *fa = ytree_map_find (map, "flash_attention");
   const YPair *at = ytree_map_find (map, "attention");
+  const YPair *im = ytree_map_find (map, "moe_imbalance");
+
+  if (im != NULL && t->moe_imbalance < 1)
+    {
+      ytree_set_error (error, im->value->mark, "%s.moe_imbalance must be at least 1 "
+                       "(the busiest expert's tokens over the mean; 1 is balanced), "
+                       "got %g", path, t->moe_imbalance);
+      return FALSE;
+    }
 
   if (fa == NULL)
     return TRUE;
@@ -346,6 +427,7 @@ config_experiment_defaults (ExperimentSpec *e)
    * a parameter, e.g. 20.2B tokens for 1B; the paper states no ratio in
    * words, and Chinchilla itself is 70B on 1.4T tokens, section 1). */
   e->training.tokens_per_parameter = 20;
+  e->training.moe_imbalance = 1;
   /* Failure rates from a 54-day snapshot of Llama 3 405B's pre-training,
    * taken as on 16,384 H100 in 2,048 nodes of 8 (see LLAMA3_* above): 419
    * unexpected interruptions, 58.7 % of them GPU issues (Dubey et al.
@@ -437,6 +519,10 @@ config_framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
                        spec_enum_name (SPEC_ENUM_PRECISION, run));
       return FALSE;
     }
+  if (e->parallel.ep == 0)
+    e->parallel.ep = 1;
+  if (e->parallel.etp == 0)
+    e->parallel.etp = f->deepspeed_moe ? 1 : e->parallel.tp;
   if (!p || !ytree_map_find (p, "bucket_size"))
     e->parallel.bucket_bytes
       = framework_bucket_bytes (f, e->parallel.grad_reduce_precision);

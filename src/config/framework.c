@@ -172,6 +172,17 @@ framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
 #define NO(why) { FALSE, why }
 #define YES { TRUE, NULL }
 
+/* DeepSpeed-MoE (Rajbhandari et al. 2022; deepspeed/moe/layer.py MoE,
+ * deepspeed/utils/groups.py _create_expert_and_data_parallel, v0.9.5):
+ * experts split over expert-parallel groups carved out of the data-
+ * parallel ranks, and with enable_expert_tensor_parallelism sliced over
+ * the whole TP group (Megatron-DeepSpeed's --enable-expert-tensor-
+ * parallelism), off by default. */
+#define DEEPSPEED_MOE YES
+#define DEEPSPEED_ETP NO ("DeepSpeed-MoE slices experts over the whole tensor-" \
+                          "parallel group or not at all (deepspeed/moe/layer.py, " \
+                          "enable_expert_tensor_parallelism, v0.9.5)")
+
 /* What DeepSpeed runs, in every version modelled. */
 #define DEEPSPEED_RULES \
     .max_tp = 1, \
@@ -187,6 +198,8 @@ framework_bucket_bytes (const FrameworkProfile *f, Precision grad)
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 " \
                    "(deepspeed/runtime/pipe/engine.py)", \
     .offload = YES, \
+    .moe = DEEPSPEED_MOE, .expert_tp = DEEPSPEED_ETP, \
+    .deepspeed_moe = TRUE, \
     .bucket = BUCKET_DEEPSPEED, .epilogue = EPILOGUE_DEEPSPEED_PIPE, \
     .deepspeed_checkpointing = TRUE, \
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD, \
@@ -204,6 +217,9 @@ static const FrameworkProfile profiles[] = {
     .max_zero = 0, .max_zero_with_pp = 0, .zero1 = FALSE,
     .zero_why = "v2.6 has no partitioned optimizer (megatron/optimizer/)",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
+    .moe = NO ("v2.6 has no mixture-of-experts layer: it came with Megatron-"
+               "Core's megatron/core/transformer/moe/ (core_r0.5.0, 2024)"),
+    .expert_tp = NO ("v2.6 has no mixture-of-experts layer"),
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_MAIN_GRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
@@ -220,6 +236,11 @@ static const FrameworkProfile profiles[] = {
     .zero_why = "its distributed optimizer shards the optimizer state only "
                 "(megatron/optimizer/distrib_optimizer.py): ZeRO-1",
     .offload = NO ("Megatron-LM has no CPU offload (DeepSpeed's ZeRO-Offload)"),
+    /* Megatron-Core's MoE layer with its own expert groups
+     * (megatron/core/parallel_state.py, initialize_model_parallel's
+     * expert_tensor_parallel_size and expert_model_parallel_size,
+     * core_r0.10.0). */
+    .moe = YES, .expert_tp = YES,
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,
@@ -241,6 +262,8 @@ static const FrameworkProfile profiles[] = {
     .zero_pp_why = "DeepSpeed's PipelineEngine asserts ZeRO stage < 2 "
                    "(deepspeed/runtime/pipe/engine.py)",
     .offload = YES, .bucket = BUCKET_DEEPSPEED,
+    .moe = DEEPSPEED_MOE, .expert_tp = DEEPSPEED_ETP,
+    .deepspeed_moe = TRUE,
     .tp_overlap = FALSE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_MAIN_GRAD, .dp_overlap = FALSE,
     .zero2_every_micro_batch = TRUE, .tied_hp_grad = TRUE,
@@ -281,6 +304,8 @@ static const FrameworkProfile profiles[] = {
     .zero_why = "its ShardingStrategy NO_SHARD, SHARD_GRAD_OP and FULL_SHARD "
                 "are ZeRO 0, 2 and 3: it cannot shard the optimizer alone",
     .offload = YES,
+    .moe = NO ("FSDP has no expert-parallel layer"),
+    .expert_tp = NO ("FSDP has no expert-parallel layer"),
     .offload_whole = "CPUOffload(offload_params=True) moves parameters, "
                      "gradients and the optimizer step to the host together",
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,

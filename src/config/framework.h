@@ -63,6 +63,15 @@ struct FrameworkProfile {
   const char *zero_why, *zero_pp_why;
   gboolean zero1;            /* FSDP has stages 0, 2 and 3 but no 1 */
   FrameworkRule offload;
+  /* Mixtures of experts (model.experts) with expert parallelism, and
+   * tensor parallelism inside an expert of its own size (parallel.etp
+   * other than 1 and tp): where its code says so. deepspeed_moe: its
+   * groups are DeepSpeed-MoE's, expert-parallel groups carved out of the
+   * data-parallel ranks (ep divides dp) and etp 1 unless given; else
+   * Megatron-Core's, whose expert groups partition a stage's tp x dp
+   * ranks (etp x ep divides it) and whose etp defaults to tp. */
+  FrameworkRule moe, expert_tp;
+  gboolean deepspeed_moe;
   /* Set where offload moves the parameters with the optimizer or not at
    * all (zero.offload optimizer+params only): why. */
   const char *offload_whole;

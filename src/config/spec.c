@@ -81,6 +81,10 @@ static const char *const validation_kind_names[VALIDATION_KIND_N] = {
   [VALIDATION_GEMM] = "gemm", [VALIDATION_MLP] = "mlp",
 };
 
+static const char *const router_names[ROUTER_N] = {
+  [ROUTER_SOFTMAX] = "softmax", [ROUTER_SIGMOID] = "sigmoid",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -103,7 +107,25 @@ static const struct {
   [SPEC_ENUM_PLACEMENT] = { placement_names, PLACEMENT_N },
   [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
   [SPEC_ENUM_GENERATION] = { generation_names, GENERATION_N },
+  [SPEC_ENUM_ROUTER] = { router_names, ROUTER_N },
 };
+
+gboolean
+spec_layer_is_moe (const ModelSpec *m, int l)
+{
+  if (m->experts <= 0 || l < m->dense_layers)
+    return FALSE;
+  return (l - m->dense_layers) % MAX (m->moe_layer_frequency, 1) == 0;
+}
+
+int
+spec_moe_layers (const ModelSpec *m)
+{
+  int n = 0;
+  for (int l = 0; l < m->layers; l++)
+    n += spec_layer_is_moe (m, l);
+  return n;
+}
 
 double
 spec_background_keep (double load, double exponent)
@@ -166,6 +188,10 @@ spec_enum_parse (SpecEnum e, const char *name)
   for (int i = 0; name && i < enum_tables[e].n; i++)
     if (strcmp (enum_tables[e].names[i], name) == 0)
       return i;
+  /* all_to_all, as the other collectives are spelt, for nccl-tests'
+   * alltoall (alltoall_perf). */
+  if (e == SPEC_ENUM_COLLECTIVE && name && strcmp (name, "all_to_all") == 0)
+    return COLL_ALL_TO_ALL;
   return -1;
 }
 
@@ -225,6 +251,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
   X ((m)->activation_checkpointing) \
+  X ((m)->experts) X ((m)->top_k) X ((m)->ep) X ((m)->etp) \
   X ((m)->topology) X ((m)->training) \
   X ((m)->placement) X ((m)->slow_nodes) X ((m)->sweep)
 

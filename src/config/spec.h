@@ -65,6 +65,17 @@ typedef enum {
   MLP_N
 } MlpKind;
 
+/* How a mixture-of-experts layer's router scores its experts
+ * (model.router): a softmax over the experts' logits then the top k
+ * (Mixtral, Jiang et al. 2024; Megatron-Core's --moe-router-score-function
+ * softmax), or a sigmoid of each logit then the top k, renormalised
+ * (DeepSeek-V3, DeepSeek-AI 2024, section 2.1.2; score-function sigmoid). */
+typedef enum {
+  ROUTER_SOFTMAX,
+  ROUTER_SIGMOID,
+  ROUTER_N
+} RouterKind;
+
 typedef enum {
   FABRIC_FAT_TREE,
   FABRIC_DRAGONFLY,
@@ -226,6 +237,7 @@ typedef enum {
   SPEC_ENUM_PLACEMENT,
   SPEC_ENUM_BACKGROUND,
   SPEC_ENUM_GENERATION,
+  SPEC_ENUM_ROUTER,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -252,7 +264,23 @@ typedef struct {
                            * the vocabulary is padded to a multiple of it
                            * times tp; 0 (auto): the framework's, 128 or 1
                            * (config_framework_defaults, config-experiment.c) */
+  /* A mixture of experts (Shazeer et al. 2017; Megatron-Core's MoE layer,
+   * megatron/core/transformer/moe/, core_r0.10.0): 0 experts is a dense
+   * model, and then none of the keys below is used. */
+  int experts;         /* routed experts of an MoE layer */
+  int top_k;           /* experts each token goes to; default 2 */
+  int moe_ffn_hidden;  /* an expert's FFN width; default ffn_hidden */
+  int shared_experts;  /* experts every token goes to (DeepSeekMoE); 0 */
+  int dense_layers;    /* leading layers with a dense MLP; 0 */
+  int moe_layer_frequency;  /* every n-th layer after them is MoE; 1 */
+  double capacity_factor;   /* 0: dropless (absent) */
+  RouterKind router;   /* default softmax */
 } ModelSpec;
+
+/* MoE layers of the model M: 0 for a dense model. */
+int spec_moe_layers (const ModelSpec *m);
+/* Whether layer L (from 0) of M has an MoE MLP. */
+gboolean spec_layer_is_moe (const ModelSpec *m, int l);
 
 /* --- device profile (a GPU) -------------------------------------------- */
 
@@ -455,6 +483,11 @@ typedef struct {
    * layers / pp: Megatron-DeepSpeed's BLOOM put 5 layers and the
    * embedding on each end stage and 6 on the others (70 on 12). */
   SpecIntList stage_layers;
+  /* Expert parallelism (Megatron-Core's --expert-model-parallel-size and
+   * --expert-tensor-parallel-size, core_r0.10.0): the ranks an MoE
+   * layer's experts are split over, and the tensor parallelism inside an
+   * expert. ep 0 is 1; etp 0 is tp (Megatron-Core's default). */
+  int ep, etp;
 } ParallelSpec;
 
 typedef struct {
@@ -490,6 +523,9 @@ typedef struct {
   /* tokens: chinchilla trains on this many tokens per parameter (default
    * 20, Hoffmann et al. 2022). */
   double tokens_per_parameter;
+  /* The tokens the busiest expert gets over the mean (a router's load
+   * imbalance): 1, balanced, unless set (training.moe_imbalance). */
+  double moe_imbalance;
 } TrainingSpec;
 
 /* training.tokens: chinchilla: tokens_per_parameter times the model's
@@ -548,6 +584,7 @@ typedef struct {
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
+  char *experts, *top_k, *ep, *etp;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */
   char *slow_nodes;     /* topology.variability.slow_nodes */

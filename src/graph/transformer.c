@@ -2,11 +2,11 @@
  * transformer.h. Byte counts are HBM traffic of Megatron's fused kernels:
  * each element-wise kernel reads its inputs once and writes its output
  * once; a dropout mask is one byte per element. */
-#include "graph/transformer.h"
+#include "graph/graph-private.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* Kernel launches. An op is one launch unless set_launches says more:
+/* Kernel launches. An op is one launch unless graph_set_launches says more:
  * the counts are those of Megatron's layer as its code launches them in
  * fp16 with its fused kernels (Megatron-DeepSpeed f01c9e6e and
  * Megatron-LM v2.6: megatron/model/transformer.py, fused_softmax.py,
@@ -20,22 +20,22 @@ push_compute (GArray *ops, const char *name, Kernel k)
   g_array_append_val (ops, op);
 }
 
-static void
-push_comm (GArray *ops, GraphOpKind kind, const char *name, double bytes)
+void
+graph_push_comm (GArray *ops, GraphOpKind kind, const char *name, double bytes)
 {
   GraphOp op = { kind, name, { 0 }, bytes, FALSE, 1 };
   g_array_append_val (ops, op);
 }
 
 /* The last op pushed launches n kernels. */
-static void
-set_launches (GArray *ops, int n)
+void
+graph_set_launches (GArray *ops, int n)
 {
   g_array_index (ops, GraphOp, ops->len - 1).launches = n;
 }
 
-static void
-push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
+void
+graph_push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
            int64_t m, int64_t n, int64_t k)
 {
   push_compute (ops, name, compute_gemm (ls->cm, batch, m, n, k));
@@ -45,8 +45,8 @@ push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
  * `writes` tensors of the run's precision, plus `mask_bytes` per element
  * (a dropout mask's byte, none in a model without dropout); a fraction
  * of a read is a kernel that reads part of its input. */
-static void
-push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
+void
+graph_push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
                   double elems, double reads, int writes, double mask_bytes)
 {
   double w = ls->cm->bytes_per_element;
@@ -61,8 +61,8 @@ push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
 
 /* Tokens handled by element-wise kernels: all of them, or 1/t with
  * sequence parallelism. */
-static double
-token_elems (const LayerShape *ls)
+double
+graph_token_elems (const LayerShape *ls)
 {
   double e = (double) ls->b * ls->s * ls->h;
   return ls->sequence_parallel ? e / ls->t : e;
@@ -89,7 +89,7 @@ static void
 enter_tp (GArray *ops, const LayerShape *ls, const char *name)
 {
   if (ls->t > 1 && ls->sequence_parallel)
-    push_comm (ops, GOP_TP_ALL_GATHER, name,
+    graph_push_comm (ops, GOP_TP_ALL_GATHER, name,
                ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
 }
 
@@ -99,7 +99,7 @@ static void
 leave_tp (GArray *ops, const LayerShape *ls, const char *name)
 {
   if (ls->t > 1)
-    push_comm (ops, ls->sequence_parallel ? GOP_TP_REDUCE_SCATTER
+    graph_push_comm (ops, ls->sequence_parallel ? GOP_TP_REDUCE_SCATTER
                                           : GOP_TP_ALL_REDUCE, name,
                ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
 }
@@ -137,6 +137,13 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->fp16 = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
+  ls->experts = m->experts;
+  ls->top_k = m->top_k;
+  ls->moe_ffn = m->moe_ffn_hidden;
+  ls->shared_experts = m->shared_experts;
+  ls->capacity_factor = m->capacity_factor;
+  ls->ep = ls->etp = 1;
+  ls->imbalance = 1;
   ls->cm = cm;
 }
 
@@ -173,7 +180,7 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
   const char *name = backward ? "attn_softmax_bwd" : "attn_softmax";
   if (ls->fused_softmax)
     {
-      push_elementwise (ops, ls, name, scores, backward ? 1 : 0.5, 1, 0);
+      graph_push_elementwise (ops, ls, name, scores, backward ? 1 : 0.5, 1, 0);
       return;
     }
   double w = ls->cm->bytes_per_element;
@@ -185,12 +192,12 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
                    : 6 * w + (backward ? 21 : 17) - (ls->fp16 ? 8 : 0);
       push_compute (ops, name, compute_memory_op (scores * per + mask,
                                                   4 * scores));
-      set_launches (ops, (!copies ? 3 : ls->fp16 ? 4 : 5) + (backward ? 0 : 4));
+      graph_set_launches (ops, (!copies ? 3 : ls->fp16 ? 4 : 5) + (backward ? 0 : 4));
       return;
     }
   double bytes = copies ? 2 * w + (backward ? 36 : 32) : (backward ? 28 : 24);
   push_compute (ops, name, compute_memory_op (scores * bytes, 4 * scores));
-  set_launches (ops, copies ? 5 : 3);
+  graph_set_launches (ops, copies ? 5 : 3);
 }
 
 void
@@ -206,13 +213,13 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
       return;
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
-  push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
+  graph_push_gemm (ops, ls, "attn_qk", ls->b * heads, ls->s, ls->s, d);
   push_softmax (ops, ls, scores, FALSE);
   /* PyTorch's dropout returns its input when p is 0: no kernel. */
   if (ls->dropout)
-    push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
-  push_gemm (ops, ls, "attn_v", ls->b * heads, ls->s, d, ls->s);
-  set_launches (ops, 2);   /* and the context's permute to [s, b, h] */
+    graph_push_elementwise (ops, ls, "attn_dropout", scores, 1, 1, 1);
+  graph_push_gemm (ops, ls, "attn_v", ls->b * heads, ls->s, d, ls->s);
+  graph_set_launches (ops, 2);   /* and the context's permute to [s, b, h] */
 }
 
 void
@@ -226,15 +233,15 @@ void
 transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
-  double e = token_elems (ls);
-  push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
+  double e = graph_token_elems (ls);
+  graph_push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
   enter_tp (ops, ls, "tp_allgather_attn");
-  push_gemm (ops, ls, "qkv", 1, tokens, qkv_width (ls), ls->h);
+  graph_push_gemm (ops, ls, "qkv", 1, tokens, qkv_width (ls), ls->h);
   transformer_attention_core_forward (ls, ops);
-  push_gemm (ops, ls, "attn_proj", 1, tokens, ls->h, ls->h / ls->t);
+  graph_push_gemm (ops, ls, "attn_proj", 1, tokens, ls->h, ls->h / ls->t);
   leave_tp (ops, ls, "tp_allreduce_attn");
-  push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
-  push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
+  graph_push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
+  graph_push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
 }
 
 void
@@ -242,12 +249,12 @@ transformer_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
   enter_tp (ops, ls, "tp_allgather_mlp");
-  push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
+  graph_push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
   /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */
-  push_elementwise (ops, ls, ls->gated ? "swiglu" : "gelu",
+  graph_push_elementwise (ops, ls, ls->gated ? "swiglu" : "gelu",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 2 : 1, 1,
                     0);
-  push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
+  graph_push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
   leave_tp (ops, ls, "tp_allreduce_mlp");
 }
 
@@ -255,18 +262,18 @@ void
 transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops)
 {
   transformer_mlp_forward (ls, ops);
-  push_elementwise (ops, ls, "residual2", token_elems (ls), 2, 1, 1);
+  graph_push_elementwise (ops, ls, "residual2", graph_token_elems (ls), 2, 1, 1);
 }
 
 /* Backward of a GEMM Y = X W (X: m x k, W: k x n): dX = dY W^T and
  * dW = X^T dY, each as many FLOPs as the forward. */
-static void
-push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
+void
+graph_push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
                     const char *wgrad, int64_t batch, int64_t m, int64_t n,
                     int64_t k)
 {
-  push_gemm (ops, ls, dgrad, batch, m, k, n);
-  push_gemm (ops, ls, wgrad, batch, k, n, m);
+  graph_push_gemm (ops, ls, dgrad, batch, m, k, n);
+  graph_push_gemm (ops, ls, wgrad, batch, k, n, m);
 }
 
 /* Backward of a column-parallel GEMM (QKV, FC1): with SP its saved input
@@ -288,57 +295,70 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
   if (!ls->tp_overlap)
     {
       enter_tp (ops, ls, gather);
-      push_gemm (ops, ls, dgrad, 1, m, k, n);
-      set_launches (ops, 1 + extra_launches);
-      push_gemm (ops, ls, wgrad, 1, k, n, m);
-      set_launches (ops, 1 + extra_launches);
+      graph_push_gemm (ops, ls, dgrad, 1, m, k, n);
+      graph_set_launches (ops, 1 + extra_launches);
+      graph_push_gemm (ops, ls, wgrad, 1, k, n, m);
+      graph_set_launches (ops, 1 + extra_launches);
       leave_tp (ops, ls, reduce);
       return;
     }
   if (ls->t > 1 && ls->sequence_parallel)
     {
-      push_comm (ops, GOP_TP_ALL_GATHER, gather, bytes);
+      graph_push_comm (ops, GOP_TP_ALL_GATHER, gather, bytes);
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
-  push_gemm (ops, ls, dgrad, 1, m, k, n);
-  set_launches (ops, 1 + extra_launches);
+  graph_push_gemm (ops, ls, dgrad, 1, m, k, n);
+  graph_set_launches (ops, 1 + extra_launches);
   if (ls->t > 1)
     {
       leave_tp (ops, ls, reduce);
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
-  push_gemm (ops, ls, wgrad, 1, k, n, m);
-  set_launches (ops, 1 + extra_launches);
+  graph_push_gemm (ops, ls, wgrad, 1, k, n, m);
+  graph_set_launches (ops, 1 + extra_launches);
 }
 
 void
 transformer_layer_backward (const LayerShape *ls, GArray *ops)
 {
-  int64_t tokens = ls->b * ls->s;
-  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
-  double e = token_elems (ls);
   /* The mirror of forward: a row-parallel block's backward needs the
    * replicated gradient (an all-gather with SP, nothing without); a
    * column-parallel block's backward ends with the input gradient's
    * all-reduce (a reduce-scatter with SP). */
-  push_elementwise (ops, ls, "residual2_bwd", e, 1, 1, 1);
-  set_launches (ops, 2);   /* bias-dropout-add backward */
+  graph_push_elementwise (ops, ls, "residual2_bwd", graph_token_elems (ls), 1, 1, 1);
+  graph_set_launches (ops, 2);   /* bias-dropout-add backward */
+  transformer_mlp_backward (ls, ops);
+  transformer_layer_backward_attention (ls, ops);
+}
+
+void
+transformer_mlp_backward (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
   enter_tp (ops, ls, "tp_allgather_mlp_bwd");
-  push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
+  graph_push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
                       ls->ffn / ls->t);
-  push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
+  graph_push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
                     ls->gated ? 2 : 1, 0);
-  set_launches (ops, 2);   /* and the bias gradient's reduction */
+  graph_set_launches (ops, 2);   /* and the bias gradient's reduction */
   column_parallel_backward (ops, ls, "tp_allgather_fc1_input", "fc1_dgrad",
                             "fc1_wgrad", "tp_allreduce_mlp_bwd", tokens,
                             fc1_width (ls), ls->h, 0);
-  push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
-  set_launches (ops, 3);
-  push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
-  set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
+}
+
+void
+transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
+{
+  int64_t tokens = ls->b * ls->s;
+  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  double e = graph_token_elems (ls);
+  graph_push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
+  graph_set_launches (ops, 3);
+  graph_push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
+  graph_set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
-  push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
+  graph_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
                       tokens, ls->h, ls->h / ls->t);
   if (ls->attention != ATTENTION_UNFUSED)
     push_compute (ops, "flash_attention_bwd",
@@ -347,20 +367,20 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
   else
     {
       double scores = (double) ls->b * heads * ls->s * ls->s;
-      push_gemm_backward (ops, ls, "attn_v_dgrad", "attn_v_wgrad",
+      graph_push_gemm_backward (ops, ls, "attn_v_dgrad", "attn_v_wgrad",
                           ls->b * heads, ls->s, d, ls->s);
       g_array_index (ops, GraphOp, ops->len - 2).launches = 2; /* permute */
       if (ls->dropout)
-        push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
+        graph_push_elementwise (ops, ls, "attn_dropout_bwd", scores, 1, 1, 1);
       push_softmax (ops, ls, scores, TRUE);
-      push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
+      graph_push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);
     }
   column_parallel_backward (ops, ls, "tp_allgather_qkv_input", "qkv_dgrad",
                             "qkv_wgrad", "tp_allreduce_attn_bwd", tokens,
                             qkv_width (ls), ls->h, 1);
-  push_elementwise (ops, ls, "ln1_bwd", e, 2, 1, 0);
-  set_launches (ops, 4);   /* and the residual branch's gradient add */
+  graph_push_elementwise (ops, ls, "ln1_bwd", e, 2, 1, 0);
+  graph_set_launches (ops, 4);   /* and the residual branch's gradient add */
 }
 
 /* A layer's parameter tensors: the weights and biases of QKV, the
@@ -373,14 +393,14 @@ transformer_layer_backward (const LayerShape *ls, GArray *ops)
  * a tensor (spec.h, GradAccumulation): into .grad in the run's precision
  * (read both, write the sum), or into the fp32 main_grad (read it and the
  * new gradient, write it). */
-static void
-push_grad_accumulate (GArray *ops, const LayerShape *ls, double elems,
+void
+graph_push_grad_accumulate (GArray *ops, const LayerShape *ls, double elems,
                       int tensors)
 {
   double w = ls->cm->bytes_per_element;
   double bytes = ls->grad_accumulation == GRAD_ACC_AUTOGRAD ? 3 * w : 8 + w;
   push_compute (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
-  set_launches (ops, tensors);
+  graph_set_launches (ops, tensors);
 }
 
 void
@@ -389,7 +409,7 @@ transformer_layer_backward_accumulating (const LayerShape *ls, GArray *ops)
   transformer_layer_backward (ls, ops);
   /* Fused, the weight-gradient GEMMs accumulate the weights themselves. */
   gboolean fused = ls->grad_accumulation == GRAD_ACC_FUSED;
-  push_grad_accumulate (ops, ls, transformer_layer_params (ls)
+  graph_push_grad_accumulate (ops, ls, transformer_layer_params (ls)
                                  - (fused ? transformer_layer_weights (ls) : 0),
                         LAYER_PARAM_TENSORS - (fused ? LAYER_WEIGHTS : 0));
 }
@@ -402,10 +422,10 @@ transformer_embedding_forward (const LayerShape *ls, GArray *ops)
   double e = (double) ls->b * ls->s * ls->h;
   /* Vocab-parallel lookup: each rank gathers the rows it holds (zeros
    * elsewhere), then the ranks all-reduce (reduce-scatter with SP). */
-  push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
-  set_launches (ops, 3);   /* word and position lookups, their sum */
+  graph_push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
+  graph_set_launches (ops, 3);   /* word and position lookups, their sum */
   leave_tp (ops, ls, "tp_allreduce_embedding");
-  push_elementwise (ops, ls, "embedding_dropout", token_elems (ls), 2, 1, 1);
+  graph_push_elementwise (ops, ls, "embedding_dropout", graph_token_elems (ls), 2, 1, 1);
 }
 
 void
@@ -413,8 +433,8 @@ transformer_embedding_backward (const LayerShape *ls, GArray *ops)
 {
   double e = (double) ls->b * ls->s * ls->h;
   enter_tp (ops, ls, "tp_allgather_embedding_bwd");
-  push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
-  set_launches (ops, 2);   /* word and position embedding backward */
+  graph_push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
+  graph_set_launches (ops, 2);   /* word and position embedding backward */
 }
 
 /* The loss over the rank's LOGITS elements, forward or backward, as the
@@ -440,7 +460,7 @@ push_cross_entropy (GArray *ops, const LayerShape *ls, double logits,
   push_compute (ops, backward ? "cross_entropy_bwd" : "cross_entropy",
                 compute_memory_op (logits * bytes,
                                    (backward ? 2 : 5) * logits));
-  set_launches (ops, fused ? (backward ? 4 : 6) : (backward ? 8 : 20));
+  graph_set_launches (ops, fused ? (backward ? 4 : 6) : (backward ? 8 : 20));
 }
 
 void
@@ -448,14 +468,14 @@ transformer_head_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
   double logits = (double) tokens * ls->vocab / ls->t;
-  push_elementwise (ops, ls, "final_ln", token_elems (ls), 1, 1, 0);
+  graph_push_elementwise (ops, ls, "final_ln", graph_token_elems (ls), 1, 1, 0);
   enter_tp (ops, ls, "tp_allgather_head");
-  push_gemm (ops, ls, "logits", 1, tokens, ls->vocab / ls->t, ls->h);
+  graph_push_gemm (ops, ls, "logits", 1, tokens, ls->vocab / ls->t, ls->h);
   push_cross_entropy (ops, ls, logits, FALSE);
   if (ls->t > 1)
     {
-      push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
-      set_launches (ops, 3);
+      graph_push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
+      graph_set_launches (ops, 3);
     }
 }
 
@@ -465,11 +485,11 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
   int64_t tokens = ls->b * ls->s;
   double logits = (double) tokens * ls->vocab / ls->t;
   push_cross_entropy (ops, ls, logits, TRUE);
-  push_gemm_backward (ops, ls, "logits_dgrad", "logits_wgrad", 1, tokens,
+  graph_push_gemm_backward (ops, ls, "logits_dgrad", "logits_wgrad", 1, tokens,
                       ls->vocab / ls->t, ls->h);
   leave_tp (ops, ls, "tp_allreduce_head_bwd");
-  push_elementwise (ops, ls, "final_ln_bwd", token_elems (ls), 2, 1, 0);
-  set_launches (ops, 3);
+  graph_push_elementwise (ops, ls, "final_ln_bwd", graph_token_elems (ls), 2, 1, 0);
+  graph_set_launches (ops, 3);
 }
 
 /* The word and position embeddings' gradients, which no GEMM produces:
@@ -479,7 +499,7 @@ transformer_embedding_backward_accumulating (const LayerShape *ls,
                                              GArray *ops)
 {
   transformer_embedding_backward (ls, ops);
-  push_grad_accumulate (ops, ls, transformer_embedding_params (ls), 2);
+  graph_push_grad_accumulate (ops, ls, transformer_embedding_params (ls), 2);
 }
 
 /* The final layer norm's gain and bias, and the logits' weight gradient
@@ -491,7 +511,7 @@ transformer_head_backward_accumulating (const LayerShape *ls, GArray *ops)
 {
   transformer_head_backward (ls, ops);
   gboolean fused = ls->grad_accumulation == GRAD_ACC_FUSED;
-  push_grad_accumulate (ops, ls, transformer_head_params (ls)
+  graph_push_grad_accumulate (ops, ls, transformer_head_params (ls)
                                  + (fused ? 0 : (double) ls->vocab / ls->t * ls->h),
                         fused ? 2 : 3);
 }
@@ -546,14 +566,33 @@ transformer_attention_core_flops (const ModelSpec *m, int64_t global_batch)
 }
 
 double
+transformer_mlp_params (const ModelSpec *m, gboolean active)
+{
+  double h = m->hidden, g = m->mlp == MLP_SWIGLU ? 3 : 2;
+  double sum = 0;
+  for (int l = 0; l < m->layers; l++)
+    if (spec_layer_is_moe (m, l))
+      sum += g * h * m->moe_ffn_hidden
+             * ((active ? m->top_k : m->experts) + m->shared_experts)
+             + h * m->experts;
+    else
+      sum += g * h * m->ffn_hidden;
+  return sum;
+}
+
+double
 transformer_layer_forward_flops (const ModelSpec *m, int64_t global_batch)
 {
   double tokens = (double) global_batch * m->seq_len, h = m->hidden;
   double kv = h / m->heads * m->kv_heads;
+  /* FC1 + FC2; of an MoE model, the mean layer's active MLP (each token
+   * at its top_k experts and the shared ones, and the router). */
+  double mlp = m->experts > 0
+    ? 2 * tokens * transformer_mlp_params (m, TRUE) / m->layers
+    : (m->mlp == MLP_SWIGLU ? 6 : 4) * tokens * h * m->ffn_hidden;
   double gemm = 2 * tokens * h * (h + 2 * kv)   /* QKV */
                 + 2 * tokens * h * h            /* projection */
-                + (m->mlp == MLP_SWIGLU ? 6 : 4)
-                  * tokens * h * m->ffn_hidden;  /* FC1 + FC2 */
+                + mlp;
   return gemm + transformer_attention_core_flops (m, global_batch);
 }
 
@@ -566,9 +605,32 @@ transformer_model_flops (const ModelSpec *m, int64_t global_batch)
               + head);
 }
 
+/* An MoE model's FLOPs as Megatron-LM counts them
+ * (num_floating_point_operations, megatron/training/training.py, the
+ * MoE form since core_r0.7.0): 12 B s l h^2 ((1 + g/a + s/h) for
+ * attention + (F/h) k x 3/2 (SwiGLU) for the routed MLP + (F_shared/h)
+ * x 3/2 + V / (2 l h)), the MLP term averaged over the model's dense and
+ * MoE layers; the router not counted. */
+static double
+megatron_moe_flops (const ModelSpec *m, int64_t global_batch, int tp)
+{
+  double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
+  double V = (double) transformer_padded_vocab (m, tp);
+  double gated = m->mlp == MLP_SWIGLU ? 1.5 : 1;
+  double mlp = 0;
+  for (int i = 0; i < m->layers; i++)
+    mlp += spec_layer_is_moe (m, i)
+      ? (double) m->moe_ffn_hidden * (m->top_k + m->shared_experts) / h * gated
+      : (double) m->ffn_hidden / h * gated;
+  return 12 * B * s * l * h * h
+         * (1 + (double) m->kv_heads / m->heads + s / h + mlp / l + V / (2 * l * h));
+}
+
 double
 transformer_megatron_flops (const ModelSpec *m, int64_t global_batch, int tp)
 {
+  if (m->experts > 0)
+    return megatron_moe_flops (m, global_batch, tp);
   double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
   double V = (double) transformer_padded_vocab (m, tp);
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));

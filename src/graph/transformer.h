@@ -20,6 +20,7 @@ typedef enum {
   GOP_TP_ALL_REDUCE,
   GOP_TP_REDUCE_SCATTER,
   GOP_TP_ALL_GATHER,
+  GOP_EP_ALL_TO_ALL,  /* an MoE layer's dispatch or combine (graph/moe.h) */
 } GraphOpKind;
 
 typedef struct {
@@ -51,6 +52,12 @@ typedef struct {
   gboolean fused_softmax;       /* unfused attention's softmax is Megatron's
                                  * fused kernel (framework_fused_softmax);
                                  * TRUE unless set */
+  /* A mixture of experts (graph/moe.h): experts 0 for a dense layer.
+   * ep, etp and imbalance are the plan's (1 unless set). */
+  int64_t experts, top_k, moe_ffn, shared_experts;
+  double capacity_factor;       /* 0: dropless */
+  int ep, etp;
+  double imbalance;
   const ComputeModel *cm;
 } LayerShape;
 
@@ -73,6 +80,10 @@ void transformer_layer_forward_mlp (const LayerShape *ls, GArray *ops);
  * SP); not the residual that follows it in a layer. */
 void transformer_mlp_forward (const LayerShape *ls, GArray *ops);
 void transformer_layer_backward (const LayerShape *ls, GArray *ops);
+/* Its halves: the MLP block's backward (what transformer_mlp_forward
+ * ran), and from the second layer norm back to the layer's input. */
+void transformer_mlp_backward (const LayerShape *ls, GArray *ops);
+void transformer_layer_backward_attention (const LayerShape *ls, GArray *ops);
 /* The backward of a micro-batch after the first, whose gradients add into
  * those the earlier micro-batches left (gradient accumulation). */
 void transformer_layer_backward_accumulating (const LayerShape *ls,
@@ -110,6 +121,10 @@ double transformer_megatron_flops (const ModelSpec *m, int64_t global_batch,
                                    int tp);
 /* Forward GEMM FLOPs of one layer over global_batch sequences (for
  * hardware FLOPs, which add the recomputed forward). */
+/* Parameters of the model's MLPs, all layers: a dense layer's FC1 and
+ * FC2, an MoE layer's router and its experts, all of them (ACTIVE false)
+ * or those a token uses (the top_k routed and the shared ones). */
+double transformer_mlp_params (const ModelSpec *m, gboolean active);
 double transformer_layer_forward_flops (const ModelSpec *m,
                                         int64_t global_batch);
 double transformer_attention_core_flops (const ModelSpec *m,

@@ -4,6 +4,7 @@
 #include "base/ledger.h"
 #include "base/text.h"
 #include "config/framework.h"
+#include "graph/moe.h"
 #include "graph/transformer.h"
 #include "hw/host.h"
 
@@ -166,6 +167,15 @@ framework_rules (GString *list, const ExperimentSpec *e)
               "framework megatron-deepspeed or deepspeed, or the options "
               "all false");
     }
+  if (e->model.experts > 0 && !f->moe.allowed)
+    refuse (list, e, mk->experts, "a mixture of experts", f->moe.why,
+            "a dense model (no model.experts)");
+  else if (e->model.experts > 0 && p->etp != 1 && p->etp != p->tp
+           && !f->expert_tp.allowed)
+    {
+      g_snprintf (what, sizeof what, "etp %d with tp %d", p->etp, p->tp);
+      refuse (list, e, mk->etp, what, f->expert_tp.why, "etp 1 or tp");
+    }
   if (e->zero.offload != OFFLOAD_NONE && !f->offload.allowed)
     refuse (list, e, mk->offload, "CPU offload", f->offload.why,
             "zero.offload none");
@@ -174,6 +184,50 @@ framework_rules (GString *list, const ExperimentSpec *e)
     refuse (list, e, mk->offload, "the optimizer offloaded alone",
             f->offload_whole, "zero.offload optimizer+params with "
             "zero.stage 3, or none");
+}
+
+/* Expert parallelism's sizes. Megatron-Core (megatron/core/parallel_state.py,
+ * initialize_model_parallel, core_r0.10.0) builds the expert groups over
+ * the same ranks in the order etp, ep, expert-dp, pp: etp x ep must divide
+ * a stage's tp x dp ranks, the rest of which form the expert-data-parallel
+ * group (the ranks that hold the same experts); moe_layer.py asserts that
+ * ep divides the experts. DeepSpeed-MoE (deepspeed/utils/groups.py,
+ * _create_expert_and_data_parallel, v0.9.5) carves ep out of dp. */
+static void
+moe_rules (GString *list, const ExperimentSpec *e, int dp)
+{
+  const ParallelSpec *p = &e->parallel;
+  const ModelSpec *m = &e->model;
+  const SpecMarks *mk = &e->marks;
+
+  if (m->experts == 0)
+    {
+      if (p->ep > 1)
+        violation (list, mk->ep, "parallel.ep %d needs a mixture of experts "
+                   "(model.experts); valid for a dense model: ep 1", p->ep);
+      return;
+    }
+  if (m->experts % p->ep != 0)
+    violation (list, mk->ep, "ep %d must divide the %d experts (valid ep: a "
+               "divisor of %d)", p->ep, m->experts, m->experts);
+  if (m->moe_ffn_hidden % p->etp != 0)
+    violation (list, mk->etp, "etp %d must divide moe_ffn_hidden %d",
+               p->etp, m->moe_ffn_hidden);
+  if (dp <= 0)
+    return;
+  if (e->framework->deepspeed_moe)
+    {
+      if (dp % p->ep != 0)
+        violation (list, mk->ep, "ep %d must divide dp %d: DeepSpeed-MoE's "
+                   "expert-parallel groups are carved out of the data-parallel "
+                   "ranks (valid ep: a divisor of %d and of the %d experts)",
+                   p->ep, dp, dp, m->experts);
+    }
+  else if (((int64_t) p->tp * dp) % ((int64_t) p->etp * p->ep) != 0)
+    violation (list, mk->ep, "etp x ep = %d x %d must divide a stage's tp x dp "
+               "= %d x %d ranks, which Megatron-Core's expert groups partition "
+               "(valid: etp x ep a divisor of %d)", p->etp, p->ep, p->tp, dp,
+               p->tp * dp);
 }
 
 gboolean
@@ -216,6 +270,7 @@ plan_check (const ExperimentSpec *e, GError **error)
   if (m->ffn_hidden % p->tp != 0)
     violation (list, mk->tp, "tp %d must divide ffn_hidden %d", p->tp,
                m->ffn_hidden);
+  moe_rules (list, e, dp);
   const SpecIntList *sl = &p->stage_layers;
   if (sl->len > 0)
     {
@@ -480,6 +535,22 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
   return s * b * h * (linear + scores);
 }
 
+/* What an MoE layer keeps for backward beyond the dense layer of
+ * layer_activation_bytes (none under full recompute, which keeps the
+ * layer's input alone): the dense MLP's FC1 and activation outputs
+ * (16 s b h / t bytes in 16 bits at ffn 4h: Korthikanti's 8 + 8) give way
+ * to the experts' (moe_activation_bytes) and the shared experts'. */
+static double
+moe_extra_activations (const ExperimentSpec *e, const LayerShape *ls)
+{
+  if (ls->experts == 0 || e->training.recompute == RECOMPUTE_FULL)
+    return 0;
+  double sbh = (double) ls->s * ls->b * ls->h;
+  double k = ls->cm->bytes_per_element / 2;
+  double shared = (double) ls->shared_experts * ls->moe_ffn / (4.0 * ls->h);
+  return moe_activation_bytes (ls) + (shared - 1) * 16 * k * sbh / ls->t;
+}
+
 /* Chunks of layers (plan_chunk_layers) whose activations stage s holds
  * at its peak, under the schedule. */
 static int
@@ -515,16 +586,61 @@ layer_shape (const Plan *p, ComputeModel *cm, LayerShape *ls)
   transformer_layer_shape (ls, &e->model, p->tp, p->micro_batch,
                            e->parallel.sequence_parallel,
                            e->training.attention, cm);
+  ls->ep = MAX (e->parallel.ep, 1);
+  ls->etp = MAX (e->parallel.etp, 1);
+  ls->imbalance = MAX (e->training.moe_imbalance, 1);
+}
+
+/* Of a model's layers, the share that are MoE layers (0 for a dense
+ * model): a stage's layers count that share of MoE layers, whichever
+ * they are (the dense layers a model puts first sit in the first stage:
+ * a gap of a few percent of that stage's parameters). */
+static double
+moe_share (const ModelSpec *m)
+{
+  return m->experts > 0 ? (double) spec_moe_layers (m) / m->layers : 0;
+}
+
+/* The routed experts' parameters one rank of stage S holds: E / ep
+ * experts, 1/etp of each, in each of its MoE layers. */
+static double
+stage_expert_params (const Plan *p, const LayerShape *ls, int s)
+{
+  if (ls->experts == 0)
+    return 0;
+  return plan_chunk_layers (p, s) * p->virtual_stages
+         * moe_share (&p->spec->model) * moe_layer_expert_params (ls);
+}
+
+/* The ranks that hold the same experts (the expert-data-parallel group),
+ * over which the experts' gradients are reduced and ZeRO shards their
+ * state: Megatron-Core's tp x dp / (etp x ep) (parallel_state.py,
+ * core_r0.10.0), DeepSpeed-MoE's dp / ep (groups.py, v0.9.5). */
+int
+plan_expert_dp (const Plan *p)
+{
+  const ParallelSpec *ps = &p->spec->parallel;
+  int ep = MAX (ps->ep, 1), etp = MAX (ps->etp, 1);
+  if (p->spec->model.experts == 0)
+    return p->dp;
+  if (p->spec->framework->deepspeed_moe)
+    return MAX (p->dp / ep, 1);
+  return MAX (p->tp * p->dp / (etp * ep), 1);
 }
 
 /* The parameters one TP rank of stage S holds: its layers, the
  * embedding on the first stage, the head on the last (with pp > 1 its
- * own copy of the tied word embedding). */
+ * own copy of the tied word embedding). Of an MoE model's layers, the
+ * MoE layers' replicated part (moe.h) and their experts
+ * (stage_expert_params). */
 static double
 stage_params (const Plan *p, const LayerShape *ls, int s)
 {
-  double params = plan_chunk_layers (p, s) * p->virtual_stages
-                  * transformer_layer_params (ls);
+  double share = moe_share (&p->spec->model);
+  double layer = (1 - share) * transformer_layer_params (ls)
+                 + (share > 0 ? share * moe_layer_dense_params (ls) : 0);
+  double params = plan_chunk_layers (p, s) * p->virtual_stages * layer
+                  + stage_expert_params (p, ls, s);
   if (s == 0)
     params += transformer_embedding_params (ls);
   if (s == p->pp - 1)
@@ -592,16 +708,24 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
     {
       gboolean last = s == p->pp - 1;
       double params = stage_params (p, &ls, s);
-      double shard = params / (zs >= 1 ? p->dp : 1);
+      /* The experts' part is shared by the expert-data-parallel group. */
+      double experts = stage_expert_params (p, &ls, s);
+      int edp = plan_expert_dp (p);
+      double dense = params - experts;
+      double shard = dense / (zs >= 1 ? p->dp : 1)
+                     + experts / (zs >= 1 ? edp : 1);
       MemoryBreakdown m = { 0 };
       /* Offloaded, the optimizer and (from stage 2) the gradient
        * partitions live on the host; with optimizer+params the weights
        * too, but for the live modules. */
       m.weights = off == OFFLOAD_OPTIMIZER_PARAMS ? live
-                  : params * w / (zs >= 3 ? p->dp : 1) + live;
+                  : (dense / (zs >= 3 ? p->dp : 1)
+                     + experts / (zs >= 3 ? edp : 1)) * w + live;
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
-                    : params * grad_w / (zs >= 2 ? p->dp : 1);
-      double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE);
+                    : (dense / (zs >= 2 ? p->dp : 1)
+                       + experts / (zs >= 2 ? edp : 1)) * grad_w;
+      double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE)
+                          + moe_share (&e->model) * moe_extra_activations (e, &ls);
       double kept = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
                     * checkpoint;
       /* DeepSpeed's cpu_checkpointing keeps the checkpoints on the host
@@ -676,8 +800,22 @@ plan_model_params (const ModelSpec *m)
   LayerShape ls;
   /* Counts need no compute model, and one TP rank of tp 1 holds all. */
   transformer_layer_shape (&ls, m, 1, 1, FALSE, ATTENTION_UNFUSED, NULL);
-  return m->layers * transformer_layer_params (&ls)
-         + transformer_embedding_params (&ls) + transformer_head_params (&ls);
+  double layers = m->layers * transformer_layer_params (&ls);
+  if (m->experts > 0)
+    {
+      /* A dense layer's MLP, replaced in the MoE layers by theirs. */
+      double mlp = (m->mlp == MLP_SWIGLU ? 3.0 : 2.0) * m->hidden * m->ffn_hidden;
+      layers += transformer_mlp_params (m, FALSE) - m->layers * mlp;
+    }
+  return layers + transformer_embedding_params (&ls) + transformer_head_params (&ls);
+}
+
+double
+plan_active_params (const ModelSpec *m)
+{
+  if (m->experts == 0)
+    return plan_model_params (m);
+  return plan_model_params (m) - transformer_mlp_params (m, FALSE) + transformer_mlp_params (m, TRUE);
 }
 
 /* A checkpoint holds what the optimizer needs to go on: the weights in

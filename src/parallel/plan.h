@@ -66,6 +66,12 @@ char *plan_memory_shortfall (const MemoryBreakdown *m);
  * Hoffmann et al. 2022 count them): what training.tokens: chinchilla
  * multiplies. */
 double plan_model_params (const ModelSpec *m);
+/* The parameters a token uses: all of a dense model's; of an MoE model,
+ * the top_k routed experts and the shared ones, not the others. */
+double plan_active_params (const ModelSpec *m);
+/* The expert-data-parallel group's size (plan.c): the ranks holding the
+ * same experts; dp for a dense model. */
+int plan_expert_dp (const Plan *p);
 /* The tokens to train on: training.tokens, or chinchilla's
  * tokens_per_parameter times plan_model_params; 0 when unset. */
 double plan_training_tokens (const ExperimentSpec *e);

@@ -14,6 +14,7 @@
 typedef struct {
   double compute;     /* forward, backward and recompute kernels */
   double tp_comm;     /* exposed tensor-parallel collectives */
+  double ep_comm;     /* an MoE layer's expert-parallel all-to-alls */
   double bubble;      /* pipeline fill and drain: compute idle, nothing to do */
   double pp_comm;     /* exposed pipeline send/recv waits */
   double dp_comm;     /* exposed data-parallel / ZeRO collectives */

@@ -60,6 +60,7 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
     {
       SimTime none = 0;
       g_array_append_val (sim->tp_part, none);
+      g_array_append_val (sim->ep_part, none);
     }
   if (sim->op_info != NULL)
     {
@@ -365,6 +366,12 @@ piece_of (Sim *sim, const GraphOp *g)
       p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel), g->name);
       return p;
     }
+  if (g->kind == GOP_EP_ALL_TO_ALL)
+    {
+      p.kind = OPK_EP;
+      p.dur = ticks (sim, sim_moe_all_to_all_time (sim, g->comm_bytes), g->name);
+      return p;
+    }
   CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
                 : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
                 : COLL_ALL_GATHER;
@@ -397,18 +404,20 @@ program_add (Sim *sim, Program *prog, const Piece *p)
   prog->host = sim_time_add (prog->host, p->launches * sim->host_launch);
   g_array_append_val (prog->pieces, *p);
   prog->time = sim_time_add (prog->time, p->dur);
-  if (p->kind == OPK_TP)
+  if (p->kind == OPK_TP || p->kind == OPK_EP)
     {
       prog->tp_time = sim_time_add (prog->tp_time, p->dur);
       prog->tp_pieces++;
     }
+  if (p->kind == OPK_EP)
+    prog->ep_time = sim_time_add (prog->ep_time, p->dur);
 }
 
-static Program
-program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
+Program
+sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0 };
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0 };
   emit (&sim->ls, gops);
   for (guint i = 0; i < gops->len; i++)
     {
@@ -449,6 +458,7 @@ typedef struct {
   int stage, replica, tp_rank;
   SimTime pending;        /* fused compute not yet emitted */
   SimTime pending_tp;     /* of pending: fused TP collectives */
+  SimTime pending_ep;     /* of pending_tp: EP all-to-alls */
   SimTime pending_host;   /* the host's time to issue pending */
   SimTime lead;           /* pending's lead (above) */
   SimTime carry;          /* issuing left from the last op */
@@ -579,11 +589,14 @@ flush (Builder *b)
   add_issued (b, OPK_COMPUTE, b->pending, b->pending - b->pending_tp,
               b->pending_name, b->lead, b->pending_host);
   if (b->sim->tp_part != NULL)
-    g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
+    {
+      g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
+      g_array_index (b->sim->ep_part, SimTime, b->last) = b->pending_ep;
+    }
   else
     g_assert (b->pending_tp == 0);   /* only fused builds fuse TP */
   b->has_pending = FALSE;
-  b->pending = b->pending_tp = b->pending_host = b->lead = 0;
+  b->pending = b->pending_tp = b->pending_ep = b->pending_host = b->lead = 0;
 }
 
 static void
@@ -601,6 +614,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
       b->pending_host = sim_time_add (b->pending_host, prog->host);
       b->pending = sim_time_add (b->pending, prog->time);
       b->pending_tp = sim_time_add (b->pending_tp, prog->tp_time);
+      b->pending_ep = sim_time_add (b->pending_ep, prog->ep_time);
       b->has_pending = TRUE;
       return;
     }
@@ -621,10 +635,12 @@ emit_program (Builder *b, const Program *prog, const char *phase)
           continue;
         }
       flush (b);
-      add_issued (b, OPK_TP, p->dur, 0, p->name,
+      add_issued (b, p->kind, p->dur, 0, p->name,
                   piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
                   host);
-      join_group (b, b->last, GROUP_TP);
+      /* An EP all-to-all is timed at its static share: no peers joined. */
+      if (p->kind == OPK_TP)
+        join_group (b, b->last, GROUP_TP);
     }
 }
 
@@ -1716,29 +1732,30 @@ sim_prepare (Sim *sim)
    * embedding (Megatron's shared embedding). */
   sim->head_params = transformer_head_params (&sim->ls)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
-  sim->layer_fwd = program_from_graph (sim, transformer_layer_forward);
+  sim->layer_fwd = sim_program_from_graph (sim, transformer_layer_forward);
   if (e->framework->layer_sync)
     {
-      sim->layer_fwd_attn = program_from_graph (
+      sim->layer_fwd_attn = sim_program_from_graph (
         sim, transformer_layer_forward_attention);
-      sim->layer_fwd_mlp = program_from_graph (sim,
+      sim->layer_fwd_mlp = sim_program_from_graph (sim,
                                                transformer_layer_forward_mlp);
     }
-  sim->layer_bwd = program_from_graph (sim, transformer_layer_backward);
-  sim->layer_bwd_acc = program_from_graph (
+  sim->layer_bwd = sim_program_from_graph (sim, transformer_layer_backward);
+  sim->layer_bwd_acc = sim_program_from_graph (
     sim, transformer_layer_backward_accumulating);
-  sim->attn_fwd = program_from_graph (sim, transformer_attention_core_forward);
+  sim->attn_fwd = sim_program_from_graph (sim, transformer_attention_core_forward);
   sim->recompute = e->training.recompute == RECOMPUTE_FULL ? &sim->layer_fwd
                   : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
                   : NULL;
+  sim_moe_programs (sim);
   checkpoint_programs (sim);
-  sim->emb_fwd = program_from_graph (sim, transformer_embedding_forward);
-  sim->emb_bwd = program_from_graph (sim, transformer_embedding_backward);
-  sim->emb_bwd_acc = program_from_graph (
+  sim->emb_fwd = sim_program_from_graph (sim, transformer_embedding_forward);
+  sim->emb_bwd = sim_program_from_graph (sim, transformer_embedding_backward);
+  sim->emb_bwd_acc = sim_program_from_graph (
     sim, transformer_embedding_backward_accumulating);
-  sim->head_fwd = program_from_graph (sim, transformer_head_forward);
-  sim->head_bwd = program_from_graph (sim, transformer_head_backward);
-  sim->head_bwd_acc = program_from_graph (
+  sim->head_fwd = sim_program_from_graph (sim, transformer_head_forward);
+  sim->head_bwd = sim_program_from_graph (sim, transformer_head_backward);
+  sim->head_bwd_acc = sim_program_from_graph (
     sim, transformer_head_backward_accumulating);
 
   /* Pipeline transfers: Megatron's scatter/gather optimisation sends 1/t
@@ -1753,7 +1770,10 @@ sim_prepare (Sim *sim)
 
   sim->fuse_tp = !options->full && options->trace == NULL;
   if (sim->fuse_tp)
-    sim->tp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
+    {
+      sim->tp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
+      sim->ep_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
+    }
   if (options->trace != NULL)
     sim->op_info = g_array_new (FALSE, FALSE, sizeof (OpInfo));
   sim->ranks = options->full ? plan->gpus : plan->pp;
@@ -1877,7 +1897,7 @@ sim_clear (Sim *sim)
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
                         &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,
-                        &sim->tp_part, &sim->op_info };
+                        &sim->tp_part, &sim->ep_part, &sim->op_info };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);

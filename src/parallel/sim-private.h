@@ -29,6 +29,8 @@ typedef enum {
   OPK_EPILOGUE,         /* a collective of the step's epilogue: the tied
                          * embedding, the optimizer's overflow and norm
                          * checks, the loss (sim-build.c, emit_epilogue) */
+  OPK_EP,               /* an MoE layer's dispatch or combine all-to-all
+                         * over the expert-parallel group (sim-moe.c) */
   OPK_N
 } OpKind;
 
@@ -136,6 +138,7 @@ typedef struct {
 typedef struct {
   GArray *pieces;         /* owned: Piece */
   SimTime time, tp_time;
+  SimTime ep_time;        /* of tp_time: EP all-to-alls (OPK_EP) */
   guint tp_pieces;        /* of pieces: TP collectives */
   SimTime host, lead;     /* the host's time to issue it, and its lead
                            * (sim-build.c's Builder) from its start */
@@ -204,6 +207,7 @@ typedef struct {
   gboolean fuse_tp;
   GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
                            * of its dur, the TP collectives fused into it */
+  GArray *ep_part;        /* the same: of those, the EP all-to-alls */
   GArray *op_info;        /* OpInfo per op, traced runs only (else NULL) */
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */
@@ -280,6 +284,14 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
  * sim->options (sim->plan, sim->options set, the rest zero): nothing
  * that grows with the plan's sizes. */
 void sim_prepare (Sim *sim);
+/* A program from a graph emitter over sim->ls (sim-build.c). */
+Program sim_program_from_graph (Sim *sim,
+                                void (*emit) (const LayerShape *, GArray *));
+/* An MoE model's layer programs, parameters and EP group (sim-moe.c):
+ * replaces the dense layer's; nothing for a dense model. */
+void sim_moe_programs (Sim *sim);
+/* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
+double sim_moe_all_to_all_time (const Sim *sim, double bytes);
 /* Then its op graph, with room reserved for about OPS ops. */
 void sim_build (Sim *sim, uint64_t ops);
 /* What sim_build will make and the replay fire, estimated (budget.c). */

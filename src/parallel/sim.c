@@ -14,7 +14,7 @@
 #include "config/framework.h"
 
 static const char *const op_kind_category[OPK_N] = {
-  "compute", "tp", "pp", "dp", "optimizer", "offload", "host", "epilogue",
+  "compute", "tp", "pp", "dp", "optimizer", "offload", "host", "epilogue", "ep",
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
@@ -215,13 +215,17 @@ account (Sim *sim, uint32_t id, Stream *st)
       }
       break;
     case OPK_EPILOGUE: bd->epilogue += busy; break;
+    case OPK_EP: bd->ep_comm += busy; break;
     case OPK_COMPUTE:
       {
         SimTime tp = sim->tp_part != NULL
           ? g_array_index (sim->tp_part, SimTime, id) : 0;
+        SimTime ep = sim->ep_part != NULL
+          ? g_array_index (sim->ep_part, SimTime, id) : 0;
         double gpu = busy - sim_time_to_s (tp);
         double slow = gpu * (1 - 1 / sim_gpu_factor (sim, id));
-        bd->tp_comm += sim_time_to_s (tp);
+        bd->tp_comm += sim_time_to_s (tp - ep);
+        bd->ep_comm += sim_time_to_s (ep);
         bd->variability += slow;
         bd->compute += gpu - slow;
       }

@@ -37,7 +37,7 @@ fits (const ExperimentSpec *e)
 /* The axes a --set holds fixed: search walks the others. */
 typedef struct {
   gboolean tp, pp, dp, micro_batch, virtual_stages, sequence_parallel;
-  gboolean recompute, zero;
+  gboolean recompute, zero, ep, etp;
 } Pins;
 
 /* Which axes SETS ("key=value" strings) name. */
@@ -53,6 +53,8 @@ pins_from_sets (Pins *pins, const char *const *sets)
     { "parallel.sequence_parallel", G_STRUCT_OFFSET (Pins, sequence_parallel) },
     { "training.recompute", G_STRUCT_OFFSET (Pins, recompute) },
     { "zero.stage", G_STRUCT_OFFSET (Pins, zero) },
+    { "parallel.ep", G_STRUCT_OFFSET (Pins, ep) },
+    { "parallel.etp", G_STRUCT_OFFSET (Pins, etp) },
   };
   *pins = (Pins) { FALSE };
   for (int i = 0; sets && sets[i]; i++)
@@ -103,6 +105,31 @@ add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins, guint *val
 /* Whether the axis value X is one to walk: any when the axis is free,
  * else only the value held. */
 #define WALK(pinned, x, held) (!(pinned) || (held) <= 0 || (x) == (held))
+
+/* The expert-parallel layouts of a layout: for a mixture of experts each
+ * ep that divides the experts, with etp the framework's default (tp for
+ * Megatron-Core, 1 for DeepSpeed-MoE) unless held; plan_check refuses
+ * the ep and etp no group layout allows. A dense model: as it is. */
+static void
+add_expert_layouts (GArray *cands, const ExperimentSpec *e, const Pins *pins,
+                    guint *valid)
+{
+  if (e->model.experts == 0)
+    {
+      add_layout (cands, e, pins, valid);
+      return;
+    }
+  for (int ep = 1; ep <= e->model.experts; ep++)
+    {
+      if (e->model.experts % ep != 0 || !WALK (pins->ep, ep, e->parallel.ep))
+        continue;
+      ExperimentSpec x = *e;
+      x.parallel.ep = ep;
+      if (!pins->etp)
+        x.parallel.etp = e->framework->deepspeed_moe ? 1 : e->parallel.tp;
+      add_layout (cands, &x, pins, valid);
+    }
+}
 
 static void
 enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *valid)
@@ -158,7 +185,7 @@ enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *v
                   if (!even)
                     plan_balanced_stages (m->layers, pp,
                                           &e.parallel.stage_layers);
-                  add_layout (cands, &e, pins, valid);
+                  add_expert_layouts (cands, &e, pins, valid);
                 }
             }
         }
@@ -190,6 +217,8 @@ plansearch_label (const PlanCandidate *c)
                                           e->training.recompute),
                           e->zero.stage,
                           e->parallel.sequence_parallel ? ", sp" : "");
+  if (e->model.experts > 0)
+    g_string_append_printf (s, ", ep %d etp %d", e->parallel.ep, e->parallel.etp);
   for (int i = 0, run; i < sl->len; i += run)
     {
       for (run = 1; i + run < sl->len && sl->v[i + run] == sl->v[i]; run++)
@@ -223,6 +252,11 @@ plansearch_sets (const PlanCandidate *c)
                                           spec_enum_name (SPEC_ENUM_RECOMPUTE,
                                                           e->training.recompute)));
   g_ptr_array_add (sets, g_strdup_printf ("zero.stage=%d", e->zero.stage));
+  if (e->model.experts > 0)
+    {
+      g_ptr_array_add (sets, g_strdup_printf ("parallel.ep=%d", e->parallel.ep));
+      g_ptr_array_add (sets, g_strdup_printf ("parallel.etp=%d", e->parallel.etp));
+    }
   /* The stages always, [] for even ones: a list in the file would
    * otherwise outlive a plan of another pp. One word, without blanks. */
   GString *list = g_string_new ("parallel.stage_layers=[");

@@ -1,0 +1,202 @@
+/* moe.c: an MoE layer's ops, parameters and FLOPs; see moe.h. */
+#include "graph/moe.h"
+
+#include "graph/graph-private.h"
+
+gboolean
+moe_layer (const LayerShape *ls)
+{
+  return ls->experts > 0;
+}
+
+/* Tokens a rank holds as the layer starts (1/t of the sequence with SP). */
+static double
+local_tokens (const LayerShape *ls)
+{
+  return graph_token_elems (ls) / ls->h;
+}
+
+/* The busiest expert's tokens over the mean: the imbalance, cut at the
+ * capacity (tokens beyond it dropped; Megatron-Core's
+ * --moe-expert-capacity-factor without padding). */
+static double
+load_factor (const LayerShape *ls)
+{
+  double f = ls->imbalance;
+  return ls->capacity_factor > 0 ? MIN (f, ls->capacity_factor) : f;
+}
+
+double
+moe_tokens_per_expert (const LayerShape *ls)
+{
+  /* A rank's T tokens go to top_k experts each, E / ep of which it holds,
+   * from all ep ranks of its group: T k ep / E a local expert, and etp
+   * times that after the all-gather over the expert's TP ranks. */
+  return local_tokens (ls) * ls->top_k * ls->ep * ls->etp / ls->experts
+         * load_factor (ls);
+}
+
+double
+moe_dispatch_bytes (const LayerShape *ls)
+{
+  return ls->cm->bytes_per_element * local_tokens (ls) * ls->top_k * ls->h
+         * load_factor (ls);
+}
+
+static int64_t
+local_experts (const LayerShape *ls)
+{
+  return ls->experts / ls->ep;
+}
+
+static int64_t
+expert_fc1 (const LayerShape *ls)
+{
+  return (ls->gated ? 2 : 1) * ls->moe_ffn / ls->etp;
+}
+
+/* The shared experts: a dense MLP of their summed width, TP-split as the
+ * dense MLP (Megatron-Core's SharedExpertMLP). */
+static LayerShape
+shared_shape (const LayerShape *ls)
+{
+  LayerShape sh = *ls;
+  sh.ffn = ls->shared_experts * ls->moe_ffn;
+  sh.experts = 0;
+  return sh;
+}
+
+/* The expert-TP collectives around the experts: over the etp ranks,
+ * costed as the TP group's (equal to it unless etp is set otherwise). */
+static void
+expert_tp (GArray *ops, const LayerShape *ls, GraphOpKind kind, const char *name)
+{
+  if (ls->etp > 1)
+    graph_push_comm (ops, kind, name, ls->etp * moe_dispatch_bytes (ls));
+}
+
+static void
+moe_mlp_forward (const LayerShape *ls, GArray *ops)
+{
+  double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
+  double routed = t * ls->top_k * load_factor (ls) * ls->h;
+  int64_t le = local_experts (ls);
+  graph_push_gemm (ops, ls, "router", 1, (int64_t) t, ls->experts, ls->h);
+  /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
+   * auxiliary loss's sums over them. */
+  graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
+  graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
+  graph_push_elementwise (ops, ls, "permute", routed, 1, 1, 0);
+  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_dispatch", moe_dispatch_bytes (ls));
+  expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather");
+  graph_push_gemm (ops, ls, "expert_fc1", le, (int64_t) n, expert_fc1 (ls), ls->h);
+  graph_push_elementwise (ops, ls, ls->gated ? "expert_swiglu" : "expert_gelu",
+                          le * n * ls->moe_ffn / ls->etp, ls->gated ? 2 : 1, 1, 0);
+  graph_push_gemm (ops, ls, "expert_fc2", le, (int64_t) n, ls->h,
+                   ls->moe_ffn / ls->etp);
+  expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter");
+  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_combine", moe_dispatch_bytes (ls));
+  /* Un-permute: the top_k copies read, weighted and summed per token. */
+  graph_push_elementwise (ops, ls, "unpermute", routed, 1, 0, 0);
+  if (ls->shared_experts > 0)
+    {
+      LayerShape sh = shared_shape (ls);
+      transformer_mlp_forward (&sh, ops);
+    }
+}
+
+void
+moe_layer_forward_mlp (const LayerShape *ls, GArray *ops)
+{
+  moe_mlp_forward (ls, ops);
+  graph_push_elementwise (ops, ls, "residual2", graph_token_elems (ls), 2, 1, 1);
+}
+
+void
+moe_layer_forward (const LayerShape *ls, GArray *ops)
+{
+  transformer_layer_forward_attention (ls, ops);
+  moe_layer_forward_mlp (ls, ops);
+}
+
+void
+moe_layer_backward (const LayerShape *ls, GArray *ops)
+{
+  double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
+  double routed = t * ls->top_k * load_factor (ls) * ls->h;
+  int64_t le = local_experts (ls);
+  graph_push_elementwise (ops, ls, "residual2_bwd", graph_token_elems (ls), 1, 1, 1);
+  graph_set_launches (ops, 2);
+  if (ls->shared_experts > 0)
+    {
+      LayerShape sh = shared_shape (ls);
+      transformer_mlp_backward (&sh, ops);
+    }
+  graph_push_elementwise (ops, ls, "unpermute_bwd", routed, 1, 1, 0);
+  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_combine_bwd", moe_dispatch_bytes (ls));
+  expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather_bwd");
+  graph_push_gemm_backward (ops, ls, "expert_fc2_dgrad", "expert_fc2_wgrad", le,
+                            (int64_t) n, ls->h, ls->moe_ffn / ls->etp);
+  graph_push_elementwise (ops, ls, ls->gated ? "expert_swiglu_bwd" : "expert_gelu_bwd",
+                          le * n * ls->moe_ffn / ls->etp, ls->gated ? 3 : 2,
+                          ls->gated ? 2 : 1, 0);
+  graph_push_gemm_backward (ops, ls, "expert_fc1_dgrad", "expert_fc1_wgrad", le,
+                            (int64_t) n, expert_fc1 (ls), ls->h);
+  expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter_bwd");
+  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_dispatch_bwd", moe_dispatch_bytes (ls));
+  graph_push_elementwise (ops, ls, "permute_bwd", routed, 1, 1, 0);
+  graph_push_elementwise (ops, ls, "router_topk_bwd", t * ls->experts, 3, 1, 0);
+  graph_push_gemm_backward (ops, ls, "router_dgrad", "router_wgrad", 1, (int64_t) t,
+                            ls->experts, ls->h);
+  transformer_layer_backward_attention (ls, ops);
+}
+
+void
+moe_layer_backward_accumulating (const LayerShape *ls, GArray *ops)
+{
+  moe_layer_backward (ls, ops);
+  /* Fused accumulation (Megatron-LM's) adds the weights' gradients in
+   * the weight-gradient GEMMs; the other ways add every parameter. */
+  if (ls->grad_accumulation != GRAD_ACC_FUSED)
+    graph_push_grad_accumulate (ops, ls, moe_layer_dense_params (ls)
+                                         + moe_layer_expert_params (ls), 12);
+}
+
+/* ---- parameters and FLOPs ------------------------------------------------ */
+
+double
+moe_layer_dense_params (const LayerShape *ls)
+{
+  LayerShape attn = *ls;
+  attn.ffn = 0;   /* transformer_layer_params without its MLP's weights */
+  double shared = 0;
+  if (ls->shared_experts > 0)
+    {
+      LayerShape sh = shared_shape (ls);
+      shared = ls->h * (double) (sh.gated ? 2 : 1) * sh.ffn / ls->t
+               + (double) sh.ffn / ls->t * ls->h;
+    }
+  return transformer_layer_params (&attn) + (double) ls->h * ls->experts + shared;
+}
+
+double
+moe_layer_expert_params (const LayerShape *ls)
+{
+  return local_experts (ls) * (ls->h * (double) expert_fc1 (ls)
+                               + (double) ls->moe_ffn / ls->etp * ls->h);
+}
+
+double
+moe_activation_bytes (const LayerShape *ls)
+{
+  double w = ls->cm->bytes_per_element;
+  double n = moe_tokens_per_expert (ls) * local_experts (ls);
+  double t = local_tokens (ls);
+  /* The permuted input and the dispatched tokens (FC1's input), FC1's
+   * output and the activation's (FC2's input), the combined output kept
+   * for un-permutation, the router's fp32 scores. */
+  return w * (2 * moe_dispatch_bytes (ls) / w
+              + n * ls->h
+              + n * (expert_fc1 (ls) + ls->moe_ffn / ls->etp))
+         + 4.0 * t * ls->experts;
+}

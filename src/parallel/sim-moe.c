@@ -1,0 +1,59 @@
+/* sim-moe.c: a mixture of experts in the simulated step: the MoE layer's
+ * programs (graph/moe.h) in place of the dense layer's, and its
+ * all-to-alls over the expert-parallel group.
+ *
+ * The EP group: Megatron-Core orders the expert ranks etp fastest, then
+ * ep, then expert-dp (megatron/core/parallel_state.py, RankGenerator
+ * order "tp-ep-dp-pp" for experts, core_r0.10.0), so an EP group is ep
+ * ranks etp apart; DeepSpeed-MoE carves it out of the data-parallel ranks
+ * (deepspeed/utils/groups.py, _create_expert_and_data_parallel, v0.9.5),
+ * which are tp apart. Every EP group runs its all-to-all at once, so it
+ * is costed at the static share of each node's NICs
+ * (net_collective_time), as net/ models an all-to-all: each rank sends
+ * (n - 1)/n of its buffer, NVLink within a node, the NICs and the fabric
+ * between nodes. */
+#include "parallel/sim-private.h"
+
+#include "config/framework.h"
+#include "graph/moe.h"
+
+double
+sim_moe_all_to_all_time (const Sim *sim, double bytes)
+{
+  const ExperimentSpec *e = sim->plan->spec;
+  int ep = e->parallel.ep;
+  if (ep <= 1)
+    return 0;
+  int stride = e->framework->deepspeed_moe ? sim->plan->tp : sim->ls.etp;
+  return net_collective_time (&sim->net, COLL_ALL_TO_ALL, bytes,
+                              net_group_shape (&sim->net, 0, ep, stride));
+}
+
+static void
+replace (Sim *sim, Program *prog, void (*emit) (const LayerShape *, GArray *))
+{
+  g_clear_pointer (&prog->pieces, g_array_unref);
+  *prog = sim_program_from_graph (sim, emit);
+}
+
+void
+sim_moe_programs (Sim *sim)
+{
+  const ExperimentSpec *e = sim->plan->spec;
+  if (e->model.experts == 0)
+    return;
+  sim->ls.ep = MAX (e->parallel.ep, 1);
+  sim->ls.etp = MAX (e->parallel.etp, 1);
+  sim->ls.imbalance = MAX (e->training.moe_imbalance, 1);
+  /* Every layer is timed as an MoE layer: the dense layers a model puts
+   * first (model.dense_layers, moe_layer_frequency) are a gap of the
+   * timing, not of the memory and FLOPs (README, "Not yet"). */
+  replace (sim, &sim->layer_fwd, moe_layer_forward);
+  if (sim->layer_fwd_mlp.pieces != NULL)
+    replace (sim, &sim->layer_fwd_mlp, moe_layer_forward_mlp);
+  replace (sim, &sim->layer_bwd, moe_layer_backward);
+  replace (sim, &sim->layer_bwd_acc, moe_layer_backward_accumulating);
+  sim->layer_params = moe_layer_dense_params (&sim->ls)
+                      + moe_layer_expert_params (&sim->ls);
+  sim->layer_weights = sim->layer_params;
+}
