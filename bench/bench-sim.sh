@@ -6,7 +6,8 @@
 # Times `TRAINSIM run` on the 1T model on 3072 GPUs and on GPT-3 175B
 # (the largest experiments shipped), GPT-3 175B with a 5 % GPU spread at
 # 98,304 GPUs, GPT-3 175B with every rank simulated
-# at 16,384 and 98,304 GPUs, `TRAINSIM search` of GPT-3 175B on 1,024
+# at 16,384 and 98,304 GPUs and at 192 micro-batches per pipeline on
+# 1,024-16,384 GPUs (with the memory estimate's error), `TRAINSIM search` of GPT-3 175B on 1,024
 # GPUs, one `TRAINSIM validate` over every validation file, and a sweep
 # of 12,096 plans. Prints figures only; exits non-zero only when a
 # command fails, never on timing or accuracy.
@@ -30,7 +31,7 @@ elapsed () {
 }
 
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.time"' EXIT
+trap 'rm -f "$tmp" "$tmp.time" "$tmp.err"' EXIT
 trap 'exit 130' INT TERM
 
 for name in gpt-1t-selene gpt3-175b-selene; do
@@ -71,6 +72,35 @@ for gpus in 16384 98304; do
   awk -v g="$gpus" -v e="${events:-?}" '{
     mem = $2 == "?" ? "?" : sprintf ("%.2f", $2 / 1048576)
     printf "gpt3-175b --full on %d GPUs: %.1f s wall, %s GiB peak, %s events\n", g, $1, mem, e }' "$tmp.time"
+done
+
+# --full at a realistic batch (issue 36): 192 micro-batches per pipeline
+# (global batch 192 x dp at micro-batch 1) at 1,024, 4,096 and 16,384
+# GPUs, where the op graph grows with ranks x micro-batches; beside the
+# peak, the budget's estimate of the simulator's memory (read, to 0.1
+# GiB, off the refusal a budget of 1 KiB gives) and its error. A plan
+# over the default budget is reported as refused, not run.
+for gpus in 1024 4096 16384; do
+  dp=$((gpus / 128))
+  set -- run "$srcdir/experiments/gpt3-175b-selene.yaml" --full -f json \
+    --set gpus=$gpus --set parallel.dp=$dp \
+    --set parallel.global_batch=$((192 * dp))
+  estimate=$(TRAINSIM_MAX_SIM_MEMORY=1KiB "$trainsim" "$@" 2>&1 >/dev/null |
+    sed -n 's/.*would take about \([0-9.]*\) GiB of memory.*/\1/p')
+  if ! measure "$trainsim" "$@" 2>"$tmp.err"; then
+    if grep -q 'more than the budget' "$tmp.err"; then
+      echo "gpt3-175b --full, 192 micro-batches, $gpus GPUs: refused, estimate ${estimate:-?} GiB over the default budget"
+      continue
+    fi
+    cat "$tmp.err" >&2
+    echo "gpt3-175b --full 192 micro-batches $gpus GPUs: trainsim run failed" >&2
+    exit 1
+  fi
+  events=$(sed -n 's/.*"events": *\([0-9][0-9]*\).*/\1/p' "$tmp" | head -n 1)
+  awk -v g="$gpus" -v e="${events:-?}" -v est="${estimate:-?}" '{
+    mem = $2 == "?" ? "?" : sprintf ("%.2f", $2 / 1048576)
+    err = $2 == "?" || est == "?" ? "?" : sprintf ("%+.0f %%", (est / mem - 1) * 100)
+    printf "gpt3-175b --full, 192 micro-batches, %d GPUs: %.1f s wall, %s GiB peak, estimate %s GiB (%s), %s events\n", g, $1, mem, est, err, e }' "$tmp.time"
 done
 
 # GPU variability (issue 31's bar: under 0.5 s at 98,304 GPUs): symmetric

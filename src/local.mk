@@ -22,7 +22,7 @@ libtrainsim_la_SOURCES = \
 	src/parallel/result.h \
 	src/parallel/plan.h src/parallel/plan.c \
 	src/parallel/sim.h src/parallel/sim-private.h src/parallel/sim.c \
-	src/parallel/sim-build.c src/parallel/sim-moe.c \
+	src/parallel/sim-build.c src/parallel/sim-moe.c src/parallel/sim-store.c \
 	src/parallel/budget.h src/parallel/budget.c \
 	src/config/spec.h src/config/spec.c \
 	src/config/framework.h src/config/framework.c \

@@ -28,6 +28,17 @@ typedef struct {
   uint64_t epilogue_events;  /* their ends: in full mode one an instance */
 } RankOps;
 
+/* The edges of a rank's ops: one from each host op to the op it issues
+ * (or the sync it waits for), one from each send to the chunk that
+ * receives it, and one into each DP, ZeRO or host-copy op from what it
+ * follows (sim-build.c, add_issued, link_pipeline, emit_grads). */
+static uint64_t
+rank_edges (const RankOps *o)
+{
+  return sat_add_u64 (sat_add_u64 (o->issue, o->sends),
+                      sat_add_u64 (o->dp, o->host));
+}
+
 /* Adds N items of one chunk's program: MODULES modules whose programs
  * hold TP pieces between them. */
 static void
@@ -188,9 +199,8 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
                                          sat_mul_u64 (2 * m, (uint64_t) v) + 1));
 }
 
-/* Bytes beside each op: a Comm with its resources for a flow, a Coll and
- * its member list for a collective instance, an edge or two. */
-#define EDGE_BYTES (2 * sizeof (Edge))
+/* Bytes beside a flow's op: a Comm with its resources, a send's NIC
+ * sides and uplinks at either end. */
 #define COMM_BYTES (sizeof (Comm) + 4 * sizeof (FlowUse))
 
 void
@@ -199,7 +209,9 @@ sim_estimate (const Sim *sim, SimCost *cost)
   const Plan *plan = sim->plan;
   gboolean full = sim->options->full;
   uint64_t per_stage = full ? (uint64_t) plan->tp * (uint64_t) plan->dp : 1;
-  uint64_t ops = 0, events = 0, flows = 0, coll_ops = 0;
+  uint64_t ops = 0, events = 0, flows = 0, coll_ops = 0, edges = 0;
+  uint64_t dp_flows = 0;
+  uint64_t colls = 0;
   /* A stage of a node or more sends to another node; a DP group wider
    * than a node spans nodes. */
   int64_t stage_gpus = (int64_t) plan->dp * plan->tp;
@@ -230,10 +242,19 @@ sim_estimate (const Sim *sim, SimCost *cost)
       ops = sat_add_u64 (ops, sat_mul_u64 (per_stage, rank_ops));
       events = sat_add_u64 (events, sat_mul_u64 (per_stage, rank_events));
       flows = sat_add_u64 (flows, sat_mul_u64 (per_stage, rank_flows));
+      dp_flows = sat_add_u64 (dp_flows, sat_mul_u64 (per_stage, o.dp));
+      edges = sat_add_u64 (edges, sat_mul_u64 (per_stage, rank_edges (&o)));
+      /* In full mode each collective's members are listed, and each
+       * instance (one per group of members) is a Coll. */
       if (full)
-        coll_ops = sat_add_u64 (coll_ops, sat_mul_u64 (per_stage,
-                                                       o.tp + o.dp
-                                                       + o.epilogue));
+        {
+          coll_ops = sat_add_u64 (coll_ops, sat_mul_u64 (per_stage,
+                                                         o.tp + o.dp
+                                                         + o.epilogue));
+          colls = sat_add_u64 (colls, sat_mul_u64 (per_stage, sat_add_u64 (
+                    o.tp / (uint64_t) plan->tp + dp_events,
+                    o.epilogue_events)));
+        }
     }
   uint64_t ranks = (uint64_t) sim->ranks;
   uint64_t slots = sat_mul_u64 (sat_mul_u64 (ranks, 2),
@@ -261,13 +282,27 @@ sim_estimate (const Sim *sim, SimCost *cost)
                            + (uint64_t) plan->dp * (1 + 2 * (uint64_t) plan->tp)
                            + 1
                          : 4;
-  uint64_t per_op = sizeof (Op) + EDGE_BYTES
-    + (sim->fuse_tp ? sizeof (SimTime) : 0)
-    + (sim->options->trace != NULL ? sizeof (OpInfo) : 0);
+  /* The ops and edges in their blocks (sim-store.c); what only some runs
+   * keep per op in a GArray, which may have doubled. */
+  uint64_t per_op = (sim->fuse_tp ? 2 * sizeof (SimTime) : 0)
+    + (sim->options->trace != NULL ? 2 * sizeof (OpInfo) : 0);
   uint64_t bytes = sat_mul_u64 (ops, per_op);
-  bytes = sat_add_u64 (bytes, sat_mul_u64 (flows, COMM_BYTES));
-  bytes = sat_add_u64 (bytes, sat_mul_u64 (coll_ops, sizeof (uint32_t)
-                                                     + sizeof (Coll)));
+  bytes = sat_add_u64 (bytes, ops >= UINT32_MAX ? UINT64_MAX
+                              : sim_store_bytes (sizeof (Op), ops));
+  bytes = sat_add_u64 (bytes, edges >= UINT32_MAX ? UINT64_MAX
+                              : sim_store_bytes (sizeof (Edge), edges));
+  /* In full mode a DP collective's Comm loads the NIC sides of every
+   * node its group spans (tp x dp GPUs of a stage, a stride of tp apart)
+   * and the uplinks; symmetric mode's, those of a few nodes. */
+  uint64_t dp_nodes = full ? MIN ((uint64_t) plan->dp,
+                                  ((uint64_t) stage_gpus + gpn - 1) / gpn)
+                           : 1;
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (flows - dp_flows, COMM_BYTES));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (dp_flows, sizeof (Comm)
+                                           + (2 * dp_nodes + 2)
+                                             * sizeof (FlowUse)));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (coll_ops, sizeof (uint32_t)));
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (colls, sizeof (Coll)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (ranks, per_rank));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 2 * sizeof (uint32_t)));
   /* An Item of each rank's schedule while it is built. */

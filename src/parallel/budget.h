@@ -18,7 +18,7 @@
 #include "parallel/plan.h"
 #include "parallel/sim.h"
 
-/* Default budgets: 4 GiB holds the op graph of about 45 million ops (GPT-3
+/* Default budgets: 4 GiB holds the op graph of about 65 million ops (GPT-3
  * 175B on 98,304 GPUs with --full takes under 2 GiB); a billion events
  * take some ten minutes of one core. */
 #define SIM_BUDGET_MEMORY (4.0 * 1024 * 1024 * 1024)

@@ -72,6 +72,9 @@ typedef struct {
   double layer_forward_s;          /* one transformer layer's forward */
   double layer_backward_s;         /* and backward, recompute included */
   uint64_t events;                 /* engine events processed */
+  uint64_t graph_bytes;            /* what the op graph took: its ops,
+                                    * edges, collectives and flows (the
+                                    * budget's estimate is of these) */
   /* Stages share nodes (plan_stages_share_nodes): replayed in full as
    * that was cheap (full_auto), or with one rank per stage, missing the
    * stages' sharing of the nodes' NICs (shared_nodes_missed). */

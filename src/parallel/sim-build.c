@@ -52,10 +52,9 @@ static uint32_t
 add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
         const char *name, int mb)
 {
-  uint32_t id = sim->ops->len;
   Op op = { dur, 0, 0, NONE, NONE, 0, NONE,
             (uint32_t) (rank * SIM_N_STREAMS + s), NONE, NONE, kind };
-  g_array_append_val (sim->ops, op);
+  uint32_t id = sim_store_push (&sim->ops, &op);
   if (sim->tp_part != NULL)
     {
       SimTime none = 0;
@@ -88,8 +87,7 @@ static void
 add_edge (Sim *sim, uint32_t from, uint32_t to)
 {
   Edge e = { to, op_at (sim, from)->edges };
-  op_at (sim, from)->edges = sim->edges->len;
-  g_array_append_val (sim->edges, e);
+  op_at (sim, from)->edges = sim_store_push (&sim->edges, &e);
   op_at (sim, to)->waits++;
 }
 
@@ -500,7 +498,7 @@ gpu_factor (const Sim *sim, int rank, uint32_t id)
 double
 sim_gpu_factor (const Sim *sim, uint32_t id)
 {
-  const Op *op = &g_array_index (sim->ops, Op, id);
+  const Op *op = sim_store_at (&sim->ops, id);
   return gpu_factor (sim, (int) (op->stream / SIM_N_STREAMS), id);
 }
 
@@ -557,7 +555,7 @@ add_issued (Builder *b, OpKind kind, SimTime dur, SimTime gpu,
       b->sync = NONE;
       b->carry = MAX (host - lead, 0);
     }
-  double f = gpu_factor (sim, b->rank, sim->ops->len);
+  double f = gpu_factor (sim, b->rank, sim->ops.len);
   if (f != 1)
     dur = sim_time_add (dur - gpu, sim_time_from_ps ((double) gpu * f));
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_COMPUTE, kind, dur, name,
@@ -1791,19 +1789,13 @@ sim_prepare (Sim *sim)
 }
 
 void
-sim_build (Sim *sim, uint64_t ops)
+sim_build (Sim *sim)
 {
   const Plan *plan = sim->plan;
   const SimOptions *options = sim->options;
   const ExperimentSpec *e = plan->spec;
-  /* Reserved, not touched: pages the build does not fill take no
-   * memory, and the ops and their edges (two an op at most, as
-   * budget.c counts them) are never copied to a larger array, which
-   * would hold both copies at once. */
-  sim->ops = g_array_sized_new (FALSE, FALSE, sizeof (Op),
-                                (guint) MIN (ops, G_MAXUINT32 / 2));
-  sim->edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge),
-                                  (guint) MIN (2 * ops, G_MAXUINT32 / 2));
+  sim_store_init (&sim->ops, sizeof (Op));
+  sim_store_init (&sim->edges, sizeof (Edge));
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
@@ -1886,7 +1878,9 @@ sim_clear (Sim *sim)
   g_free (sim->breakdown);
   g_free (sim->dp_traffic);
   g_free (sim->rank_factor);
-  GArray **arrays[] = { &sim->ops, &sim->edges, &sim->colls, &sim->members,
+  sim_store_clear (&sim->ops);
+  sim_store_clear (&sim->edges);
+  GArray **arrays[] = { &sim->colls, &sim->members,
                         &sim->comms, &sim->uses, &sim->coll_uses,
                         &sim->use_at, &sim->layer_fwd.pieces,
                         &sim->layer_fwd_attn.pieces,

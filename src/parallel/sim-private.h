@@ -144,6 +144,47 @@ typedef struct {
                            * (sim-build.c's Builder) from its start */
 } Program;
 
+/* An array of fixed-size items in blocks of SIM_BLOCK_ITEMS (sim-store.c):
+ * it grows a block at a time, never copies, reserves nothing ahead. 2^16
+ * ops are 3.5 MiB: few enough blocks that the table of them stays in
+ * cache, small enough that the last one wastes little. */
+#define SIM_BLOCK_SHIFT 16
+#define SIM_BLOCK_ITEMS (1u << SIM_BLOCK_SHIFT)
+#define SIM_BLOCK_MASK (SIM_BLOCK_ITEMS - 1)
+
+typedef struct {
+  char **blocks;          /* owned, each owned */
+  uint32_t len;           /* items */
+  guint cap;              /* entries of blocks */
+  guint item;             /* bytes of an item */
+} SimStore;
+
+void sim_store_init (SimStore *s, guint item);
+/* Allocates the block that item s->len starts. */
+void sim_store_grow (SimStore *s);
+/* Frees the items, leaving an empty store of the same item size. */
+void sim_store_clear (SimStore *s);
+/* The bytes a store of N items of ITEM bytes touches: its items and its
+ * table of blocks (the untouched tail of its last block takes no
+ * memory). */
+gsize sim_store_bytes (guint item, uint64_t n);
+
+static inline void *
+sim_store_at (const SimStore *s, uint32_t i)
+{
+  return s->blocks[i >> SIM_BLOCK_SHIFT] + (gsize) (i & SIM_BLOCK_MASK) * s->item;
+}
+
+/* Appends a copy of ITEM; returns its index. */
+static inline uint32_t
+sim_store_push (SimStore *s, const void *item)
+{
+  if ((s->len & SIM_BLOCK_MASK) == 0)
+    sim_store_grow (s);
+  memcpy (sim_store_at (s, s->len), item, s->item);
+  return s->len++;
+}
+
 typedef struct {
   const Plan *plan;
   const SimOptions *options;
@@ -152,8 +193,8 @@ typedef struct {
   NetModel net;
   LayerShape ls;
   int ranks;              /* simulated ranks */
-  GArray *ops;            /* Op */
-  GArray *edges;          /* Edge */
+  SimStore ops;           /* Op */
+  SimStore edges;         /* Edge */
   GArray *colls;          /* Coll */
   GArray *members;        /* uint32_t */
   Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
@@ -260,7 +301,8 @@ sim_host_copies (const Sim *sim)
 static inline Op *
 op_at (Sim *sim, uint32_t id)
 {
-  return &g_array_index (sim->ops, Op, id);
+  return (Op *) (void *) sim->ops.blocks[id >> SIM_BLOCK_SHIFT]
+         + (id & SIM_BLOCK_MASK);
 }
 
 /* A node's uplink into the fabric, out of the node (out) or into it: its
@@ -292,8 +334,8 @@ Program sim_program_from_graph (Sim *sim,
 void sim_moe_programs (Sim *sim);
 /* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
-/* Then its op graph, with room reserved for about OPS ops. */
-void sim_build (Sim *sim, uint64_t ops);
+/* Then its op graph. */
+void sim_build (Sim *sim);
 /* What sim_build will make and the replay fire, estimated (budget.c). */
 void sim_estimate (const Sim *sim, SimCost *cost);
 /* The simulated members of a group of kind g: in full mode all of its

@@ -258,7 +258,8 @@ finish_op (Sim *sim, uint32_t id)
     }
   for (uint32_t e = op->edges; e != NONE;)
     {
-      const Edge *edge = &g_array_index (sim->edges, Edge, e);
+      const Edge *edge = (const Edge *) (void *)
+        sim->edges.blocks[e >> SIM_BLOCK_SHIFT] + (e & SIM_BLOCK_MASK);
       Op *to = op_at (sim, edge->to);
       if (--to->waits == 0)
         {
@@ -306,7 +307,7 @@ fill_result (Sim *sim, SimResult *r)
   const ExperimentSpec *e = p->spec;
   SimTime end = 0;
   int critical = 0;
-  for (guint i = 0; i < sim->ops->len; i++)
+  for (guint i = 0; i < sim->ops.len; i++)
     {
       const Op *op = op_at (sim, i);
       g_assert (op->waits == 0 && op->end >= op->start);
@@ -367,7 +368,7 @@ fill_result (Sim *sim, SimResult *r)
   SimTime compute_end =
     sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end;
   double tail = t - sim_time_to_s (compute_end), offload = 0;
-  for (guint i = 0; sim->offload != OFFLOAD_NONE && i < sim->ops->len; i++)
+  for (guint i = 0; sim->offload != OFFLOAD_NONE && i < sim->ops.len; i++)
     {
       const Op *op = op_at (sim, i);
       if (op->kind == OPK_OFFLOAD
@@ -383,6 +384,14 @@ fill_result (Sim *sim, SimResult *r)
     sim->layer_bwd.time
     + (sim->recompute != NULL ? sim->recompute->time : 0));
   r->events = sim_engine_events (sim->engine);
+  r->graph_bytes = sim_store_bytes (sizeof (Op), sim->ops.len)
+    + sim_store_bytes (sizeof (Edge), sim->edges.len)
+    + (uint64_t) sim->colls->len * sizeof (Coll)
+    + (uint64_t) sim->members->len * sizeof (uint32_t)
+    + (uint64_t) sim->comms->len * sizeof (Comm)
+    + (uint64_t) sim->uses->len * sizeof (FlowUse)
+    + (sim->tp_part != NULL ? (uint64_t) sim->tp_part->len * sizeof (SimTime) : 0)
+    + (sim->op_info != NULL ? (uint64_t) sim->op_info->len * sizeof (OpInfo) : 0);
   if (e->training.tokens > 0 || e->training.tokens == SPEC_CHINCHILLA)
     {
       double iterations = plan_training_tokens (e) / ((double) gb * e->model.seq_len);
@@ -430,7 +439,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
       sim_clear (&sim);
       return FALSE;
     }
-  sim_build (&sim, cost.ops);
+  sim_build (&sim);
   gboolean ok = sim.absurd == 0;
   if (ok)
     {
