@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/cli.sh: the command line contract of doc/trainsim.1 (OUTPUT, EXIT
-# STATUS) and README (What it prints, Commands, Inputs):
+# STATUS) and doc/manual.txt (Commands, Inputs):
 # exit statuses, output formats, and the errors a bad input gets (exit 2, a
 # file:line:col, a hint of what is valid, and no report file left behind).
 #
@@ -514,7 +514,7 @@ EOF
 bad "a GPU placed at a NIC the node lacks exits 2" placement \
   'nic_of_gpu\[7\] is NIC 9; the node has NICs 0 to 7'
 
-# fabric: other jobs' load and placement (README, "Other jobs on the fabric").
+# fabric: other jobs' load and placement (doc/manual.txt, "Other jobs on the fabric").
 fabric_case () {
   put "$1" <<EOF
 schema_version: 1

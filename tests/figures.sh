@@ -147,7 +147,7 @@ far=$(awk '$2 == "measured" { m = $3 } $2 == "trainsim" && ($3 < 0.8 * m || $3 >
 [ -z "$far" ] || fail_because "a prediction more than 20 % from its measurement: $far"
 verdict "megatron: 10 measured and 10 predicted bars, each prediction within 20 %"
 
-# Offload (README, "Memory and offload"): the README's table is the sweep's
+# Offload (doc/manual.txt, "Memory and offload"): the manual's table is the sweep's
 # rows that run, and its overlap_comm figure is the sweep's too.
 awk -F, '
   !header && /^#/ { next }
@@ -162,16 +162,16 @@ awk -F, '
 [ "$(wc -l <"$tmp/offload-rows")" -eq 5 ] ||
   fail_because "$(wc -l <"$tmp/offload-rows") offload rows run, expected 5"
 while IFS= read -r row; do
-  grep -qxF -- "$row" "$srcdir/README" || fail_because "README lacks the row: $row"
+  grep -qxF -- "$row" "$srcdir/doc/manual.txt" || fail_because "the manual lacks the row: $row"
 done <"$tmp/offload-rows"
 "$TRAINSIM" sweep "$srcdir/experiments/offload-finetune.yaml" --sweep gpus=8 \
   --sweep zero.offload=optimizer --sweep zero.offload_delayed_update=false \
   --set parallel.gradient_bucketing=true -o "$tmp/overlap.csv" 2>"$tmp/err"
 overlap=$(column "$tmp/overlap.csv" model_tflops_per_gpu | awk '{ printf "%.1f", $1 }')
-grep -q "offload then reach $overlap\$" "$srcdir/README" ||
-  grep -q "offload then reach $overlap " "$srcdir/README" ||
-  fail_because "README lacks 'offload then reach $overlap' (overlap_comm)"
-verdict "offload: the README's table and overlap figure are what the sweep says"
+grep -q "offload then reach $overlap\$" "$srcdir/doc/manual.txt" ||
+  grep -q "offload then reach $overlap " "$srcdir/doc/manual.txt" ||
+  fail_because "the manual lacks 'offload then reach $overlap' (overlap_comm)"
+verdict "offload: the manual's table and overlap figure are what the sweep says"
 
 # --- without gnuplot, and bad usage ----------------------------------------------
 

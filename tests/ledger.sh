@@ -4,7 +4,7 @@
 # has a source and a kind; a fitted one names what it was fitted to, and a
 # validation file so named has role: calibration (and every calibration
 # file is so named); an assumed one says what +-50 % of it does; the module
-# a row names reads it from the ledger; the README names every fitted and
+# a row names reads it from the ledger; the manual (doc/manual.txt) names every fitted and
 # assumed constant; the three formats agree on the count.
 #
 # Run by automake with TRAINSIM and srcdir in the environment; by hand, from
@@ -93,15 +93,15 @@ while IFS= read -r line; do
 done <"$tmp/rows"
 verdict "each constant is read from the ledger by the module it names"
 
-# The README's list of fitted and assumed constants is the ledger's.
+# The manual's list of fitted and assumed constants is the ledger's.
 while IFS= read -r line; do
   name=$(printf '%s' "$line" | sed 's/^{"name": "\([A-Z0-9_]*\)".*/\1/')
   case $line in
     *'"kind": "fitted"'* | *'"kind": "assumed"'*)
-      grep -q "\`$name\`" "$srcdir/README" || fail_because "README does not name $name" ;;
+      grep -q "\`$name\`" "$srcdir/doc/manual.txt" || fail_because "the manual does not name $name" ;;
   esac
 done <"$tmp/rows"
-verdict "the README names every fitted and assumed constant"
+verdict "the manual (doc/manual.txt) names every fitted and assumed constant"
 
 # A topology's own efficiency overrides the link kind's row: at 1 GiB the
 # ring is bandwidth-bound, so 300 GB/s at 0.5 gives under 150 GB/s of bus

@@ -1,20 +1,24 @@
 #!/bin/sh
-# tests/readme.sh: the README's samples are what the binary prints (issue 13,
+# tests/readme.sh: the samples of the README and of the manual
+# (doc/manual.txt) are what the binary prints (issue 13, item 2; issue 34,
 # item 2). A sample is a block indented by 4 spaces or more (inside a list
 # item) whose first line starts with "$ ":
-# each "$ " line (with its "\" continuation lines) is a command, run from a
-# directory holding ./trainsim, experiments/ and tests/data/calibrate/ (a block's commands share
-# one shell, so a variable set by one is seen by the next), and the lines
-# after it are what it must print. In those lines "..." alone stands for any
-# number of lines, and "..." within a line for any text; everything else
-# must be printed as written.
+# each "$ " line (with its "\" continuation lines) is a command, and the
+# lines after it are what it must print. Every command of the README, then
+# of the manual, runs in order in one shell (a variable set by one is seen
+# by every later one; a file written by one is there for the next), from a
+# fresh copy of the tree's experiments/, models/, topologies/ and
+# tests/data/calibrate/ beside ./trainsim. A command must exit 0 unless it
+# ends with "# exit N": then it must exit N. In the expected lines "..."
+# alone stands for any number of lines, and "..." within a line for any
+# text; everything else must be printed as written.
 #
 #   sh tests/readme.sh            check every sample, and the Accuracy
 #                                 tables against validate (make check)
-#   sh tests/readme.sh --update   rewrite each sample's lines from what the
-#                                 commands print now, keeping its "..."
-#                                 lines; a line with "..." inside is kept
-#                                 as written and still checked
+#   sh tests/readme.sh --update   rewrite each sample's lines, in both
+#                                 files, from what the commands print now,
+#                                 keeping its "..." lines; a line with "..."
+#                                 inside is kept as written and still checked
 #
 # Run by automake with TRAINSIM and srcdir in the environment; by hand, from
 # the top build directory: srcdir=. sh tests/readme.sh
@@ -28,7 +32,10 @@ set -u
 
 update=no
 [ "${1:-}" = --update ] && update=yes
-readme=$srcdir/README
+# The documents, in the order their commands run.
+docs="$srcdir/README $srcdir/doc/manual.txt"
+# The manual holds the Accuracy tables.
+tables=$srcdir/doc/manual.txt
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-readme.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -37,21 +44,28 @@ trap 'exit 130' INT TERM HUP PIPE
 work=$tmp/work
 mkdir "$work"
 ln -s "$TRAINSIM" "$work/trainsim"
-ln -s "$srcdir/experiments" "$work/experiments"
+# A fresh copy, so that a sample that writes beside the shipped files
+# (figures.sh's figures/, a sweep's output) changes nothing of the tree.
 # The calibrate section's samples read the published logs kept with the
 # tests.
 mkdir -p "$work/tests/data"
-ln -s "$srcdir/tests/data/calibrate" "$work/tests/data/calibrate"
+for d in experiments models topologies tests/data/calibrate; do
+  cp -R "$srcdir/$d" "$work/$d" || exit 99
+  chmod -R u+w "$work/$d"
+done
 
-# Split the README into samples: $tmp/sN.cmd (the block's commands as a
-# script whose output is cut into parts by marker lines) and $tmp/sN.want
-# (the expected lines, each command's after a marker), with the README line
-# range of each sample and its indentation in $tmp/samples ("N FIRST LAST
-# INDENT").
-awk -v dir="$tmp" '
+# Split each document into samples, numbered on from one document to the
+# next: $tmp/sN.cmd (the block's commands as a script whose output is cut
+# into parts by marker lines; after each command a check of its exit
+# status, which prints a status line when it is not the one wanted) and
+# $tmp/sN.want (the expected lines, each command's after a marker), with
+# the document, the line range of each sample and its indentation in
+# $tmp/samples ("N DOC FIRST LAST INDENT", DOC counting from 1).
+split_doc () {
+awk -v dir="$tmp" -v n="$2" -v doc="$3" '
   function close_sample() {
     if (in_block) {
-      printf "%d %d %d %d\n", n, first, last, indent >> (dir "/samples")
+      printf "%d %d %d %d %d\n", n, doc, first, last, indent >> (dir "/samples")
       close(cmd); close(want)
     }
     in_block = 0
@@ -78,16 +92,32 @@ awk -v dir="$tmp" '
     if (cont) {
       print body > cmd
       cont = body ~ /\\$/
+      if (!cont) status_check(body)
     } else if (body ~ /^\$ /) {
       print "echo @@trainsim-readme-marker@@" > cmd
       print "@@trainsim-readme-marker@@" > want
       print substr(body, 3) > cmd
       cont = body ~ /\\$/
+      if (!cont) status_check(body)
     } else
       print body > want
   }
-  END { close_sample() }
-' "$readme"
+  # A command ends at its line without a final backslash; "# exit N" at
+  # its end says the status it must exit with, else 0.
+  function status_check(last,   code) {
+    code = 0
+    if (match(last, /# exit [0-9]+$/)) code = substr(last, RSTART + 7)
+    printf "st=$?; [ \"$st\" = %d ] || echo \"@@trainsim-readme-status@@ exit $st, not %d\"\n", code, code > cmd
+  }
+  END { close_sample(); print n > (dir "/count") }
+' "$1"
+}
+n=0 d=0
+for doc in $docs; do
+  d=$((d + 1))
+  split_doc "$doc" "$n" "$d"
+  n=$(cat "$tmp/count")
+done
 
 # match WANT GOT: 0 when GOT's lines match WANT's (the "..." rules); with a
 # third argument OUT, writes there the lines to put in the README: WANT's
@@ -144,22 +174,46 @@ match () {
     }'
 }
 
-[ -s "$tmp/samples" ] || { echo "no samples found in $readme" >&2; exit 99; }
-cp "$readme" "$tmp/readme.new"
-while read -r k first last indent; do
-  (cd "$work" && sh "$tmp/s$k.cmd") >"$tmp/s$k.got" 2>"$tmp/err"
+[ -s "$tmp/samples" ] || { echo "no samples found in $docs" >&2; exit 99; }
+
+# Every sample's commands in one script, each sample's output after a
+# line of its own, run once in one shell; then cut apart again.
+while read -r k d first last indent; do
+  echo "echo @@trainsim-readme-sample-$k@@"
+  cat "$tmp/s$k.cmd"
+done <"$tmp/samples" >"$tmp/all.cmd"
+(cd "$work" && sh "$tmp/all.cmd") </dev/null >"$tmp/all.got" 2>"$tmp/err"
+awk -v dir="$tmp" '
+  /^@@trainsim-readme-sample-[0-9]+@@$/ {
+    if (out) close(out)
+    k = $0; gsub(/[^0-9]/, "", k); out = dir "/s" k ".got"
+    printf "" > out
+    next
+  }
+  out { print > out }' "$tmp/all.got"
+
+d=0
+for doc in $docs; do
+  d=$((d + 1))
+  cp "$doc" "$tmp/doc$d.new"
+done
+while read -r k d first last indent; do
+  doc=$(echo $docs | cut -d' ' -f "$d")
+  name=${doc#"$srcdir/"}
+  [ -f "$tmp/s$k.got" ] || : >"$tmp/s$k.got"
   head=$(sed -n 2p "$tmp/s$k.cmd" | cut -c 1-70)
   if match "$tmp/s$k.want" "$tmp/s$k.got"; then
-    ok "README line $first: $head"
+    ok "$name line $first: $head"
     continue
   fi
-  if [ "$update" = yes ] && match "$tmp/s$k.want" "$tmp/s$k.got" "$tmp/s$k.new"; then
-    echo "$k $first $last $indent" >>"$tmp/updates"
-    ok "README line $first: $head (to update)"
+  if [ "$update" = yes ] && ! grep -q '^@@trainsim-readme-status@@' "$tmp/s$k.got" &&
+     match "$tmp/s$k.want" "$tmp/s$k.got" "$tmp/s$k.new"; then
+    echo "$k $d $first $last $indent" >>"$tmp/updates"
+    ok "$name line $first: $head (to update)"
     continue
   fi
-  why="the README's lines $first-$last and what the commands print differ:"
-  notok "README line $first: $head"
+  why="$name's lines $first-$last and what the commands print differ:"
+  notok "$name line $first: $head"
   diff "$tmp/s$k.want" "$tmp/s$k.got" | sed 's/^/#   /' | head -n 40
   why=
 done <"$tmp/samples"
@@ -168,7 +222,7 @@ done <"$tmp/samples"
 # before it still hold: its commands as they were, each command's
 # expected lines from sN.new in order.
 if [ -s "$tmp/updates" ]; then
-  sort -k2,2nr "$tmp/updates" | while read -r k first last indent; do
+  sort -k2,2n -k3,3nr "$tmp/updates" | while read -r k d first last indent; do
     awk -v first="$first" -v last="$last" -v new="$tmp/s$k.new" -v indent="$indent" '
       BEGIN {
         while ((getline l < new) > 0) r[++n] = l
@@ -189,7 +243,7 @@ if [ -s "$tmp/updates" ]; then
         while (i < n && r[i + 1] != "@@trainsim-readme-marker@@") {
           i++; print pad r[i]
         }
-      }' "$tmp/readme.new" >"$tmp/readme.next" && mv "$tmp/readme.next" "$tmp/readme.new"
+      }' "$tmp/doc$d.new" >"$tmp/doc$d.next" && mv "$tmp/doc$d.next" "$tmp/doc$d.new"
   done
 fi
 
@@ -208,19 +262,23 @@ missing=
 while IFS= read -r row; do
   file=${row%% | *}
   want=${row#* | }
-  grep -F -- "$file |" "$readme" | grep -qF -- "| $want" ||
+  grep -F -- "$file |" "$tables" | grep -qF -- "| $want" ||
     missing="$missing ${file#| }"
 done <"$tmp/accuracy"
 if [ -s "$tmp/accuracy" ] && [ -z "$missing" ]; then
-  ok "README Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
+  ok "manual Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
 else
   why="rows that differ from validate:${missing:- (validate printed no file)}"
-  notok "README Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
+  notok "manual Accuracy: every file's cases, MAPE, max and mean signed error as validate prints them"
   why=
 fi
 
-if [ "$update" = yes ] && ! cmp -s "$readme" "$tmp/readme.new"; then
-  cat "$tmp/readme.new" >"$readme"
-  echo "updated $readme"
-fi
+d=0
+for doc in $docs; do
+  d=$((d + 1))
+  if [ "$update" = yes ] && ! cmp -s "$doc" "$tmp/doc$d.new"; then
+    cat "$tmp/doc$d.new" >"$doc"
+    echo "updated $doc"
+  fi
+done
 finish
