@@ -170,6 +170,17 @@ plan_optimum (const char *path, const char *const *sets, int jobs,
   return ok;
 }
 
+/* A size the family's rule built, named by its family and size
+ * ("gpt3-53.6b"), in place of the template's name in O. */
+static void
+name_built (Outcome *o, const char *family)
+{
+  g_autofree char *size = fmt_count (o->parameters);
+  g_autofree char *lower = g_ascii_strdown (size, -1);
+  g_free (o->model);
+  o->model = g_strconcat (family, "-", lower, NULL);
+}
+
 /* The published models of FAMILY (models/FAMILY-*), sorted by name; NULL,
  * said on stderr, for a family with none, or --set lines that WHAT (a
  * budget, the cost table), which sets each size's model and tokens,
@@ -343,10 +354,7 @@ plan_budget (const char *path, const char *const *sets, int jobs,
     outcome_clear (&chosen);
   else
     {
-      g_autofree char *size = fmt_count (chosen.parameters);
-      g_autofree char *lower = g_ascii_strdown (size, -1);
-      g_free (chosen.model);
-      chosen.model = g_strconcat (family, "-", lower, NULL);
+      name_built (&chosen, family);
       g_array_append_val (rows, chosen);
       g_array_sort (rows, by_parameters);
     }
@@ -558,86 +566,81 @@ append_table_text (GString *out, const char *family, const ExperimentSpec *e,
     }
 }
 
+/* One field of a table row: its key in JSON, a comma before all but the
+ * first. */
+static void
+append_key (GString *out, gboolean csv, gboolean first, const char *key)
+{
+  if (!first)
+    g_string_append (out, csv ? "," : ", ");
+  if (!csv)
+    g_string_append_printf (out, "\"%s\": ", key);
+}
+
+/* A number, NAN an empty CSV cell or JSON's null. */
+static void
+append_num (GString *out, gboolean csv, const char *key, double v)
+{
+  append_key (out, csv, FALSE, key);
+  if (!report_append_number (out, v) && !csv)
+    g_string_append (out, "null");
+}
+
+/* A text, NULL an empty CSV cell or JSON's null. */
+static void
+append_text (GString *out, gboolean csv, const char *key, const char *text)
+{
+  append_key (out, csv, FALSE, key);
+  if (csv)
+    report_append_csv_cell (out, text ? text : "");
+  else if (text)
+    report_append_json_string (out, text);
+  else
+    g_string_append (out, "null");
+}
+
 /* JSON: a line a row; CSV: a header and a row each. Each row says the
  * ideal's assumptions: MFU, the GPU's peak FLOP/s, the price. */
 static void
 append_table_rows (GString *out, const GArray *lines, double mfu, double peak,
                    double price, ReportFormat format)
 {
-  static const char *const keys[] = {
-    "parameters", "tokens", "ideal_mfu", "peak_flops", "gpu_hour_usd",
-    "ideal_gpu_hours", "ideal_cost_usd",
-    "seed_cost_usd", "mosaicml_cost_usd", "model", "model_parameters",
-    "plan", "mfu", "days", "days_with_failures", "cost_usd",
-    "cost_usd_with_failures", "why",
-  };
   gboolean csv = format == REPORT_CSV;
-  for (guint k = 0; csv && k < G_N_ELEMENTS (keys); k++)
-    g_string_append_printf (out, "%s%s", k ? "," : "", keys[k]);
   if (csv)
-    g_string_append_c (out, '\n');
+    g_string_append (out, "parameters,tokens,ideal_mfu,peak_flops,"
+                     "gpu_hour_usd,ideal_gpu_hours,ideal_cost_usd,"
+                     "seed_cost_usd,mosaicml_cost_usd,model,model_parameters,"
+                     "plan,mfu,days,days_with_failures,cost_usd,"
+                     "cost_usd_with_failures,why\n");
   for (guint i = 0; i < lines->len; i++)
     {
       const TableLine *l = &g_array_index (lines, TableLine, i);
       const Outcome *o = &l->sim;
       gboolean sim = o->model != NULL;
-      const double nums[] = {
-        l->row.parameters, l->tokens, mfu, peak, price, l->ideal_gpu_hours,
-        l->ideal_usd,
-        l->row.seed_usd > 0 ? l->row.seed_usd : NAN,
-        l->row.mosaicml_usd > 0 ? l->row.mosaicml_usd : NAN,
-      };
-      const double sims[] = {
-        sim ? o->mfu : NAN, sim ? o->days : NAN,
-        sim ? o->days_with_failures : NAN, sim ? o->cost_usd : NAN,
-        sim ? o->cost_usd_with_failures : NAN,
-      };
       g_string_append (out, csv ? "" : "{");
-      guint k = 0;
-      for (guint j = 0; j < G_N_ELEMENTS (nums); j++, k++)
-        {
-          if (!csv)
-            g_string_append_printf (out, "%s\"%s\": ", k ? ", " : "", keys[k]);
-          else if (k)
-            g_string_append_c (out, ',');
-          if (!report_append_number (out, nums[j]) && !csv)
-            g_string_append (out, "null");
-        }
-      const char *texts[] = { o->model, NULL, o->label };
-      for (guint j = 0; j < G_N_ELEMENTS (texts); j++, k++)
-        {
-          g_string_append (out, csv ? "," : ", ");
-          if (!csv)
-            g_string_append_printf (out, "\"%s\": ", keys[k]);
-          if (j == 1)
-            {
-              if (!report_append_number (out, sim ? o->parameters : NAN) && !csv)
-                g_string_append (out, "null");
-            }
-          else if (csv)
-            report_append_csv_cell (out, texts[j] ? texts[j] : "");
-          else if (texts[j])
-            report_append_json_string (out, texts[j]);
-          else
-            g_string_append (out, "null");
-        }
-      for (guint j = 0; j < G_N_ELEMENTS (sims); j++, k++)
-        {
-          g_string_append (out, csv ? "," : ", ");
-          if (!csv)
-            g_string_append_printf (out, "\"%s\": ", keys[k]);
-          if (!report_append_number (out, sims[j]) && !csv)
-            g_string_append (out, "null");
-        }
-      g_string_append (out, csv ? "," : ", ");
-      if (!csv)
-        g_string_append_printf (out, "\"%s\": ", keys[k]);
-      if (csv)
-        report_append_csv_cell (out, l->why ? l->why : "");
-      else if (l->why)
-        report_append_json_string (out, l->why);
-      else
-        g_string_append (out, "null");
+      append_key (out, csv, TRUE, "parameters");
+      report_append_number (out, l->row.parameters);
+      append_num (out, csv, "tokens", l->tokens);
+      append_num (out, csv, "ideal_mfu", mfu);
+      append_num (out, csv, "peak_flops", peak);
+      append_num (out, csv, "gpu_hour_usd", price);
+      append_num (out, csv, "ideal_gpu_hours", l->ideal_gpu_hours);
+      append_num (out, csv, "ideal_cost_usd", l->ideal_usd);
+      append_num (out, csv, "seed_cost_usd",
+                  l->row.seed_usd > 0 ? l->row.seed_usd : NAN);
+      append_num (out, csv, "mosaicml_cost_usd",
+                  l->row.mosaicml_usd > 0 ? l->row.mosaicml_usd : NAN);
+      append_text (out, csv, "model", o->model);
+      append_num (out, csv, "model_parameters", sim ? o->parameters : NAN);
+      append_text (out, csv, "plan", o->label);
+      append_num (out, csv, "mfu", sim ? o->mfu : NAN);
+      append_num (out, csv, "days", sim ? o->days : NAN);
+      append_num (out, csv, "days_with_failures",
+                  sim ? o->days_with_failures : NAN);
+      append_num (out, csv, "cost_usd", sim ? o->cost_usd : NAN);
+      append_num (out, csv, "cost_usd_with_failures",
+                  sim ? o->cost_usd_with_failures : NAN);
+      append_text (out, csv, "why", l->why);
       g_string_append (out, csv ? "\n" : "}\n");
     }
 }
@@ -696,12 +699,7 @@ plan_table (const char *path, const char *const *sets, int jobs,
                                 : "no plan can hold the --set values");
             }
           else
-            {
-              g_autofree char *size = fmt_count (l.sim.parameters);
-              g_autofree char *lower = g_ascii_strdown (size, -1);
-              g_free (l.sim.model);
-              l.sim.model = g_strconcat (family, "-", lower, NULL);
-            }
+            name_built (&l.sim, family);
         }
       g_array_append_val (lines, l);
     }
