@@ -309,7 +309,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
   bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 3 * sizeof (int)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (resources, 64));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (groups, 64));
-  *cost = (SimCost) { ops, events, bytes,
+  *cost = (SimCost) { ops, edges, events, bytes,
                       sat_mul_u64 (ranks, SIM_N_STREAMS),
                       sim->options->trace != NULL
                       ? sat_mul_u64 (ops, SIM_TRACE_SPAN_BYTES) : 0 };

@@ -38,6 +38,7 @@
 
 typedef struct {
   uint64_t ops;         /* ops in the graph */
+  uint64_t edges;       /* edges between them */
   uint64_t events;      /* engine events the replay fires */
   uint64_t bytes;       /* the simulator's memory for them */
   uint64_t streams;     /* simulated ranks x streams */

@@ -1789,13 +1789,13 @@ sim_prepare (Sim *sim)
 }
 
 void
-sim_build (Sim *sim)
+sim_build (Sim *sim, const SimCost *cost)
 {
   const Plan *plan = sim->plan;
   const SimOptions *options = sim->options;
   const ExperimentSpec *e = plan->spec;
-  sim_store_init (&sim->ops, sizeof (Op));
-  sim_store_init (&sim->edges, sizeof (Edge));
+  sim_store_init (&sim->ops, sizeof (Op), cost->ops);
+  sim_store_init (&sim->edges, sizeof (Edge), cost->edges);
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));

@@ -144,45 +144,53 @@ typedef struct {
                            * (sim-build.c's Builder) from its start */
 } Program;
 
-/* An array of fixed-size items in blocks of SIM_BLOCK_ITEMS (sim-store.c):
- * it grows a block at a time, never copies, reserves nothing ahead. 2^20
- * ops are 56 MiB of address space, of which the pages not yet filled take
- * no memory. Blocks of 2^16 (3.5 MiB) made GPT-3 175B's --full replay on
- * 1,024 GPUs half as slow again as one reserved array (12.2 s of CPU
- * against 8.1); 2^20 and 2^22 both cost about 10 % (9.3 s), measured
- * side by side on the same machine. */
+/* An array of fixed-size items in blocks (sim-store.c): it grows a block
+ * at a time, never copies, reserves nothing ahead. A block holds
+ * 2^shift items, the shift chosen when the store is made from the items
+ * expected (the budget's estimate): at most 2^SIM_BLOCK_SHIFT, at least
+ * 2^SIM_BLOCK_MIN_SHIFT. 2^20 ops are 56 MiB of address space, of which
+ * the pages not yet filled take no memory (unless malloc fills them:
+ * glibc's MALLOC_PERTURB_, which the tests set, writes every byte of a
+ * block, and a 56 MiB block for a plan of a thousand ops made validate
+ * four times slower). Blocks of 2^16 (3.5 MiB) made GPT-3 175B's --full
+ * replay on 1,024 GPUs half as slow again as one reserved array (12.2 s
+ * of CPU against 8.1); 2^20 and 2^22 both cost about 10 % (9.3 s),
+ * measured side by side on the same machine. */
 #define SIM_BLOCK_SHIFT 20
-#define SIM_BLOCK_ITEMS (1u << SIM_BLOCK_SHIFT)
-#define SIM_BLOCK_MASK (SIM_BLOCK_ITEMS - 1)
+#define SIM_BLOCK_MIN_SHIFT 10
 
 typedef struct {
   char **blocks;          /* owned, each owned */
   uint32_t len;           /* items */
   guint cap;              /* entries of blocks */
   guint item;             /* bytes of an item */
+  guint shift;            /* a block holds 2^shift items */
+  uint32_t mask;          /* 2^shift - 1 */
 } SimStore;
 
-void sim_store_init (SimStore *s, guint item);
+/* An empty store of items of ITEM bytes, in blocks for EXPECTED of them. */
+void sim_store_init (SimStore *s, guint item, uint64_t expected);
 /* Allocates the block that item s->len starts. */
 void sim_store_grow (SimStore *s);
-/* Frees the items, leaving an empty store of the same item size. */
+/* Frees the items, leaving an empty store of the same item and block
+ * size. */
 void sim_store_clear (SimStore *s);
-/* The bytes a store of N items of ITEM bytes touches: its items and its
- * table of blocks (the untouched tail of its last block takes no
- * memory). */
+/* The bytes a store of N items of ITEM bytes, made for N, touches: its
+ * items and its table of blocks (the untouched tail of its last block
+ * takes no memory). */
 gsize sim_store_bytes (guint item, uint64_t n);
 
 static inline void *
 sim_store_at (const SimStore *s, uint32_t i)
 {
-  return s->blocks[i >> SIM_BLOCK_SHIFT] + (gsize) (i & SIM_BLOCK_MASK) * s->item;
+  return s->blocks[i >> s->shift] + (gsize) (i & s->mask) * s->item;
 }
 
 /* Appends a copy of ITEM; returns its index. */
 static inline uint32_t
 sim_store_push (SimStore *s, const void *item)
 {
-  if ((s->len & SIM_BLOCK_MASK) == 0)
+  if ((s->len & s->mask) == 0)
     sim_store_grow (s);
   memcpy (sim_store_at (s, s->len), item, s->item);
   return s->len++;
@@ -304,8 +312,8 @@ sim_host_copies (const Sim *sim)
 static inline Op *
 op_at (Sim *sim, uint32_t id)
 {
-  return (Op *) (void *) sim->ops.blocks[id >> SIM_BLOCK_SHIFT]
-         + (id & SIM_BLOCK_MASK);
+  return (Op *) (void *) sim->ops.blocks[id >> sim->ops.shift]
+         + (id & sim->ops.mask);
 }
 
 /* A node's uplink into the fabric, out of the node (out) or into it: its
@@ -337,8 +345,8 @@ Program sim_program_from_graph (Sim *sim,
 void sim_moe_programs (Sim *sim);
 /* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
-/* Then its op graph. */
-void sim_build (Sim *sim);
+/* Then its op graph, its stores made for the estimate's COST. */
+void sim_build (Sim *sim, const SimCost *cost);
 /* What sim_build will make and the replay fire, estimated (budget.c). */
 void sim_estimate (const Sim *sim, SimCost *cost);
 /* The simulated members of a group of kind g: in full mode all of its

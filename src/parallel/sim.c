@@ -259,7 +259,7 @@ finish_op (Sim *sim, uint32_t id)
   for (uint32_t e = op->edges; e != NONE;)
     {
       const Edge *edge = (const Edge *) (void *)
-        sim->edges.blocks[e >> SIM_BLOCK_SHIFT] + (e & SIM_BLOCK_MASK);
+        sim->edges.blocks[e >> sim->edges.shift] + (e & sim->edges.mask);
       Op *to = op_at (sim, edge->to);
       if (--to->waits == 0)
         {
@@ -439,7 +439,7 @@ sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
       sim_clear (&sim);
       return FALSE;
     }
-  sim_build (&sim);
+  sim_build (&sim, &cost);
   gboolean ok = sim.absurd == 0;
   if (ok)
     {
