@@ -166,6 +166,10 @@ table () {
 2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
 2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
 2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
+# Megatron-Core's --overlap-param-gather needs its distributed optimizer
+# and overlapped reduction, and a framework that has the flag.
+2 | param-gather.yaml:5:82: param_gather_overlap needs the distributed optimizer | - | run $d/param-gather.yaml
+2 | cannot run parallel.param_gather_overlap: it is Megatron-Core's | - | run $d/valid.yaml --set parallel.param_gather_overlap=true --set framework=megatron-lm@2
 EOF
 }
 

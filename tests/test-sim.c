@@ -2464,6 +2464,63 @@ START_TEST (test_zero3_prefetch_hides_gathers)
 }
 END_TEST
 
+START_TEST (test_param_gather_overlap)
+{
+  /* Megatron-Core's --overlap-param-gather on two nodes (dp 16, tp 1,
+   * pp 1, 8 layers): ZeRO-1's all-gather of the parameters leaves the
+   * optimizer's tail for the first forward, one gather a module (the
+   * embedding, 8 layers, the head) on micro-batch 0 only, each ending
+   * before its module's forward; the step ends with the optimizer. A
+   * large micro-batch makes a layer's forward outlast its gather, so the
+   * step is faster than with the gather after the optimizer. */
+  ExperimentSpec e = base_spec (16, 1, 1, 8, 256);
+  e.zero.stage = 1;
+  use_framework (&e, "megatron-lm");
+  e.parallel.gradient_bucketing = TRUE;
+  SimResult after = run (&e, FALSE);
+  e.parallel.param_gather_overlap = TRUE;
+  ck_assert (plan_check (&e, NULL));
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { FALSE, collect_span, spans };
+  SimResult r;
+  ck_assert (sim_run (&e, &o, &r, NULL));
+  int gathers = 0;
+  SimTime last_gather = 0, first_fwd = G_MAXINT64, opt_end = 0, end = 0;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      end = MAX (end, sp->end);
+      if (strcmp (sp->name, "dp_allgather_params") == 0)
+        {
+          gathers++;
+          ck_assert_int_eq (sp->micro_batch, 0);
+          last_gather = MAX (last_gather, sp->end);
+        }
+      else if (strcmp (sp->name, "optimizer") == 0)
+        opt_end = sp->end;
+      else if (strcmp (sp->cat, "compute") == 0 && sp->micro_batch == 0)
+        first_fwd = MIN (first_fwd, sp->start);
+    }
+  ck_assert_int_eq (gathers, 8 + 2);
+  ck_assert (first_fwd < last_gather && last_gather < opt_end);
+  ck_assert (opt_end <= end);
+  ck_assert_msg (r.iteration_time_s < after.iteration_time_s,
+                 "%.6g s overlapped, %.6g s after the optimizer",
+                 r.iteration_time_s, after.iteration_time_s);
+
+  /* Refused without the distributed optimizer, without overlapped
+   * reduction, and under a framework that has no such flag. */
+  e.zero.stage = 0;
+  ck_assert (!plan_check (&e, NULL));
+  e.zero.stage = 1;
+  e.parallel.gradient_bucketing = FALSE;
+  ck_assert (!plan_check (&e, NULL));
+  e.parallel.gradient_bucketing = TRUE;
+  use_framework (&e, "megatron-lm@2");
+  ck_assert (!plan_check (&e, NULL));
+}
+END_TEST
+
 /* base_spec with a DGX-A100-like host: 25 GB/s PCIe links shared by two
  * GPUs, 1 TiB, CPU Adam at 3.9e9 parameters/s per node. */
 static ExperimentSpec
@@ -2784,6 +2841,7 @@ sim_suite (void)
   tcase_add_test (exec, test_zero3_deepspeed_03);
   tcase_add_test (exec, test_tp_overlap);
   tcase_add_test (exec, test_zero3_prefetch_hides_gathers);
+  tcase_add_test (exec, test_param_gather_overlap);
   tcase_add_test (exec, test_offload);
   tcase_add_test (exec, test_offload_buckets_overlap);
   tcase_add_test (exec, test_offload_delayed_update);

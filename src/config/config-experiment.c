@@ -165,6 +165,8 @@ static const Field parallel_fields[] = {
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
+  F ("param_gather_overlap", F_BOOL, ParallelSpec, param_gather_overlap,
+     MARK (param_gather_overlap)),
   F ("grad_accumulation", F_ENUM, ParallelSpec, grad_accumulation,
      .arg = SPEC_ENUM_GRAD_ACCUMULATION),
   F ("grad_reduce_precision", F_ENUM, ParallelSpec, grad_reduce_precision,

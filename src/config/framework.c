@@ -241,6 +241,8 @@ static const FrameworkProfile profiles[] = {
      * expert_tensor_parallel_size and expert_model_parallel_size,
      * core_r0.10.0). */
     .moe = YES, .expert_tp = YES,
+    /* --overlap-param-gather (megatron/training/arguments.py, core_r0.8.0). */
+    .param_gather_overlap = YES,
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,

@@ -71,6 +71,9 @@ struct FrameworkProfile {
    * Megatron-Core's, whose expert groups partition a stage's tp x dp
    * ranks (etp x ep divides it) and whose etp defaults to tp. */
   FrameworkRule moe, expert_tp;
+  /* parallel.param_gather_overlap: Megatron-Core's; unset (no why) where
+   * the framework has no such flag. */
+  FrameworkRule param_gather_overlap;
   gboolean deepspeed_moe;
   /* Set where offload moves the parameters with the optimizer or not at
    * all (zero.offload optimizer+params only): why. */

@@ -250,7 +250,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->layers) X ((m)->heads) X ((m)->zero_stage) X ((m)->offload) \
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
-  X ((m)->activation_checkpointing) \
+  X ((m)->activation_checkpointing) X ((m)->param_gather_overlap) \
   X ((m)->experts) X ((m)->top_k) X ((m)->ep) X ((m)->etp) \
   X ((m)->topology) X ((m)->training) \
   X ((m)->placement) X ((m)->slow_nodes) X ((m)->sweep)

@@ -470,6 +470,14 @@ typedef struct {
    * the weight-gradient GEMM, and with SP the input's all-gather under
    * the input-gradient GEMM. Default true. */
   gboolean tp_overlap;
+  /* Megatron-Core's --overlap-param-gather (core_r0.8.0, megatron/core/
+   * optimizer/distrib_optimizer.py): the distributed optimizer's
+   * all-gather of the updated parameters runs under the next step's first
+   * forward, bucket by bucket, instead of after the optimizer. Default
+   * false, as Megatron-LM's flag; it needs zero.stage 1 and
+   * gradient_bucketing (its --overlap-grad-reduce), as arguments.py
+   * asserts. */
+  gboolean param_gather_overlap;
   GradAccumulation grad_accumulation;   /* default fused (Megatron-LM's) */
   /* The precision of the gradients the data-parallel reduction moves
    * (parallel.grad_reduce_precision): fp32 or the run's own. Left out,
@@ -584,6 +592,7 @@ typedef struct {
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
+  char *param_gather_overlap;
   char *experts, *top_k, *ep, *etp;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */

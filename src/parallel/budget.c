@@ -132,6 +132,13 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
         + (last ? sim->head_bwd.tp_pieces : 0);
       add_program (sim, o, m, modules, fwd_tp);
       add_program (sim, o, m, modules, bwd_tp);
+      /* Megatron-Core's gathers under the first forward (param_prefetch):
+       * one a module, each cutting a stretch. */
+      if (sim->param_prefetch)
+        {
+          o->dp = sat_add_u64 (o->dp, modules);
+          o->compute = sat_add_u64 (o->compute, modules);
+        }
       /* A layer's forward that waits for the device before its MLP
        * (layer_sync) is two stretches, recomputed or not. */
       if (sim->layer_fwd_mlp.pieces != NULL)
@@ -171,7 +178,8 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
   /* The optimizer (or CPU Adam and the copy up), ZeRO 1-2's gather. */
   o->compute++;
   o->host += sim->offload == OFFLOAD_OPTIMIZER;
-  o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1;
+  o->dp += e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1
+           && !sim->param_prefetch;
   /* The epilogue's collectives, on the compute stream: the loss's in
    * every forward of the last stage; a read back may add a host op. */
   EpilogueOp epilogue[EPILOGUE_MAX];

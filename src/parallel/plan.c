@@ -134,6 +134,22 @@ framework_rules (GString *list, const ExperimentSpec *e)
   if (p->sequence_parallel && p->tp > 1 && !f->sequence_parallel.allowed)
     refuse (list, e, mk->sequence_parallel, "sequence parallelism",
             f->sequence_parallel.why, "sequence_parallel: false");
+  if (p->param_gather_overlap)
+    {
+      if (!f->param_gather_overlap.allowed)
+        refuse (list, e, mk->param_gather_overlap,
+                "parallel.param_gather_overlap",
+                f->param_gather_overlap.why ? f->param_gather_overlap.why
+                : "it is Megatron-Core's --overlap-param-gather (megatron/"
+                  "training/arguments.py, core_r0.8.0)",
+                "param_gather_overlap: false");
+      else if (zs != 1 || !plan_dp_overlaps (e))
+        violation (list, mk->param_gather_overlap, "param_gather_overlap "
+                   "needs the distributed optimizer and --overlap-grad-reduce "
+                   "(megatron/training/arguments.py, core_r0.8.0): valid: "
+                   "zero.stage 1 with gradient_bucketing: true, or "
+                   "param_gather_overlap: false");
+    }
   if (e->training.recompute == RECOMPUTE_SELECTIVE
       && !f->selective_recompute.allowed)
     refuse (list, e, mk->recompute, "selective recompute", f->selective_recompute.why,

@@ -471,6 +471,7 @@ typedef struct {
   gboolean recv_to_gpu;   /* the chunk's receive holds its first GPU op,
                            * not the host */
   int mb;
+  int dir;                /* of the chunk being emitted: 0 forward */
   uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
   EpilogueOp epilogue[EPILOGUE_MAX];   /* sim_epilogue_ops of the stage */
   int n_epilogue;
@@ -815,6 +816,15 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
   return last;
 }
 
+/* Whether the module being emitted waits for its parameters' gather:
+ * every module under ZeRO-3; with param_prefetch, each module's first
+ * forward of the step (micro-batch 0 of each chunk). */
+static gboolean
+gathers (const Builder *b)
+{
+  return b->sim->zero3 || (b->sim->param_prefetch && b->dir == 0 && b->mb == 0);
+}
+
 /* ZeRO-3 (Rajbhandari 2020 section 5.3, DeepSpeed stage 3): a module's
  * parameters are all-gathered before its forward and again before its
  * backward, on their own stream. DeepSpeed's prefetcher issues module k's
@@ -823,12 +833,25 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
  * parameters offloaded, the shard comes up over PCIe first. DeepSpeed
  * 0.3 (zero3_per_tensor) instead synchronized the device before each
  * gather and at each module: its gathers, tensor by tensor, start when
- * the compute before them ends, and the host waits for them. */
+ * the compute before them ends, and the host waits for them.
+ *
+ * Megatron-Core's distributed optimizer with --overlap-param-gather
+ * (param_prefetch; megatron/core/optimizer/distrib_optimizer.py,
+ * core_r0.8.0) gathers the updated parameters the same way, once, under
+ * the next step's first forward: zero_grad dispatches the first bucket's
+ * all-gather before the forward, and the forward pre-hook of a module
+ * waits for its bucket's and dispatches the next (_make_forward_pre_hook,
+ * _dispatch_gather_model_params), buckets in the forward's order. A
+ * bucket is at least 40M parameters (distributed_data_parallel.py), a
+ * layer or more; trainsim gathers a module at a time, so models whose
+ * layers are smaller pay more latencies than Megatron does. In the
+ * steady state that one step's replay stands for, the gathers of the
+ * step before run under this step's first forward. */
 static void
 begin_module (Builder *b, ModuleKind kind)
 {
   Sim *sim = b->sim;
-  if (!sim->zero3)
+  if (!gathers (b))
     return;
   double params = kind == MODULE_LAYER ? sim->layer_params
                   : kind == MODULE_EMBEDDING ? sim->emb_params
@@ -847,7 +870,7 @@ begin_module (Builder *b, ModuleKind kind)
       return;
     }
   b->gather = add_dp_op (b, SIM_STREAM_GATHER, COLL_ALL_GATHER, bytes,
-                         "zero3_gather");
+                         sim->zero3 ? "zero3_gather" : "dp_allgather_params");
   if (up != NONE)
     add_edge (sim, up, b->gather);
   /* The fetch (or the gather) starts once module k-2 is done. */
@@ -858,7 +881,7 @@ begin_module (Builder *b, ModuleKind kind)
 static void
 end_module (Builder *b)
 {
-  if (!b->sim->zero3)
+  if (!gathers (b))
     return;
   flush (b);
   add_edge (b->sim, b->gather, b->module_first);
@@ -1288,6 +1311,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
   double bucket = 0, bucket_cap = e->parallel.bucket_bytes / sim->grad_bytes;
 
   b->mb = mb;
+  b->dir = dir;
   b->first_of_chunk = NONE;
   /* Megatron times each micro-batch's forward and backward with timers
    * that synchronize the device (megatron/schedules.py, forward_step and
@@ -1562,7 +1586,8 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       if (last_dp != NONE && !delayed)
         add_edge (sim, last_dp, opt);
     }
-  if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1)
+  if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1
+      && !sim->param_prefetch)
     {
       double bytes = stage_params * sim->cm.bytes_per_element;
       gather = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
@@ -1778,6 +1803,8 @@ sim_prepare (Sim *sim)
   variability_init (sim);
   /* A ZeRO stage with one replica partitions nothing: it runs as DP. */
   sim->zero3 = e->zero.stage == 3 && plan->dp > 1;
+  sim->param_prefetch = e->parallel.param_gather_overlap
+                        && e->zero.stage == 1 && plan->dp > 1;
   sim->epilogue = framework_epilogue (e->framework, plan->pp, e->zero.stage);
   sim->offload = e->zero.offload;
   sim->gpu_link_base = -1;

@@ -272,6 +272,9 @@ typedef struct {
   FrameworkEpilogue epilogue;   /* framework_epilogue of the plan */
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
   gboolean zero3;         /* ZeRO stage 3 over a DP group of 2 or more */
+  /* ZeRO-1's parameters all-gathered under the first forward
+   * (parallel.param_gather_overlap) over a DP group of 2 or more. */
+  gboolean param_prefetch;
   /* Gradients move after every micro-batch's backward, not only after
    * the last: ZeRO-3, and ZeRO-2 where the framework reduces each
    * micro-batch's gradients into their partitions (DeepSpeed, FSDP). */
