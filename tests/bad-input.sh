@@ -166,6 +166,9 @@ table () {
 2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
 2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
 2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
+# FP8: a device without an FP8 rate, a recipe not known.
+2 | fp8-a100.yaml:6:23: training.precision: fp8 needs a device with an FP8 rate (peak.fp8) | - | run $d/fp8-a100.yaml
+2 | fp8-recipe.yaml:6:40: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml
 EOF
 }
 
