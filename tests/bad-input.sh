@@ -168,7 +168,7 @@ table () {
 2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
 # FP8: a device without an FP8 rate, a recipe not known.
 2 | fp8-a100.yaml:6:23: training.precision: fp8 needs a device with an FP8 rate (peak.fp8) | - | run $d/fp8-a100.yaml
-2 | fp8-recipe.yaml:6:40: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml
+2 | fp8-recipe.yaml:6:40: training.fp8_recipe: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml
 EOF
 }
 
