@@ -940,4 +940,15 @@ ts collective selene --op all_to_all -b 1G -e 1G
 grep -q "^ *1073741824 .*direct" "$tmp/out" || fail_because "$(cat "$tmp/out")"
 verdict "collective --op all_to_all runs, as alltoall"
 
+# --- FP8 (issue 33) --------------------------------------------------------------
+ts sweep "$srcdir/experiments/tiny.yaml" --set topology=dgx-h100 --set gpus=8 \
+  --sweep training.precision=bf16,fp8 -j 1
+[ "$rc" -eq 0 ] || fail_because "exit status $rc: $(cat "$tmp/err")"
+b=$(awk -F, '$1 == "bf16" && $2 == "ok" { print $4 }' "$tmp/out")
+f=$(awk -F, '$1 == "fp8" && $2 == "ok" { print $4 }' "$tmp/out")
+[ -n "$b" ] && [ -n "$f" ] || fail_because "rows: $(cat "$tmp/out")"
+awk -v b="$b" -v f="$f" 'BEGIN { exit !(f != b) }' \
+  || fail_because "bf16 $b s and fp8 $f s: the same step"
+verdict "sweep training.precision=bf16,fp8 on H100s: a row each, different times"
+
 finish

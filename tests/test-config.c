@@ -168,7 +168,7 @@ END_TEST
 START_TEST (test_enum_tables)
 {
   static const struct { SpecEnum e; int n; const char *list; } tables[] = {
-    { SPEC_ENUM_PRECISION, PRECISION_N, "fp32, tf32, fp16 or bf16" },
+    { SPEC_ENUM_PRECISION, PRECISION_N, "fp32, tf32, fp16, bf16 or fp8" },
     { SPEC_ENUM_RECOMPUTE, RECOMPUTE_N, "none, selective or full" },
     { SPEC_ENUM_SCHEDULE, SCHEDULE_N, "gpipe, 1f1b or interleaved" },
     { SPEC_ENUM_OFFLOAD, OFFLOAD_N, "none, optimizer or optimizer+params" },
@@ -553,7 +553,7 @@ static const struct {
   { HEAD GPUS "parallel:\n", 4, 10, "parallel is missing required keys: tp, pp, micro_batch" },
   { HEAD GPUS PAR "training: {precision: bf61}\n", 5, 23,
     "training.precision: unknown value 'bf61' (did you mean 'bf16'?); valid values: fp32, "
-    "tf32, fp16 or bf16" },
+    "tf32, fp16, bf16 or fp8" },
   { HEAD GPUS PAR "parallel2: 1\nzero: {offload: cpu}\n", 5, 1, "unknown key 'parallel2'" },
   { HEAD GPUS PAR "zero: {offload: cpu}\n", 5, 17,
     "zero.offload: unknown value 'cpu'; valid values: none, optimizer or optimizer+params" },

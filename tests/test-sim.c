@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/stats.h"
 #include "config/framework.h"
+#include "graph/fp8.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
 #include "hw/host.h"
@@ -2800,6 +2801,160 @@ START_TEST (test_cpu_adam_rate)
 }
 END_TEST
 
+/* ---- FP8 (graph/fp8.h) ------------------------------------------------- */
+
+/* Whether NAME is one of the linear layers' GEMMs, which fp8 runs in FP8. */
+static gboolean
+linear_gemm (const char *name)
+{
+  static const char *const linear[] = {
+    "qkv", "attn_proj", "fc1", "fc2", "qkv_dgrad", "qkv_wgrad",
+    "attn_proj_dgrad", "attn_proj_wgrad", "fc1_dgrad", "fc1_wgrad",
+    "fc2_dgrad", "fc2_wgrad",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (linear); i++)
+    if (strcmp (name, linear[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A layer's ops, forward then backward, by SHAPE. */
+static GArray *
+layer_ops (const LayerShape *ls)
+{
+  GArray *ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_layer_forward (ls, ops);
+  transformer_layer_backward (ls, ops);
+  return ops;
+}
+
+/* A hand case: h 4096, 32 heads, ffn 16384, 2,048 tokens, tp 1, on a
+ * device of 312 TFLOP/s bf16 and 624 FP8 (an Ampere profile, so both
+ * GEMM efficiencies are MATMUL_EFFICIENCY). Every linear GEMM is
+ * compute-bound at both rates (QKV: 206 GFLOP, 83 MB in FP8), so fp8
+ * takes its bf16 time x 312 / 624, exactly; the attention and every
+ * other op is the bf16 op, unchanged; the casts come in besides, each
+ * reading 2 bytes an element and writing 1 + 1 (delayed) or reading 2
+ * more (current). */
+START_TEST (test_fp8_layer)
+{
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 624e12;
+  ModelSpec m = { NULL, 4, 4096, 32, 32, 16384, 1024, 2048, MLP_GELU, TRUE };
+  ComputeModel cm, c8;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  compute_model_init (&c8, &e.topology.gpu, &e.compute, PRECISION_FP8);
+  for (int attention = 0; attention < 2; attention++)
+    {
+      LayerShape ls;
+      transformer_layer_shape (&ls, &m, 1, 1, FALSE,
+                               attention ? ATTENTION_FLASH2 : ATTENTION_UNFUSED,
+                               &cm);
+      g_autoptr (GArray) base = layer_ops (&ls);
+      ls.fp8 = &c8;
+      g_autoptr (GArray) fp8 = layer_ops (&ls);
+      guint j = 0, casts = 0, linear = 0;
+      double cast_elems = 0;
+      for (guint i = 0; i < fp8->len; i++)
+        {
+          const GraphOp *o = &g_array_index (fp8, GraphOp, i);
+          if (g_str_has_prefix (o->name, "fp8_cast"))
+            {
+              ck_assert_double_eq_tol (o->kernel.bytes / 4, o->kernel.flops / 2,
+                                       1e-6);
+              cast_elems += o->kernel.flops / 2;
+              casts++;
+              continue;
+            }
+          ck_assert_uint_lt (j, base->len);
+          const GraphOp *b = &g_array_index (base, GraphOp, j++);
+          ck_assert_str_eq (o->name, b->name);
+          if (o->kind != GOP_COMPUTE)
+            continue;
+          double t16 = compute_kernel_time (&cm, &b->kernel);
+          double t8 = compute_kernel_time (o->cm ? o->cm : &cm, &o->kernel);
+          if (linear_gemm (o->name))
+            {
+              linear++;
+              ck_assert_ptr_eq (o->cm, &c8);
+              ck_assert_msg (fabs (t8 / (t16 * 312e12 / 624e12) - 1) < 1e-12,
+                             "%s: fp8 %.9g s, bf16 %.9g s", o->name, t8, t16);
+            }
+          else
+            {
+              ck_assert_ptr_null (o->cm);
+              ck_assert_msg (t8 == t16, "%s changed: %.9g s, was %.9g s",
+                             o->name, t8, t16);
+            }
+        }
+      ck_assert_uint_eq (j, base->len);
+      ck_assert_uint_eq (linear, 12);
+      /* Four inputs forward, four output gradients backward. */
+      ck_assert_uint_eq (casts, 8);
+      double t = 2048, h = 4096, f = 16384;
+      ck_assert_double_eq_tol (cast_elems,
+                               t * (h + h + h + f)          /* inputs */
+                               + t * (3 * h + h + f + h),   /* gradients */
+                               1);
+    }
+  /* Current scaling reads each tensor once more for its amax. */
+  LayerShape ls;
+  transformer_layer_shape (&ls, &m, 1, 1, FALSE, ATTENTION_FLASH2, &cm);
+  ls.fp8 = &c8;
+  ls.fp8_recipe = FP8_RECIPE_CURRENT;
+  g_autoptr (GArray) cur = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_layer_forward (&ls, cur);
+  const GraphOp *first = &g_array_index (cur, GraphOp, 1);   /* after ln1 */
+  ck_assert_str_eq (first->name, "fp8_cast_qkv_input");
+  ck_assert_double_eq_tol (first->kernel.bytes, 2048.0 * 4096 * 6, 1);
+  experiment_spec_clear (&e);
+}
+END_TEST
+
+/* Memory: fp8 adds TE's FP8 weight copies, a byte a linear weight each
+ * (row-wise and transposed: 2 bytes a weight), and saves the linear
+ * layers' inputs in a byte instead of two. Without recompute, tp 1, no
+ * SP: QKV's and FC1's inputs (s b h each), the projection's (s b h) and
+ * FC2's (s b ffn). */
+START_TEST (test_fp8_memory)
+{
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+  e.topology.gpus_per_node = 1;
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 624e12;
+  /* No fp32 gradient copy beside the activations (plan_memory). */
+  use_framework (&e, "megatron-deepspeed");
+  Plan p;
+  MemoryBreakdown bf16, fp8;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  plan_memory (&p, &bf16);
+  e.training.fp8 = TRUE;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  plan_memory (&p, &fp8);
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, ATTENTION_UNFUSED, &cm);
+  double h = 1024, weights = 8 * 12 * h * h;   /* 8 layers, 12 h^2 each */
+  ck_assert_double_eq (8 * transformer_layer_weights (&ls), weights);
+  ck_assert_double_eq (fp8.weights - bf16.weights, 2 * weights);
+  ck_assert_double_eq (fp8.gradients, bf16.gradients);
+  ck_assert_double_eq (fp8.optimizer, bf16.optimizer);
+  double sbh = 512 * h;
+  ck_assert_double_eq_tol (bf16.activations - fp8.activations,
+                           8 * (3 * sbh + 4 * sbh), 1);
+  /* Full recompute keeps the layer's input alone, in bf16: the layer
+   * being recomputed saves its inputs in FP8. */
+  e.training.recompute = RECOMPUTE_FULL;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  plan_memory (&p, &fp8);
+  e.training.fp8 = FALSE;
+  ck_assert (plan_make (&p, &e, 1, 1, NULL));
+  plan_memory (&p, &bf16);
+  ck_assert_double_eq_tol (bf16.activations - fp8.activations, 7 * sbh, 1);
+  experiment_spec_clear (&e);
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -2827,6 +2982,8 @@ sim_suite (void)
   tcase_add_test (models, test_group_shapes);
   tcase_add_test (models, test_absurd_input);
   tcase_add_test (models, test_cpu_adam_rate);
+  tcase_add_test (models, test_fp8_layer);
+  tcase_add_test (models, test_fp8_memory);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);

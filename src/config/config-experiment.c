@@ -205,6 +205,7 @@ static const Field activation_checkpointing_fields[] = {
 
 static const Field training_fields[] = {
   F ("precision", F_ENUM, TrainingSpec, precision, .arg = SPEC_ENUM_PRECISION),
+  F ("fp8_recipe", F_ENUM, TrainingSpec, fp8_recipe, .arg = SPEC_ENUM_FP8_RECIPE),
   F ("recompute", F_ENUM, TrainingSpec, recompute, .arg = SPEC_ENUM_RECOMPUTE,
      MARK (recompute)),
   F ("activation_checkpointing", F_MAP, TrainingSpec, activation_checkpointing,
@@ -482,6 +483,32 @@ config_experiment_defaults (ExperimentSpec *e)
    * against 1.58). Older or smaller facilities run higher. */
   e->energy.pue = 1.1;
   e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
+}
+
+/* training.precision: fp8 (graph/fp8.h) is bf16 mixed precision with the
+ * linear layers' GEMMs in fp8: everything but those GEMMs sees bf16, so
+ * the precision is kept as bf16 and the flag set. The device must give an
+ * fp8 peak (peak.fp8): an A100 has no FP8 tensor cores. */
+gboolean
+config_fp8 (const YNode *root, ExperimentSpec *e, GError **error)
+{
+  if (e->training.precision != PRECISION_FP8)
+    return TRUE;
+  if (e->topology.gpu.peak_flops[PRECISION_FP8] <= 0)
+    {
+      const YPair *t = ytree_map_find (root, "training");
+      const YPair *at = t ? ytree_map_find (t->value, "precision") : NULL;
+      ytree_set_error (error, at ? at->value->mark : root->mark,
+                       "training.precision: fp8 needs a device with an FP8 "
+                       "rate (peak.fp8), and %s gives none; valid here: fp32, "
+                       "tf32, fp16 or bf16, or a device such as h100-sxm5-80gb",
+                       e->topology.gpu.name ? e->topology.gpu.name
+                                            : "the device");
+      return FALSE;
+    }
+  e->training.fp8 = TRUE;
+  e->training.precision = PRECISION_BF16;
+  return TRUE;
 }
 
 /* The framework's ways for the keys the file leaves out (ROOT, the

@@ -87,6 +87,9 @@ gboolean config_model_finish (const YNode *map, const char *path, void *base,
 void config_experiment_defaults (ExperimentSpec *e);
 /* The framework's defaults for the keys ROOT (an experiment's tree)
  * leaves out, once *E is decoded. */
+/* training.precision: fp8 checked against the device, then kept as bf16
+ * with TrainingSpec.fp8 set (config-experiment.c). */
+gboolean config_fp8 (const YNode *root, ExperimentSpec *e, GError **error);
 gboolean config_framework_defaults (const YNode *root, ExperimentSpec *e,
                                     GError **error);
 

@@ -12,6 +12,7 @@ static const Field peak_fields[] = {
   { "tf32", F_UNIT, .offset = PRECISION_TF32 * sizeof (double), .arg = UNIT_FLOPS },
   { "fp16", F_UNIT, REQUIRED, .offset = PRECISION_FP16 * sizeof (double), .arg = UNIT_FLOPS },
   { "bf16", F_UNIT, REQUIRED, .offset = PRECISION_BF16 * sizeof (double), .arg = UNIT_FLOPS },
+  { "fp8", F_UNIT, .offset = PRECISION_FP8 * sizeof (double), .arg = UNIT_FLOPS },
   END
 };
 

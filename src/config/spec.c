@@ -9,6 +9,10 @@
 static const char *const precision_names[PRECISION_N] = {
   [PRECISION_FP32] = "fp32", [PRECISION_TF32] = "tf32",
   [PRECISION_FP16] = "fp16", [PRECISION_BF16] = "bf16",
+  [PRECISION_FP8] = "fp8",
+};
+static const char *const fp8_recipe_names[FP8_RECIPE_N] = {
+  [FP8_RECIPE_DELAYED] = "delayed", [FP8_RECIPE_CURRENT] = "current",
 };
 static const char *const recompute_names[RECOMPUTE_N] = {
   [RECOMPUTE_NONE] = "none", [RECOMPUTE_SELECTIVE] = "selective",
@@ -108,6 +112,7 @@ static const struct {
   [SPEC_ENUM_BACKGROUND] = { background_names, BACKGROUND_N },
   [SPEC_ENUM_GENERATION] = { generation_names, GENERATION_N },
   [SPEC_ENUM_ROUTER] = { router_names, ROUTER_N },
+  [SPEC_ENUM_FP8_RECIPE] = { fp8_recipe_names, FP8_RECIPE_N },
 };
 
 gboolean
@@ -170,7 +175,8 @@ spec_slowest_draw (const VariabilitySpec *v, int64_t gpus, int gpus_per_node,
 int
 spec_precision_bytes (Precision p)
 {
-  return p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
+  return p == PRECISION_FP8 ? 1
+         : p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
 }
 
 const char *

@@ -19,11 +19,16 @@ typedef enum {
   PRECISION_TF32,
   PRECISION_FP16,
   PRECISION_BF16,
+  PRECISION_FP8,   /* training.precision: fp8 (graph/fp8.h): bf16 mixed
+                    * precision with the linear layers' GEMMs in fp8; the
+                    * loader keeps bf16 in `precision` and sets
+                    * TrainingSpec.fp8 */
   PRECISION_N
 } Precision;
 
 /* Bytes an element of that precision takes in memory: 2 for fp16 and
- * bf16, 4 for fp32 and tf32 (whose tensors are stored in fp32). */
+ * bf16, 4 for fp32 and tf32 (whose tensors are stored in fp32), 1 for
+ * fp8. */
 int spec_precision_bytes (Precision p);
 
 typedef enum {
@@ -75,6 +80,15 @@ typedef enum {
   ROUTER_SIGMOID,
   ROUTER_N
 } RouterKind;
+
+/* How TransformerEngine scales an FP8 tensor (graph/fp8.h): from the amax
+ * history of earlier steps (DelayedScaling, its default recipe) or from
+ * the tensor's own amax, reduced just before its cast (Float8CurrentScaling). */
+typedef enum {
+  FP8_RECIPE_DELAYED,
+  FP8_RECIPE_CURRENT,
+  FP8_RECIPE_N
+} Fp8Recipe;
 
 typedef enum {
   FABRIC_FAT_TREE,
@@ -238,6 +252,7 @@ typedef enum {
   SPEC_ENUM_BACKGROUND,
   SPEC_ENUM_GENERATION,
   SPEC_ENUM_ROUTER,
+  SPEC_ENUM_FP8_RECIPE,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -521,7 +536,9 @@ typedef struct {
 } ActivationCheckpointing;
 
 typedef struct {
-  Precision precision;     /* default bf16 */
+  Precision precision;     /* default bf16; never fp8 once loaded (fp8) */
+  gboolean fp8;            /* training.precision: fp8 was given */
+  Fp8Recipe fp8_recipe;    /* training.fp8_recipe; default delayed */
   Recompute recompute;     /* default none */
   ActivationCheckpointing activation_checkpointing;
   /* default unfused; flash_attention: true, the older key, means flash2 */

@@ -3,6 +3,7 @@
  * each element-wise kernel reads its inputs once and writes its output
  * once; a dropout mask is one byte per element. */
 #include "graph/graph-private.h"
+#include "graph/fp8.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -142,6 +143,8 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->moe_ffn = m->moe_ffn_hidden;
   ls->shared_experts = m->shared_experts;
   ls->capacity_factor = m->capacity_factor;
+  ls->fp8 = NULL;
+  ls->fp8_recipe = FP8_RECIPE_DELAYED;
   ls->ep = ls->etp = 1;
   ls->imbalance = 1;
   ls->cm = cm;
@@ -236,9 +239,12 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
   double e = graph_token_elems (ls);
   graph_push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
   enter_tp (ops, ls, "tp_allgather_attn");
-  graph_push_gemm (ops, ls, "qkv", 1, tokens, qkv_width (ls), ls->h);
+  fp8_push_cast (ops, ls, "fp8_cast_qkv_input", (double) tokens * ls->h);
+  fp8_push_gemm (ops, ls, "qkv", tokens, qkv_width (ls), ls->h);
   transformer_attention_core_forward (ls, ops);
-  graph_push_gemm (ops, ls, "attn_proj", 1, tokens, ls->h, ls->h / ls->t);
+  fp8_push_cast (ops, ls, "fp8_cast_proj_input",
+                 (double) tokens * ls->h / ls->t);
+  fp8_push_gemm (ops, ls, "attn_proj", tokens, ls->h, ls->h / ls->t);
   leave_tp (ops, ls, "tp_allreduce_attn");
   graph_push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   graph_push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
@@ -249,12 +255,15 @@ transformer_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
   enter_tp (ops, ls, "tp_allgather_mlp");
-  graph_push_gemm (ops, ls, "fc1", 1, tokens, fc1_width (ls), ls->h);
+  fp8_push_cast (ops, ls, "fp8_cast_fc1_input", (double) tokens * ls->h);
+  fp8_push_gemm (ops, ls, "fc1", tokens, fc1_width (ls), ls->h);
   /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */
   graph_push_elementwise (ops, ls, ls->gated ? "swiglu" : "gelu",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 2 : 1, 1,
                     0);
-  graph_push_gemm (ops, ls, "fc2", 1, tokens, ls->h, ls->ffn / ls->t);
+  fp8_push_cast (ops, ls, "fp8_cast_fc2_input",
+                 (double) tokens * ls->ffn / ls->t);
+  fp8_push_gemm (ops, ls, "fc2", tokens, ls->h, ls->ffn / ls->t);
   leave_tp (ops, ls, "tp_allreduce_mlp");
 }
 
@@ -292,12 +301,14 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
                           int extra_launches)
 {
   double bytes = ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
+  /* With fp8 the output gradient is cast first (fp8.h). */
+  fp8_push_cast (ops, ls, "fp8_cast_grad", (double) m * n);
   if (!ls->tp_overlap)
     {
       enter_tp (ops, ls, gather);
-      graph_push_gemm (ops, ls, dgrad, 1, m, k, n);
+      fp8_push_gemm (ops, ls, dgrad, m, k, n);
       graph_set_launches (ops, 1 + extra_launches);
-      graph_push_gemm (ops, ls, wgrad, 1, k, n, m);
+      fp8_push_gemm (ops, ls, wgrad, k, n, m);
       graph_set_launches (ops, 1 + extra_launches);
       leave_tp (ops, ls, reduce);
       return;
@@ -307,14 +318,14 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
       graph_push_comm (ops, GOP_TP_ALL_GATHER, gather, bytes);
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
-  graph_push_gemm (ops, ls, dgrad, 1, m, k, n);
+  fp8_push_gemm (ops, ls, dgrad, m, k, n);
   graph_set_launches (ops, 1 + extra_launches);
   if (ls->t > 1)
     {
       leave_tp (ops, ls, reduce);
       g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
     }
-  graph_push_gemm (ops, ls, wgrad, 1, k, n, m);
+  fp8_push_gemm (ops, ls, wgrad, k, n, m);
   graph_set_launches (ops, 1 + extra_launches);
 }
 
@@ -336,8 +347,8 @@ transformer_mlp_backward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
   enter_tp (ops, ls, "tp_allgather_mlp_bwd");
-  graph_push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", 1, tokens, ls->h,
-                      ls->ffn / ls->t);
+  fp8_push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", tokens, ls->h,
+                          ls->ffn / ls->t);
   graph_push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
                     ls->gated ? 2 : 1, 0);
@@ -358,8 +369,8 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
   graph_push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
   graph_set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
-  graph_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad", 1,
-                      tokens, ls->h, ls->h / ls->t);
+  fp8_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad",
+                          tokens, ls->h, ls->h / ls->t);
   if (ls->attention != ATTENTION_UNFUSED)
     push_compute (ops, "flash_attention_bwd",
                   compute_attention (ls->cm, ls->attention, ls->b * heads,

@@ -31,6 +31,9 @@ typedef struct {
   gboolean overlap;   /* a TP collective that runs alongside the next op
                        * (a GEMM): only what outlasts it is exposed */
   int launches;       /* kernels (or NCCL calls) the host issues for it */
+  const ComputeModel *cm;   /* GOP_COMPUTE: what prices it when not the
+                             * run's model (an FP8 GEMM: graph/fp8.h);
+                             * NULL for the run's */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */
@@ -59,6 +62,10 @@ typedef struct {
   int ep, etp;
   double imbalance;
   const ComputeModel *cm;
+  /* training.precision: fp8 (graph/fp8.h): the linear layers' GEMMs at
+   * this model (the device's FP8 rate); NULL (bf16 GEMMs) unless set. */
+  const ComputeModel *fp8;
+  Fp8Recipe fp8_recipe;         /* delayed unless set */
 } LayerShape;
 
 /* Megatron pads the vocabulary to a multiple of m->vocab_divisible_by x

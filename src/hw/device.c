@@ -119,6 +119,15 @@
  *   reaches 0.85-0.92 of its 2 TB/s in D. Ernst's gpu-benches stream
  *   kernels, te42kyfo/gpu-benches, h100_pcie.txt, against 0.85-0.86 for an
  *   A100 80GB).
+ * FP8 on Hopper (MAMF_H100_FP8): the large GEMMs of training.precision:
+ *   fp8 are taken to lose to their bare benchmark what bf16's do
+ *   (MATMUL_EFFICIENCY x MAMF_H100_FP8 / MAMF_A100 = 0.704 of the FP8
+ *   peak, against 0.725 of the bf16 peak). No cuBLAS FP8 run of
+ *   mamf-finder was found; the best published FP8 GEMM on an H100-class
+ *   part found is TileLang's benchmark on an H800 SXM (the H100 SXM's
+ *   SMs and clocks, 1,979 TFLOP/s dense FP8): 1,541 TFLOP/s at 8192 x
+ *   8192 by K 16384 (tile-ai/tilelang benchmark/matmul_fp8/README.md,
+ *   commit 6b1faf71), 77.9 %.
  * A100_SMS: an A100's streaming multiprocessors (NVIDIA A100 Tensor Core
  *   GPU Architecture whitepaper, 2020: 108 SMs), for a device profile
  *   that does not give its own `sms`. */
@@ -131,7 +140,9 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
   cm->hbm_bandwidth = device->hbm_bandwidth;
   double matmul = LEDGER (MATMUL_EFFICIENCY);
   if (device->generation == GENERATION_HOPPER)
-    matmul *= LEDGER (MAMF_H100) / LEDGER (MAMF_A100);
+    matmul *= (precision == PRECISION_FP8 ? LEDGER (MAMF_H100_FP8)
+                                          : LEDGER (MAMF_H100))
+              / LEDGER (MAMF_A100);
   cm->generation = device->generation;
   cm->matmul_efficiency = device->matmul_efficiency > 0
     ? device->matmul_efficiency : matmul;

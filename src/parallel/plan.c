@@ -5,6 +5,7 @@
 #include "base/text.h"
 #include "config/framework.h"
 #include "graph/moe.h"
+#include "graph/fp8.h"
 #include "graph/transformer.h"
 #include "hw/host.h"
 
@@ -719,6 +720,10 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   live = zs >= 3 && p->dp > 1 ? live * w : 0;
   gboolean to_host = e->training.activation_checkpointing.cpu_checkpointing;
   double host = 0;
+  /* With fp8, TE saves the linear layers' inputs in FP8 (module/linear.py
+   * _Linear.forward: the quantized input, its column-wise data kept for
+   * the weight gradient), a byte an element instead of w. */
+  double fp8_saving = e->training.fp8 ? fp8_activation_saving (&ls, w) : 0;
 
   for (int s = 0; s < p->pp; s++)
     {
@@ -737,10 +742,16 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       m.weights = off == OFFLOAD_OPTIMIZER_PARAMS ? live
                   : (dense / (zs >= 3 ? p->dp : 1)
                      + experts / (zs >= 3 ? edp : 1)) * w + live;
+      /* With fp8, TE's FP8 copies of the linear weights (graph/fp8.h). */
+      if (e->training.fp8)
+        m.weights += plan_chunk_layers (p, s) * p->virtual_stages
+                     * fp8_weight_copy_bytes (&ls);
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : (dense / (zs >= 2 ? p->dp : 1)
                        + experts / (zs >= 2 ? edp : 1)) * grad_w;
       double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE)
+                          - (e->training.recompute != RECOMPUTE_FULL
+                             ? fp8_saving : 0)
                           + moe_share (&e->model) * moe_extra_activations (e, &ls);
       double kept = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
                     * checkpoint;
@@ -750,7 +761,8 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       m.activations = to_host ? checkpoint : kept;
       if (e->training.recompute != RECOMPUTE_NONE)
         /* The layer being recomputed holds its whole activations. */
-        m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE);
+        m.activations += layer_activation_bytes (e, p->micro_batch, w, TRUE)
+                         - fp8_saving;
       m.optimizer = off != OFFLOAD_NONE ? 0
         : shard * (16 - 2 * w) + MAX (0, shard * grad_copy - m.activations);
       double other = LEDGER (FRAMEWORK_BYTES);

@@ -361,7 +361,8 @@ piece_of (Sim *sim, const GraphOp *g)
   Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
   if (g->kind == GOP_COMPUTE)
     {
-      p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel), g->name);
+      p.dur = ticks (sim, compute_kernel_time (g->cm ? g->cm : &sim->cm,
+                                               &g->kernel), g->name);
       return p;
     }
   if (g->kind == GOP_EP_ALL_TO_ALL)
@@ -415,8 +416,14 @@ Program
 sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 {
   g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0 };
   emit (&sim->ls, gops);
+  return sim_program_from_ops (sim, gops);
+}
+
+Program
+sim_program_from_ops (Sim *sim, const GArray *gops)
+{
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0 };
   for (guint i = 0; i < gops->len; i++)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
@@ -1348,9 +1355,13 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
           begin_checkpoint (b, dir);
+          if (mb == 0 && sim->fp8_weights.pieces != NULL)
+            emit_program (b, &sim->fp8_weights, "forward");
           emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
           end_checkpoint (b);
         }
+      if (sim->fp8_update[0].pieces != NULL)
+        emit_program (b, &sim->fp8_update[0], "forward");
       if (last)
         emit_module (b, MODULE_HEAD, NULL, &sim->head_fwd, "forward");
     }
@@ -1382,6 +1393,8 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
               bucket = 0;
             }
         }
+      if (sim->fp8_update[1].pieces != NULL)
+        emit_program (b, &sim->fp8_update[1], "backward");
       if (first)
         {
           emit_module (b, MODULE_EMBEDDING, NULL,
@@ -1739,6 +1752,7 @@ sim_prepare (Sim *sim)
   transformer_layer_shape (&sim->ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
                            e->training.attention, &sim->cm);
+  sim_fp8_init (sim);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
@@ -1771,6 +1785,7 @@ sim_prepare (Sim *sim)
                   : e->training.recompute == RECOMPUTE_SELECTIVE ? &sim->attn_fwd
                   : NULL;
   sim_moe_programs (sim);
+  sim_fp8_programs (sim);
   checkpoint_programs (sim);
   sim->emb_fwd = sim_program_from_graph (sim, transformer_embedding_forward);
   sim->emb_bwd = sim_program_from_graph (sim, transformer_embedding_backward);
@@ -1914,7 +1929,8 @@ sim_clear (Sim *sim)
                         &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
                         &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
-                        &sim->ckpt_load.pieces,
+                        &sim->ckpt_load.pieces, &sim->fp8_weights.pieces,
+                        &sim->fp8_update[0].pieces, &sim->fp8_update[1].pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
                         &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,

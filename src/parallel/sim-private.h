@@ -201,6 +201,7 @@ typedef struct {
   const SimOptions *options;
   SimEngine *engine;      /* owned */
   ComputeModel cm;
+  ComputeModel cm_fp8;    /* the linear GEMMs' with fp8 (sim-fp8.c) */
   NetModel net;
   LayerShape ls;
   int ranks;              /* simulated ranks */
@@ -227,6 +228,10 @@ typedef struct {
    * back. */
   const ActivationCheckpointing *ckpt;
   Program ckpt_save, ckpt_load;
+  /* training.precision: fp8 (sim-fp8.c): a layer's weight casts, on a
+   * chunk's first micro-batch; delayed scaling's update after a chunk's
+   * forward [0] and backward [1]. Pieces NULL when not run. */
+  Program fp8_weights, fp8_update[2];
   double ckpt_bytes;
   double layer_params, emb_params, head_params;
   double layer_weights;   /* of layer_params, the four weight matrices */
@@ -341,11 +346,18 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
  * that grows with the plan's sizes. */
 void sim_prepare (Sim *sim);
 /* A program from a graph emitter over sim->ls (sim-build.c). */
+/* A program of the GraphOps OPS (what sim_program_from_graph builds
+ * from its emitter's). */
+Program sim_program_from_ops (Sim *sim, const GArray *ops);
 Program sim_program_from_graph (Sim *sim,
                                 void (*emit) (const LayerShape *, GArray *));
 /* An MoE model's layer programs, parameters and EP group (sim-moe.c):
  * replaces the dense layer's; nothing for a dense model. */
 void sim_moe_programs (Sim *sim);
+/* training.precision: fp8 (sim-fp8.c): the FP8 compute model in sim->ls,
+ * before the layer programs are built; then TE's programs around them. */
+void sim_fp8_init (Sim *sim);
+void sim_fp8_programs (Sim *sim);
 /* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
 /* Then its op graph, its stores made for the estimate's COST. */

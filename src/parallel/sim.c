@@ -322,6 +322,8 @@ fill_result (Sim *sim, SimResult *r)
 
   double t = sim_time_to_s (end);
   int64_t gb = e->parallel.global_batch;
+  /* With fp8 the peak is the bf16 one (training.precision holds bf16):
+   * MFU counts against the dense bf16 rate, not the FP8 GEMMs' rate. */
   double gpus = p->gpus, peak = e->topology.gpu.peak_flops[e->training.precision];
   double model = transformer_model_flops (&e->model, gb);
   double hw = model;
@@ -347,7 +349,8 @@ fill_result (Sim *sim, SimResult *r)
   r->schedule = spec_enum_name (SPEC_ENUM_SCHEDULE, e->parallel.schedule);
   r->recompute = spec_enum_name (SPEC_ENUM_RECOMPUTE, e->training.recompute);
   r->offload = spec_enum_name (SPEC_ENUM_OFFLOAD, e->zero.offload);
-  r->precision = spec_enum_name (SPEC_ENUM_PRECISION, e->training.precision);
+  r->precision = spec_enum_name (SPEC_ENUM_PRECISION, e->training.fp8
+                                 ? PRECISION_FP8 : e->training.precision);
   r->attention = spec_enum_name (SPEC_ENUM_ATTENTION, e->training.attention);
   r->zero_stage = e->zero.stage;
   r->gpus = p->gpus;
