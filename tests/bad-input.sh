@@ -166,6 +166,11 @@ table () {
 2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
 2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
 2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
+2 | cp.yaml:7:23: cp 3 must split seq_len 2048 into 2 x cp = 6 equal chunks (valid cp: 1, 2, 4 | - | run $d/cp.yaml
+2 | cp.yaml:7:23: gpus 16 must be a multiple of tp x cp x pp = 6 | - | run $d/cp.yaml
+2 | --set parallel.cp_kind: parallel.cp_kind: unknown value 'ring'; valid values: p2p or ulysses | - | run $d/cp.yaml --set parallel.cp=2 --set parallel.cp_kind=ring
+2 | --set parallel.cp_kind: cp_kind ulysses needs cp 4 to divide a TP rank's 2 heads | - | run $d/cp.yaml --set parallel.cp=4 --set parallel.cp_kind=ulysses
+2 | cp.yaml:8:11: cp 2 needs a fused attention kernel | - | run $d/cp.yaml --set parallel.cp=2 --set training.attention=unfused
 EOF
 }
 

@@ -21,6 +21,9 @@ typedef enum {
   GOP_TP_REDUCE_SCATTER,
   GOP_TP_ALL_GATHER,
   GOP_EP_ALL_TO_ALL,  /* an MoE layer's dispatch or combine (graph/moe.h) */
+  GOP_CP_SEND_RECV,   /* a KV block to the next rank of the CP ring and
+                       * one from the previous (graph/cp.h) */
+  GOP_CP_ALL_TO_ALL,  /* Ulysses' all-to-all over the CP group (graph/cp.h) */
 } GraphOpKind;
 
 typedef struct {
@@ -58,6 +61,10 @@ typedef struct {
   double capacity_factor;       /* 0: dropless */
   int ep, etp;
   double imbalance;
+  /* Context parallelism (graph/cp.h): s is then a rank's seq_len / cp
+   * tokens. cp 1 and p2p unless set. */
+  int cp;
+  CpKind cp_kind;
   const ComputeModel *cm;
 } LayerShape;
 

@@ -8,6 +8,7 @@
 #include "base/ledger.h"
 #include "base/stats.h"
 #include "config/framework.h"
+#include "graph/cp.h"
 #include "hw/host.h"
 
 /* ADAM_GPU_BYTES_PER_PARAM: Adam in Megatron's mixed precision touches per parameter: the fp32 grad
@@ -362,6 +363,13 @@ piece_of (Sim *sim, const GraphOp *g)
   if (g->kind == GOP_COMPUTE)
     {
       p.dur = ticks (sim, compute_kernel_time (&sim->cm, &g->kernel), g->name);
+      return p;
+    }
+  if (g->kind == GOP_CP_SEND_RECV || g->kind == GOP_CP_ALL_TO_ALL)
+    {
+      /* Counted with the TP collectives (README: the breakdown's tp). */
+      p.kind = OPK_TP;
+      p.dur = ticks (sim, sim_cp_comm_time (sim, g), g->name);
       return p;
     }
   if (g->kind == GOP_EP_ALL_TO_ALL)
@@ -1714,6 +1722,7 @@ sim_prepare (Sim *sim)
   transformer_layer_shape (&sim->ls, &e->model, plan->tp, plan->micro_batch,
                            e->parallel.sequence_parallel,
                            e->training.attention, &sim->cm);
+  cp_layer_shape (&sim->ls, plan->cp, e->parallel.cp_kind);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
