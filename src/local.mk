@@ -20,10 +20,12 @@ libtrainsim_la_SOURCES = \
 	src/graph/transformer.h src/graph/transformer.c \
 	src/graph/graph-private.h src/graph/moe.h src/graph/moe.c \
 	src/graph/fp8.h src/graph/fp8.c \
+	src/graph/cp.h src/graph/cp.c \
 	src/parallel/result.h \
 	src/parallel/plan.h src/parallel/plan.c \
 	src/parallel/sim.h src/parallel/sim-private.h src/parallel/sim.c \
-	src/parallel/sim-build.c src/parallel/sim-moe.c src/parallel/sim-fp8.c src/parallel/sim-store.c \
+	src/parallel/sim-build.c src/parallel/sim-moe.c src/parallel/sim-fp8.c \
+	src/parallel/sim-cp.c src/parallel/sim-store.c \
 	src/parallel/budget.h src/parallel/budget.c \
 	src/config/spec.h src/config/spec.c \
 	src/config/framework.h src/config/framework.c \

@@ -173,6 +173,11 @@ table () {
 # FP8: a device without an FP8 rate, a recipe not known.
 2 | fp8-a100.yaml:6:23: training.precision: fp8 needs a device with an FP8 rate (peak.fp8) | - | run $d/fp8-a100.yaml
 2 | fp8-recipe.yaml:6:40: training.fp8_recipe: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml
+2 | cp.yaml:7:23: cp 3 must split seq_len 2048 into 2 x cp = 6 equal chunks (valid cp: 1, 2, 4 | - | run $d/cp.yaml
+2 | cp.yaml:7:23: gpus 16 must be a multiple of tp x cp x pp = 6 | - | run $d/cp.yaml
+2 | --set parallel.cp_kind: parallel.cp_kind: unknown value 'ring'; valid values: p2p or ulysses | - | run $d/cp.yaml --set parallel.cp=2 --set parallel.cp_kind=ring
+2 | --set parallel.cp_kind: cp_kind ulysses needs cp 4 to divide a TP rank's 2 heads | - | run $d/cp.yaml --set parallel.cp=4 --set parallel.cp_kind=ulysses
+2 | cp.yaml:8:11: cp 2 needs a fused attention kernel | - | run $d/cp.yaml --set parallel.cp=2 --set training.attention=unfused
 EOF
 }
 

@@ -950,5 +950,27 @@ f=$(awk -F, '$1 == "fp8" && $2 == "ok" { print $4 }' "$tmp/out")
 awk -v b="$b" -v f="$f" 'BEGIN { exit !(f != b) }' \
   || fail_because "bf16 $b s and fp8 $f s: the same step"
 verdict "sweep training.precision=bf16,fp8 on H100s: a row each, different times"
+# --- context parallelism (issue 33, item 3) -------------------------------------
+# cp 1 is the dense path: GPT-3 175B on Selene predicts the step it did
+# before parallel.cp existed (the number printed by commit 4bb0f25), and
+# --set parallel.cp=1 changes no byte of the JSON.
+ts run "$selene" -f json
+cp "$tmp/out" "$tmp/cp0.json"
+grep -q '"iteration_time_s": 29.218596246142,' "$tmp/out" \
+  || fail_because "$(grep -o '"iteration_time_s": [^,]*' "$tmp/out"), before cp 29.218596246142"
+ts run "$selene" -f json --set parallel.cp=1
+cmp -s "$tmp/cp0.json" "$tmp/out" || fail_because "cp 1 changes the JSON"
+verdict "cp 1 predicts gpt3-175b-selene's step as before, byte for byte"
+long=$srcdir/experiments/llama3-8b-128k-cp.yaml
+ts run "$long"
+[ "$rc" -eq 0 ] || fail_because "cp 8: exit status $rc: $(cat "$tmp/err")"
+grep -q 'tp 8 x cp 8 x pp 1 x dp 1' "$tmp/out" || fail_because "plan line: $(grep plan "$tmp/out")"
+ts run "$long" -f json --set parallel.cp=1
+[ "$rc" -eq 1 ] || fail_because "cp 1 at 131k tokens: exit status $rc, expected 1 (does not fit)"
+verdict "llama3-8b at 131k tokens fits with cp 8 and not with cp 1"
+ts search "$long" --set parallel.tp=8 --set parallel.pp=1 --set parallel.micro_batch=1
+[ "$rc" -eq 0 ] || fail_because "search: exit status $rc"
+grep -q ', cp [248] p2p' "$tmp/out" || fail_because "search offers no cp > 1: $(head -n 3 "$tmp/out")"
+verdict "search walks cp for a long sequence"
 
 finish

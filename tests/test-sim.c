@@ -13,6 +13,7 @@
 #include "hw/host.h"
 #include "net/net.h"
 #include "parallel/plan.h"
+#include "graph/cp.h"
 #include "parallel/budget.h"
 #include "parallel/sim.h"
 
@@ -884,6 +885,92 @@ START_TEST (test_moe_step)
   ExperimentSpec d = base_spec (8, 1, 1, 1, 8);
   SimResult r = run (&d, FALSE);
   ck_assert_double_eq (r.breakdown_s.ep_comm, 0);
+}
+END_TEST
+
+/* Context parallelism on two ranks, by hand: the small GPT's 512 tokens
+ * in 4 chunks of 128, each rank 256 tokens (cp.h). Its attention runs 2
+ * ring steps, each the causal kernel over 256 tokens, together half the
+ * causal kernel over 512; one KV block passes in forward, K and V of 256
+ * tokens, 16 heads of 64, 2 bytes: 2 x 256 x 1024 x 2 = 1 MiB; backward
+ * passes it once with its gradient (2 MiB) and sends the gradient home
+ * (1 MiB). The activations halve; the two ranks reduce gradients as a
+ * data-parallel group of 2 while dp stays 1. */
+static int
+count_ops (GArray *ops, const char *name, double *bytes)
+{
+  int n = 0;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const GraphOp *g = &g_array_index (ops, GraphOp, i);
+      if (strcmp (g->name, name) == 0)
+        {
+          n++;
+          *bytes += g->kind == GOP_COMPUTE ? g->kernel.flops : g->comm_bytes;
+        }
+    }
+  return n;
+}
+
+START_TEST (test_cp_two_ranks)
+{
+  ExperimentSpec e = base_spec (2, 1, 1, 1, 1);
+  e.training.attention = ATTENTION_FLASH2;
+  e.parallel.cp = 2;
+  ComputeModel cm;
+  LayerShape ls;
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  transformer_layer_shape (&ls, &e.model, 1, 1, FALSE, ATTENTION_FLASH2, &cm);
+  Kernel whole = compute_attention (&cm, ATTENTION_FLASH2, 16, 512, 64, FALSE);
+  cp_layer_shape (&ls, 2, CP_P2P);
+  ck_assert_int_eq (ls.s, 256);
+  g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_layer_forward (&ls, fwd);
+  double flops = 0, sent = 0;
+  ck_assert_int_eq (count_ops (fwd, "flash_attention_cp", &flops), 2);
+  ck_assert_double_eq_tol (flops, whole.flops / 2, 1e-6 * flops);
+  ck_assert_int_eq (count_ops (fwd, "cp_kv_send_recv", &sent), 1);
+  ck_assert_double_eq (sent, 1048576);
+  ck_assert_double_eq (cp_kv_block_bytes (&ls), 1048576);
+  /* The GEMMs see 256 tokens: QKV is 256 x 3072 by 1024. */
+  double qkv = 0;
+  ck_assert_int_eq (count_ops (fwd, "qkv", &qkv), 1);
+  ck_assert_double_eq (qkv, 2.0 * 256 * 3072 * 1024);
+  g_autoptr (GArray) bwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_layer_backward (&ls, bwd);
+  double both = 0, home = 0;
+  flops = 0;
+  ck_assert_int_eq (count_ops (bwd, "flash_attention_cp_bwd", &flops), 2);
+  ck_assert_int_eq (count_ops (bwd, "cp_kv_dkv_send_recv", &both), 1);
+  ck_assert_double_eq (both, 2097152);
+  ck_assert_int_eq (count_ops (bwd, "cp_dkv_send_recv", &home), 1);
+  ck_assert_double_eq (home, 1048576);
+
+  /* Activations halve (fused attention keeps no scores). */
+  ExperimentSpec one = base_spec (1, 1, 1, 1, 1);
+  one.training.attention = ATTENTION_FLASH2;
+  Plan p1, p2;
+  MemoryBreakdown m1, m2;
+  ck_assert (plan_make (&p1, &one, 1, 1, NULL));
+  ck_assert (plan_make (&p2, &e, 1, 1, NULL));
+  plan_memory (&p1, &m1);
+  plan_memory (&p2, &m2);
+  ck_assert_msg (fabs (m2.activations / m1.activations - 0.5) < 1e-12,
+                 "activations cp 2 %.9g, cp 1 %.9g", m2.activations,
+                 m1.activations);
+  ck_assert_int_eq (p2.dp, 2);
+  ck_assert_int_eq (p2.micro_batches, 1);
+  SimResult r1 = run (&one, FALSE), r2 = run (&e, FALSE);
+  ck_assert_int_eq (r2.dp, 1);
+  ck_assert_int_eq (r2.cp, 2);
+  ck_assert_double_eq (r1.breakdown_s.dp_comm, 0);
+  ck_assert_msg (r2.dp_traffic > 0, "no gradient reduction over cp");
+  /* Each rank has half the work and a little more: not slower than the
+   * one GPU, not twice as fast. */
+  ck_assert_msg (r2.iteration_time_s < r1.iteration_time_s
+                 && r2.iteration_time_s > r1.iteration_time_s / 2,
+                 "cp 2 %g s, cp 1 %g s", r2.iteration_time_s,
+                 r1.iteration_time_s);
 }
 END_TEST
 
@@ -2973,6 +3060,7 @@ sim_suite (void)
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_moe_mixtral_memory);
   tcase_add_test (models, test_moe_step);
+  tcase_add_test (models, test_cp_two_ranks);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);
   tcase_add_test (models, test_activations_korthikanti);

@@ -116,11 +116,11 @@ cli_run (int argc, char **argv)
   if (!config_load_experiment (argv[1], (const char *const *) sets, &spec,
                                &error))
     return cli_fail (error);
-  /* Allowed, but worth saying: with one replica ZeRO has nothing to
-   * partition over, and the plan is plain data parallelism of one. With
+  /* Allowed, but worth saying: with one replica (and no context-parallel
+   * ranks, which join them) ZeRO has nothing to partition over, and the plan is plain data parallelism of one. With
    * offload the stage still says what lives on the host, as on
    * ZeRO-Offload's single GPU. */
-  if (spec.zero.stage > 0 && plan_dp (&spec) == 1
+  if (spec.zero.stage > 0 && plan_dp (&spec) * spec.parallel.cp == 1
       && spec.zero.offload == OFFLOAD_NONE)
     cli_printerr ("trainsim: note: %s: zero.stage %d with dp = 1 partitions "
                   "nothing; the plan runs as stage 0",

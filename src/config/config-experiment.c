@@ -178,6 +178,9 @@ static const Field parallel_fields[] = {
      .may_be_empty = TRUE),
   F ("ep", F_INT_AUTO, ParallelSpec, ep, MARK (ep)),
   F ("etp", F_INT_AUTO, ParallelSpec, etp, MARK (etp)),
+  F ("cp", F_INT_AUTO, ParallelSpec, cp, MARK (cp)),
+  F ("cp_kind", F_ENUM, ParallelSpec, cp_kind, .arg = SPEC_ENUM_CP_KIND,
+     MARK (cp_kind)),
   END
 };
 
@@ -550,6 +553,8 @@ config_framework_defaults (const YNode *root, ExperimentSpec *e, GError **error)
     }
   if (e->parallel.ep == 0)
     e->parallel.ep = 1;
+  if (e->parallel.cp == 0)
+    e->parallel.cp = 1;
   if (e->parallel.etp == 0)
     e->parallel.etp = f->deepspeed_moe ? 1 : e->parallel.tp;
   if (!p || !ytree_map_find (p, "bucket_size"))

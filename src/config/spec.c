@@ -89,6 +89,10 @@ static const char *const router_names[ROUTER_N] = {
   [ROUTER_SOFTMAX] = "softmax", [ROUTER_SIGMOID] = "sigmoid",
 };
 
+static const char *const cp_kind_names[CP_KIND_N] = {
+  [CP_P2P] = "p2p", [CP_ULYSSES] = "ulysses",
+};
+
 static const struct {
   const char *const *names;
   int n;
@@ -113,6 +117,7 @@ static const struct {
   [SPEC_ENUM_GENERATION] = { generation_names, GENERATION_N },
   [SPEC_ENUM_ROUTER] = { router_names, ROUTER_N },
   [SPEC_ENUM_FP8_RECIPE] = { fp8_recipe_names, FP8_RECIPE_N },
+  [SPEC_ENUM_CP_KIND] = { cp_kind_names, CP_KIND_N },
 };
 
 gboolean
@@ -258,6 +263,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
   X ((m)->activation_checkpointing) X ((m)->param_gather_overlap) \
   X ((m)->experts) X ((m)->top_k) X ((m)->ep) X ((m)->etp) \
+  X ((m)->cp) X ((m)->cp_kind) \
   X ((m)->topology) X ((m)->training) \
   X ((m)->placement) X ((m)->slow_nodes) X ((m)->sweep)
 

@@ -45,6 +45,16 @@ typedef enum {
   SCHEDULE_N
 } Schedule;
 
+/* How context parallelism splits attention (parallel.cp_kind, graph/cp.h):
+ * p2p, Megatron-Core's default cp_comm_type (TransformerEngine's ring
+ * attention, AttnFuncWithCPAndKVP2P), or ulysses (DeepSpeed-Ulysses:
+ * all-to-alls over the heads around attention). */
+typedef enum {
+  CP_P2P,
+  CP_ULYSSES,
+  CP_KIND_N
+} CpKind;
+
 typedef enum {
   OFFLOAD_NONE,
   OFFLOAD_OPTIMIZER,
@@ -253,6 +263,7 @@ typedef enum {
   SPEC_ENUM_GENERATION,
   SPEC_ENUM_ROUTER,
   SPEC_ENUM_FP8_RECIPE,
+  SPEC_ENUM_CP_KIND,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -511,6 +522,10 @@ typedef struct {
    * layer's experts are split over, and the tensor parallelism inside an
    * expert. ep 0 is 1; etp 0 is tp (Megatron-Core's default). */
   int ep, etp;
+  /* Context parallelism (Megatron-Core's --context-parallel-size): the
+   * ranks a sequence is split over, and how (graph/cp.h). cp 0 is 1. */
+  int cp;
+  CpKind cp_kind;          /* default p2p */
 } ParallelSpec;
 
 typedef struct {
@@ -610,7 +625,7 @@ typedef struct {
   char *framework;
   char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
   char *param_gather_overlap;
-  char *experts, *top_k, *ep, *etp;
+  char *experts, *top_k, *ep, *etp, *cp, *cp_kind;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */
   char *slow_nodes;     /* topology.variability.slow_nodes */

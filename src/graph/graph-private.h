@@ -3,6 +3,8 @@
 
 #include "graph/transformer.h"
 
+/* Appends a kernel K, one launch. */
+void graph_push_kernel (GArray *ops, const char *name, Kernel k);
 /* Appends a collective of KIND over BYTES (the whole buffer). */
 void graph_push_comm (GArray *ops, GraphOpKind kind, const char *name,
                       double bytes);

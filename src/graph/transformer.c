@@ -4,6 +4,7 @@
  * once; a dropout mask is one byte per element. */
 #include "graph/graph-private.h"
 #include "graph/fp8.h"
+#include "graph/cp.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -14,8 +15,8 @@
  * fused_bias_gelu.py; apex's layer norm backward runs three kernels,
  * csrc/layer_norm_cuda_kernel.cu): 14 in a layer's forward and 31 in
  * its backward, each TP collective one NCCL call. */
-static void
-push_compute (GArray *ops, const char *name, Kernel k)
+void
+graph_push_kernel (GArray *ops, const char *name, Kernel k)
 {
   GraphOp op = { GOP_COMPUTE, name, k, 0, FALSE, 1 };
   g_array_append_val (ops, op);
@@ -39,7 +40,7 @@ void
 graph_push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
            int64_t m, int64_t n, int64_t k)
 {
-  push_compute (ops, name, compute_gemm (ls->cm, batch, m, n, k));
+  graph_push_kernel (ops, name, compute_gemm (ls->cm, batch, m, n, k));
 }
 
 /* An element-wise kernel over elems elements that reads `reads` and writes
@@ -55,9 +56,9 @@ graph_push_elementwise (GArray *ops, const LayerShape *ls, const char *name,
     mask_bytes = 0;
   /* A few FLOPs per element: negligible next to the bytes, counted so the
    * flat-MFU model gives these kernels a (tiny) time too. */
-  push_compute (ops, name,
-                compute_memory_op (elems * ((reads + writes) * w + mask_bytes),
-                                   4 * elems));
+  graph_push_kernel (ops, name,
+                     compute_memory_op (elems * ((reads + writes) * w + mask_bytes),
+                                        4 * elems));
 }
 
 /* Tokens handled by element-wise kernels: all of them, or 1/t with
@@ -147,6 +148,8 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
   ls->ep = ls->etp = 1;
   ls->imbalance = 1;
+  ls->cp = 1;
+  ls->cp_kind = CP_P2P;
   ls->cm = cm;
 }
 
@@ -193,13 +196,13 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
       double mask = backward ? 0 : 19.0 * ls->s * ls->s;
       double per = !copies ? (backward ? 29 : 25)
                    : 6 * w + (backward ? 21 : 17) - (ls->fp16 ? 8 : 0);
-      push_compute (ops, name, compute_memory_op (scores * per + mask,
-                                                  4 * scores));
+      graph_push_kernel (ops, name, compute_memory_op (scores * per + mask,
+                                                       4 * scores));
       graph_set_launches (ops, (!copies ? 3 : ls->fp16 ? 4 : 5) + (backward ? 0 : 4));
       return;
     }
   double bytes = copies ? 2 * w + (backward ? 36 : 32) : (backward ? 28 : 24);
-  push_compute (ops, name, compute_memory_op (scores * bytes, 4 * scores));
+  graph_push_kernel (ops, name, compute_memory_op (scores * bytes, 4 * scores));
   graph_set_launches (ops, copies ? 5 : 3);
 }
 
@@ -207,12 +210,17 @@ void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  if (ls->cp > 1)
+    {
+      cp_attention_forward (ls, ops);
+      return;
+    }
   if (ls->attention != ATTENTION_UNFUSED)
     {
       /* One fused kernel; causal masking skips half of the s x s blocks. */
-      push_compute (ops, "flash_attention",
-                    compute_attention (ls->cm, ls->attention, ls->b * heads,
-                                       ls->s, d, FALSE));
+      graph_push_kernel (ops, "flash_attention",
+                         compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                            ls->s, d, FALSE));
       return;
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
@@ -371,10 +379,12 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
   fp8_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad",
                           tokens, ls->h, ls->h / ls->t);
-  if (ls->attention != ATTENTION_UNFUSED)
-    push_compute (ops, "flash_attention_bwd",
-                  compute_attention (ls->cm, ls->attention, ls->b * heads,
-                                     ls->s, d, TRUE));
+  if (ls->cp > 1)
+    cp_attention_backward (ls, ops);
+  else if (ls->attention != ATTENTION_UNFUSED)
+    graph_push_kernel (ops, "flash_attention_bwd",
+                       compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                          ls->s, d, TRUE));
   else
     {
       double scores = (double) ls->b * heads * ls->s * ls->s;
@@ -410,7 +420,7 @@ graph_push_grad_accumulate (GArray *ops, const LayerShape *ls, double elems,
 {
   double w = ls->cm->bytes_per_element;
   double bytes = ls->grad_accumulation == GRAD_ACC_AUTOGRAD ? 3 * w : 8 + w;
-  push_compute (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
+  graph_push_kernel (ops, "grad_accumulate", compute_memory_op (elems * bytes, elems));
   graph_set_launches (ops, tensors);
 }
 
@@ -468,9 +478,9 @@ push_cross_entropy (GArray *ops, const LayerShape *ls, double logits,
   double w = ls->cm->bytes_per_element;
   gboolean fused = ls->cross_entropy == CROSS_ENTROPY_FUSED;
   double bytes = fused ? 2 * w : backward ? w + 12 : w + 36;
-  push_compute (ops, backward ? "cross_entropy_bwd" : "cross_entropy",
-                compute_memory_op (logits * bytes,
-                                   (backward ? 2 : 5) * logits));
+  graph_push_kernel (ops, backward ? "cross_entropy_bwd" : "cross_entropy",
+                     compute_memory_op (logits * bytes,
+                                        (backward ? 2 : 5) * logits));
   graph_set_launches (ops, fused ? (backward ? 4 : 6) : (backward ? 8 : 20));
 }
 

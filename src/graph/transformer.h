@@ -21,6 +21,9 @@ typedef enum {
   GOP_TP_REDUCE_SCATTER,
   GOP_TP_ALL_GATHER,
   GOP_EP_ALL_TO_ALL,  /* an MoE layer's dispatch or combine (graph/moe.h) */
+  GOP_CP_SEND_RECV,   /* a KV block to the next rank of the CP ring and
+                       * one from the previous (graph/cp.h) */
+  GOP_CP_ALL_TO_ALL,  /* Ulysses' all-to-all over the CP group (graph/cp.h) */
 } GraphOpKind;
 
 typedef struct {
@@ -61,6 +64,10 @@ typedef struct {
   double capacity_factor;       /* 0: dropless */
   int ep, etp;
   double imbalance;
+  /* Context parallelism (graph/cp.h): s is then a rank's seq_len / cp
+   * tokens. cp 1 and p2p unless set. */
+  int cp;
+  CpKind cp_kind;
   const ComputeModel *cm;
   /* training.precision: fp8 (graph/fp8.h): the linear layers' GEMMs at
    * this model (the device's FP8 rate); NULL (bf16 GEMMs) unless set. */

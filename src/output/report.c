@@ -549,7 +549,12 @@ append_table (GString *out, const SimResult *r, const char *title)
   g_string_append_printf (out, "%s%d GPU%s\n", title != NULL ? ", " : "",
                           r->gpus, r->gpus == 1 ? "" : "s");
 
-  take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp, r->dp));
+  if (r->cp > 1)
+    take (items, g_strdup_printf ("tp %d x cp %d x pp %d x dp %d", r->tp,
+                                  r->cp, r->pp, r->dp));
+  else
+    take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp,
+                                  r->dp));
   take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));
   take (items, g_strdup_printf ("global batch %d", r->global_batch));
   take (items, g_strdup_printf ("virtual stages %d", r->virtual_stages));

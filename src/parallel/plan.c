@@ -4,6 +4,7 @@
 #include "base/ledger.h"
 #include "base/text.h"
 #include "config/framework.h"
+#include "graph/cp.h"
 #include "graph/moe.h"
 #include "graph/fp8.h"
 #include "graph/transformer.h"
@@ -59,7 +60,8 @@ plan_dp (const ExperimentSpec *e)
 {
   if (e->parallel.dp > 0)
     return e->parallel.dp;
-  return e->gpus / MAX (1, e->parallel.tp * e->parallel.pp);
+  return e->gpus / MAX (1, e->parallel.tp * e->parallel.pp
+                          * MAX (e->parallel.cp, 1));
 }
 
 static gboolean
@@ -247,6 +249,53 @@ moe_rules (GString *list, const ExperimentSpec *e, int dp)
                p->tp * dp);
 }
 
+/* Context parallelism (graph/cp.h, Megatron-Core's
+ * --context-parallel-size, core_r0.10.0): the sequence splits into 2 cp
+ * equal chunks (TransformerEngine's ring attention gives each rank chunks
+ * r and 2cp - 1 - r), attention must be a fused kernel (TransformerEngine
+ * runs context parallelism only in its flash and fused backends,
+ * transformer_engine/pytorch/attention.py v1.11), Ulysses needs the
+ * heads of a TP rank to divide by cp (DeepSpeed's DistributedAttention
+ * scatters them), and a mixture of experts with cp is not modelled. DP
+ * (given or derived) is checked against tp x cp x pp by plan_check. */
+static void
+cp_rules (GString *list, const ExperimentSpec *e)
+{
+  const ParallelSpec *p = &e->parallel;
+  const ModelSpec *m = &e->model;
+  const SpecMarks *mk = &e->marks;
+  int cp = MAX (p->cp, 1);
+  if (cp == 1)
+    return;
+  if (m->seq_len % (2 * cp) != 0)
+    {
+      g_autoptr (GString) valid = g_string_new (NULL);
+      for (int c = 1, n = 0; c <= MIN (e->gpus, m->seq_len / 2) && n < 6; c++)
+        if (m->seq_len % (2 * c) == 0)
+          g_string_append_printf (valid, "%s%d", n++ ? ", " : "", c);
+      violation (list, mk->cp, "cp %d must split seq_len %d into 2 x cp = %d "
+                 "equal chunks (valid cp: %s, ...)", cp, m->seq_len, 2 * cp,
+                 valid->str);
+    }
+  if (e->training.attention == ATTENTION_UNFUSED)
+    violation (list, mk->training ? mk->training : mk->cp, "cp %d needs a "
+               "fused attention kernel (training.attention: flash2 or "
+               "flash1; valid with unfused attention: cp 1)", cp);
+  if (p->cp_kind == CP_ULYSSES && (m->heads / p->tp) % cp != 0)
+    violation (list, mk->cp_kind ? mk->cp_kind : mk->cp, "cp_kind ulysses "
+               "needs cp %d to divide a TP rank's %d heads (heads %d / tp "
+               "%d); valid: cp a divisor of %d, or cp_kind p2p", cp,
+               m->heads / p->tp, m->heads, p->tp, m->heads / p->tp);
+  else if (p->cp_kind == CP_ULYSSES && (m->kv_heads / p->tp) % cp != 0)
+    violation (list, mk->cp_kind ? mk->cp_kind : mk->cp, "cp_kind ulysses "
+               "needs cp %d to divide a TP rank's %d key/value heads; "
+               "valid: cp a divisor of %d, or cp_kind p2p", cp,
+               m->kv_heads / p->tp, m->kv_heads / p->tp);
+  if (m->experts > 0)
+    violation (list, mk->cp, "cp %d with a mixture of experts is not "
+               "modelled yet (valid for an MoE model: cp 1)", cp);
+}
+
 gboolean
 plan_check (const ExperimentSpec *e, GError **error)
 {
@@ -258,11 +307,19 @@ plan_check (const ExperimentSpec *e, GError **error)
 
   /* No size may exceed the GPU count it splits: this also keeps every
    * product below in range. */
-  if (p->tp > e->gpus || p->pp > e->gpus || p->dp > e->gpus
-      || (int64_t) p->tp * p->pp * MAX (p->dp, 1) > e->gpus)
+  /* Context parallelism (plan-cp.c) multiplies the ranks of a stage's
+   * tensor-parallel groups: its rules speak of tp x cp, where cp is 1
+   * they read as before. */
+  int cp = MAX (p->cp, 1);
+  const char *tpc = cp > 1 ? "tp x cp" : "tp";
+  g_autofree char *tpc_value = cp > 1 ? g_strdup_printf ("%d x %d", p->tp, cp)
+                                      : g_strdup_printf ("%d", p->tp);
+  if (p->tp > e->gpus || p->pp > e->gpus || p->dp > e->gpus || cp > e->gpus
+      || (int64_t) p->tp * cp * p->pp * MAX (p->dp, 1) > e->gpus)
     {
-      violation (list, mk->gpus, "tp x pp x dp = %d x %d x %d is more than "
-                 "the %d GPUs", p->tp, p->pp, MAX (p->dp, 1), e->gpus);
+      violation (list, mk->gpus, "%s x pp x dp = %s x %d x %d is more than "
+                 "the %d GPUs", tpc, tpc_value, p->pp,
+                 MAX (p->dp, 1), e->gpus);
       return fail_if_any (list, mk, error);
     }
   if ((int64_t) p->micro_batch * MAX (p->dp, 1) > p->global_batch)
@@ -273,7 +330,7 @@ plan_check (const ExperimentSpec *e, GError **error)
       return fail_if_any (list, mk, error);
     }
   /* A dp derived from gpus that do not divide says nothing more. */
-  int dp = p->dp > 0 || e->gpus % (p->tp * p->pp) == 0 ? plan_dp (e) : 0;
+  int dp = p->dp > 0 || e->gpus % (p->tp * cp * p->pp) == 0 ? plan_dp (e) : 0;
 
   if (m->hidden % m->heads != 0)
     violation (list, mk->heads, "the %d heads must divide hidden %d",
@@ -309,13 +366,14 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->pp, "pp %d must divide the %d layers "
                "(valid pp: a divisor of %d; or list each stage's layers "
                "in parallel.stage_layers)", p->pp, m->layers, m->layers);
-  if (p->dp > 0 && p->tp * p->pp * p->dp != e->gpus)
-    violation (list, mk->dp, "gpus %d must equal tp x pp x dp = %d x %d x %d"
-               " = %d", e->gpus, p->tp, p->pp, p->dp,
-               p->tp * p->pp * p->dp);
-  else if (p->dp == 0 && e->gpus % (p->tp * p->pp) != 0)
-    violation (list, mk->gpus, "gpus %d must be a multiple of tp x pp = %d",
-               e->gpus, p->tp * p->pp);
+  if (p->dp > 0 && p->tp * cp * p->pp * p->dp != e->gpus)
+    violation (list, mk->dp, "gpus %d must equal %s x pp x dp = %s x %d x %d"
+               " = %d", e->gpus, tpc, tpc_value, p->pp, p->dp,
+               p->tp * cp * p->pp * p->dp);
+  else if (p->dp == 0 && e->gpus % (p->tp * cp * p->pp) != 0)
+    violation (list, cp > 1 ? mk->cp : mk->gpus, "gpus %d must be a multiple "
+               "of %s x pp = %d", e->gpus, tpc, p->tp * cp * p->pp);
+  cp_rules (list, e);
   if (dp > 0 && p->global_batch % dp != 0)
     violation (list, mk->global_batch, "global_batch %d must be a multiple "
                "of dp %d", p->global_batch, dp);
@@ -438,14 +496,15 @@ plan_make (Plan *plan, const ExperimentSpec *e, int micro_batch,
 {
   const ParallelSpec *p = &e->parallel;
   g_autoptr (GString) list = g_string_new (NULL);
-  *plan = (Plan) { e, e->gpus, p->tp, p->pp, plan_dp (e), micro_batch,
-                   virtual_stages, 0, 0 };
-  if (p->global_batch % ((int64_t) micro_batch * plan->dp) != 0)
+  int cp = MAX (p->cp, 1), dp = plan_dp (e);
+  *plan = (Plan) { e, e->gpus, p->tp, p->pp, dp * cp, micro_batch,
+                   virtual_stages, 0, 0, cp };
+  if (p->global_batch % ((int64_t) micro_batch * dp) != 0)
     violation (list, e->marks.micro_batch, "global_batch %d must be a "
                "multiple of micro_batch x dp = %d x %d", p->global_batch,
-               micro_batch, plan->dp);
+               micro_batch, dp);
   else
-    plan->micro_batches = p->global_batch / (micro_batch * plan->dp);
+    plan->micro_batches = p->global_batch / (micro_batch * dp);
   if (p->stage_layers.len > 0 && virtual_stages != 1)
     violation (list, e->marks.virtual_stages, "stage_layers needs "
                "virtual_stages: 1, got %d", virtual_stages);
@@ -527,7 +586,9 @@ static double
 layer_activation_bytes (const ExperimentSpec *e, int b, double w,
                         gboolean whole)
 {
-  double s = e->model.seq_len, h = e->model.hidden, a = e->model.heads;
+  /* A context-parallel rank keeps its seq_len / cp tokens' (graph/cp.h). */
+  double s = (double) e->model.seq_len / MAX (e->parallel.cp, 1);
+  double h = e->model.hidden, a = e->model.heads;
   int t = e->parallel.tp;
   gboolean sp = e->parallel.sequence_parallel && t > 1;
   double k = w / 2;
@@ -606,6 +667,7 @@ layer_shape (const Plan *p, ComputeModel *cm, LayerShape *ls)
   ls->ep = MAX (e->parallel.ep, 1);
   ls->etp = MAX (e->parallel.etp, 1);
   ls->imbalance = MAX (e->training.moe_imbalance, 1);
+  cp_layer_shape (ls, p->cp, e->parallel.cp_kind);
 }
 
 /* Of a model's layers, the share that are MoE layers (0 for a dense

@@ -18,6 +18,13 @@ typedef struct {
   int virtual_stages;           /* v: model chunks per stage */
   int micro_batches;            /* m: per DP replica per iteration */
   int layers_per_chunk;         /* layers / (pp * v), when stages are even */
+  /* Context parallelism: cp ranks share each sequence (graph/cp.h).
+   * They join the data-parallel ranks in the gradient reduction, as
+   * Megatron-Core's data-parallel group "with context parallel" does
+   * (parallel_state.py, core_r0.10.0): dp above is that group, dp x cp
+   * ranks in the order tp-cp-dp-pp (cp just outside tp), and dp / cp
+   * replicas split the batch. cp 1: dp is the replicas. */
+  int cp;
 } Plan;
 
 /* LAYERS over PP stages as evenly as they go, the end stages (which hold

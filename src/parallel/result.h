@@ -61,6 +61,7 @@ typedef struct {
   double mfu;
   double hfu;
   int gpus, tp, pp, dp;
+  int cp;              /* context parallelism (plan.h); 1 unless set */
   int micro_batch, global_batch, virtual_stages;
   double memory_per_gpu_gib;
   gboolean fits_memory;

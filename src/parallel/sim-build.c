@@ -8,6 +8,7 @@
 #include "base/ledger.h"
 #include "base/stats.h"
 #include "config/framework.h"
+#include "graph/cp.h"
 #include "hw/host.h"
 
 /* ADAM_GPU_BYTES_PER_PARAM: Adam in Megatron's mixed precision touches per parameter: the fp32 grad
@@ -363,6 +364,13 @@ piece_of (Sim *sim, const GraphOp *g)
     {
       p.dur = ticks (sim, compute_kernel_time (g->cm ? g->cm : &sim->cm,
                                                &g->kernel), g->name);
+      return p;
+    }
+  if (g->kind == GOP_CP_SEND_RECV || g->kind == GOP_CP_ALL_TO_ALL)
+    {
+      /* Counted with the TP collectives (README: the breakdown's tp). */
+      p.kind = OPK_TP;
+      p.dur = ticks (sim, sim_cp_comm_time (sim, g), g->name);
       return p;
     }
   if (g->kind == GOP_EP_ALL_TO_ALL)
@@ -1753,6 +1761,7 @@ sim_prepare (Sim *sim)
                            e->parallel.sequence_parallel,
                            e->training.attention, &sim->cm);
   sim_fp8_init (sim);
+  cp_layer_shape (&sim->ls, plan->cp, e->parallel.cp_kind);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;

@@ -360,6 +360,10 @@ void sim_fp8_init (Sim *sim);
 void sim_fp8_programs (Sim *sim);
 /* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
+/* The time of a context-parallel transfer (sim-cp.c): a ring step's
+ * send and receive (GOP_CP_SEND_RECV) or Ulysses' all-to-all
+ * (GOP_CP_ALL_TO_ALL) over the CP group. */
+double sim_cp_comm_time (const Sim *sim, const GraphOp *g);
 /* Then its op graph, its stores made for the estimate's COST. */
 void sim_build (Sim *sim, const SimCost *cost);
 /* What sim_build will make and the replay fire, estimated (budget.c). */

@@ -356,7 +356,8 @@ fill_result (Sim *sim, SimResult *r)
   r->gpus = p->gpus;
   r->tp = p->tp;
   r->pp = p->pp;
-  r->dp = p->dp;
+  r->dp = p->dp / p->cp;
+  r->cp = p->cp;
   r->micro_batch = p->micro_batch;
   r->global_batch = e->parallel.global_batch;
   r->virtual_stages = p->virtual_stages;

@@ -8,6 +8,12 @@
 #include <string.h>
 
 #define SEARCH_MAX_MICRO_BATCH 16
+/* The sequence from which the search walks context parallelism (cp 1, 2,
+ * 4, ...): shorter ones keep the experiment's cp, so that searches of
+ * short sequences stay as fast as before. 8192 is Llama 3's pre-training
+ * context (arXiv:2407.21783, section 3.4.1), the longest that Meta trained
+ * without cp; its 131k-token stage used cp (section 3.3.2). */
+#define SEARCH_CP_MIN_SEQ 8192
 #define SEARCH_MAX_VIRTUAL_STAGES 8
 
 /* USER_DATA: the count of finished candidates (a gint, atomic). */
@@ -37,7 +43,7 @@ fits (const ExperimentSpec *e)
 /* The axes a --set holds fixed: search walks the others. */
 typedef struct {
   gboolean tp, pp, dp, micro_batch, virtual_stages, sequence_parallel;
-  gboolean recompute, zero, ep, etp;
+  gboolean recompute, zero, ep, etp, cp;
 } Pins;
 
 /* Which axes SETS ("key=value" strings) name. */
@@ -55,6 +61,7 @@ pins_from_sets (Pins *pins, const char *const *sets)
     { "zero.stage", G_STRUCT_OFFSET (Pins, zero) },
     { "parallel.ep", G_STRUCT_OFFSET (Pins, ep) },
     { "parallel.etp", G_STRUCT_OFFSET (Pins, etp) },
+    { "parallel.cp", G_STRUCT_OFFSET (Pins, cp) },
   };
   *pins = (Pins) { FALSE };
   for (int i = 0; sets && sets[i]; i++)
@@ -131,6 +138,65 @@ add_expert_layouts (GArray *cands, const ExperimentSpec *e, const Pins *pins,
     }
 }
 
+/* The layouts of TP x CP ranks: every pp, dp, micro-batch and virtual
+ * stages the base allows. */
+static void
+enumerate_stages (GArray *cands, const ExperimentSpec *base, const Pins *pins,
+                  guint *valid, int tp, int cp)
+{
+  const ModelSpec *m = &base->model;
+  const ParallelSpec *bp = &base->parallel;
+  int gpus = base->gpus;
+  for (int pp = 1; pp <= m->layers && tp * cp * pp <= gpus; pp++)
+    {
+      /* A pp that does not divide the layers splits them as evenly
+       * as they go, one chunk a stage. */
+      gboolean even = m->layers % pp == 0;
+      if ((!even && pp > SPEC_MAX_LIST) || gpus % (tp * cp * pp) != 0
+          || !WALK (pins->pp, pp, bp->pp))
+        continue;
+      int dp = gpus / (tp * cp * pp);
+      if (bp->global_batch % dp != 0 || !WALK (pins->dp, dp, bp->dp))
+        continue;
+      int per_replica = bp->global_batch / dp;
+      for (int mb = 1; mb <= MIN (per_replica, SEARCH_MAX_MICRO_BATCH);
+           mb++)
+        {
+          if (per_replica % mb != 0
+              || !WALK (pins->micro_batch, mb, bp->micro_batch))
+            continue;
+          int chunks = even ? m->layers / pp : 1;
+          for (int v = 1; v <= MIN (chunks, SEARCH_MAX_VIRTUAL_STAGES);
+               v++)
+            {
+              if (chunks % v != 0 || (v > 1 && pp == 1)
+                  || !WALK (pins->virtual_stages, v, bp->virtual_stages))
+                continue;
+              ExperimentSpec e = *base;
+              e.parallel.tp = tp;
+              e.parallel.cp = cp;
+              e.parallel.pp = pp;
+              e.parallel.dp = dp;
+              e.parallel.micro_batch = mb;
+              e.parallel.virtual_stages = v;
+              e.parallel.schedule = v > 1 ? SCHEDULE_INTERLEAVED
+                                          : SCHEDULE_1F1B;
+              /* Sequence parallelism only removes work: on where
+               * there is TP and the framework has it. */
+              if (!pins->sequence_parallel)
+                e.parallel.sequence_parallel =
+                  tp > 1 && e.framework->sequence_parallel.allowed;
+              /* The search splits the layers itself. */
+              e.parallel.stage_layers.len = 0;
+              if (!even)
+                plan_balanced_stages (m->layers, pp,
+                                      &e.parallel.stage_layers);
+              add_expert_layouts (cands, &e, pins, valid);
+            }
+        }
+    }
+}
+
 static void
 enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *valid)
 {
@@ -142,52 +208,17 @@ enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *v
       if (m->heads % tp != 0 || gpus % tp != 0
           || (tp > gpn && !bp->tp_across_nodes) || !WALK (pins->tp, tp, bp->tp))
         continue;
-      for (int pp = 1; pp <= m->layers && tp * pp <= gpus; pp++)
+      /* cp: powers of two for a long sequence, unless held; the
+       * experiment's otherwise. */
+      gboolean walk_cp = !pins->cp && m->seq_len >= SEARCH_CP_MIN_SEQ;
+      for (int cp = walk_cp ? 1 : MAX (bp->cp, 1); tp * cp <= gpus;
+           cp *= 2)
         {
-          /* A pp that does not divide the layers splits them as evenly
-           * as they go, one chunk a stage. */
-          gboolean even = m->layers % pp == 0;
-          if ((!even && pp > SPEC_MAX_LIST) || gpus % (tp * pp) != 0
-              || !WALK (pins->pp, pp, bp->pp))
-            continue;
-          int dp = gpus / (tp * pp);
-          if (bp->global_batch % dp != 0 || !WALK (pins->dp, dp, bp->dp))
-            continue;
-          int per_replica = bp->global_batch / dp;
-          for (int mb = 1; mb <= MIN (per_replica, SEARCH_MAX_MICRO_BATCH);
-               mb++)
-            {
-              if (per_replica % mb != 0
-                  || !WALK (pins->micro_batch, mb, bp->micro_batch))
-                continue;
-              int chunks = even ? m->layers / pp : 1;
-              for (int v = 1; v <= MIN (chunks, SEARCH_MAX_VIRTUAL_STAGES);
-                   v++)
-                {
-                  if (chunks % v != 0 || (v > 1 && pp == 1)
-                      || !WALK (pins->virtual_stages, v, bp->virtual_stages))
-                    continue;
-                  ExperimentSpec e = *base;
-                  e.parallel.tp = tp;
-                  e.parallel.pp = pp;
-                  e.parallel.dp = dp;
-                  e.parallel.micro_batch = mb;
-                  e.parallel.virtual_stages = v;
-                  e.parallel.schedule = v > 1 ? SCHEDULE_INTERLEAVED
-                                              : SCHEDULE_1F1B;
-                  /* Sequence parallelism only removes work: on where
-                   * there is TP and the framework has it. */
-                  if (!pins->sequence_parallel)
-                    e.parallel.sequence_parallel =
-                      tp > 1 && e.framework->sequence_parallel.allowed;
-                  /* The search splits the layers itself. */
-                  e.parallel.stage_layers.len = 0;
-                  if (!even)
-                    plan_balanced_stages (m->layers, pp,
-                                          &e.parallel.stage_layers);
-                  add_expert_layouts (cands, &e, pins, valid);
-                }
-            }
+          if (walk_cp && cp > 1 && m->seq_len % (2 * cp) != 0)
+            break;
+          enumerate_stages (cands, base, pins, valid, tp, cp);
+          if (!walk_cp)
+            break;
         }
     }
 }
@@ -219,6 +250,10 @@ plansearch_label (const PlanCandidate *c)
                           e->parallel.sequence_parallel ? ", sp" : "");
   if (e->model.experts > 0)
     g_string_append_printf (s, ", ep %d etp %d", e->parallel.ep, e->parallel.etp);
+  if (e->parallel.cp > 1)
+    g_string_append_printf (s, ", cp %d %s", e->parallel.cp,
+                            spec_enum_name (SPEC_ENUM_CP_KIND,
+                                            e->parallel.cp_kind));
   for (int i = 0, run; i < sl->len; i += run)
     {
       for (run = 1; i + run < sl->len && sl->v[i + run] == sl->v[i]; run++)
@@ -257,6 +292,10 @@ plansearch_sets (const PlanCandidate *c)
       g_ptr_array_add (sets, g_strdup_printf ("parallel.ep=%d", e->parallel.ep));
       g_ptr_array_add (sets, g_strdup_printf ("parallel.etp=%d", e->parallel.etp));
     }
+  /* cp where the search walks it or the plan has it. */
+  if (e->parallel.cp > 1 || e->model.seq_len >= SEARCH_CP_MIN_SEQ)
+    g_ptr_array_add (sets, g_strdup_printf ("parallel.cp=%d",
+                                            MAX (e->parallel.cp, 1)));
   /* The stages always, [] for even ones: a list in the file would
    * otherwise outlive a plan of another pp. One word, without blanks. */
   GString *list = g_string_new ("parallel.stage_layers=[");

@@ -10,7 +10,9 @@
  * (none, selective, full: each costs compute), replays each ZeRO stage
  * that fits with it, and keeps sequence parallelism on with tp > 1 (it
  * only removes work). For a mixture of experts it walks ep (divisors of
- * the experts) with etp the framework's default. Only plans the experiment's framework runs are
+ * the experts) with etp the framework's default. For a sequence of
+ * 8192 tokens or more it walks cp (1, 2, 4, ... while 2 cp divides the
+ * sequence; the experiment's cp kind), else keeps the experiment's cp. Only plans the experiment's framework runs are
  * offered (plan_check holds its rules). Candidates run on a pool of
  * threads; the ranking is deterministic whatever the threads: by
  * iteration time, then by the order of enumeration. */
@@ -30,7 +32,8 @@ typedef struct {
 /* Walks the plans of BASE, holding fixed the axes that SETS (the --set
  * "key=value" strings BASE was loaded with, or NULL) name: parallel.tp,
  * pp, dp, micro_batch, virtual_stages, sequence_parallel,
- * training.recompute, zero.stage, parallel.ep and parallel.etp. Replays them on JOBS threads (> 0),
+ * training.recompute, zero.stage, parallel.ep, parallel.etp and
+ * parallel.cp. Replays them on JOBS threads (> 0),
  * drawing the progress line in "plans" on a terminal, and returns them
  * ranked, those that fit first (*N_OK of them); *N_VALID counts the plans
  * the framework runs, fitting in memory or not (0: the values held rule
@@ -40,8 +43,8 @@ typedef struct {
 #define PLANSEARCH_SET_HELP \
   "Override a value of the experiment (repeatable); on an axis of the " \
   "search (parallel.tp, pp, dp, micro_batch, virtual_stages, " \
-  "sequence_parallel, training.recompute, zero.stage, ep, etp) it holds the " \
-  "axis at that value"
+  "sequence_parallel, training.recompute, zero.stage, ep, etp, cp) it " \
+  "holds the axis at that value"
 GArray *plansearch_run (const ExperimentSpec *base, const char *const *sets,
                         int jobs, guint *n_ok, guint *n_valid);
 
