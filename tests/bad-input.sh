@@ -126,7 +126,7 @@ table () {
 2 | --set training.tokens: training.tokens (1e-320) is less than one step's 4096 (global_batch 32 x seq_len 128) | nan | plan $d/valid.yaml --set training.tokens=1e-320
 # Budget mode (issue 38): a budget below the run of the family's smallest
 # size, an unknown family, an optimum beyond what the family's rule builds.
-2 | trainsim plan: --budget-usd 1 is too small for any model of family gpt3: the smallest, gpt3-125m, needs | - | plan $srcdir/experiments/gpt3-175b-selene.yaml --budget-usd 1 -j 2
+2 | trainsim plan: --budget-usd 1 is too small for any model of family mpt: the smallest, mpt-7b, needs | - | plan $srcdir/experiments/gpt3-175b-selene.yaml --budget-usd 1 --family mpt -j 2
 2 | trainsim plan: --family nope: no models named nope-* (families: | - | plan $srcdir/experiments/gpt3-175b-selene.yaml --budget-usd 1e6 --family nope
 2 | trainsim plan: --budget-usd 1000000000000: the compute-optimal size: 5.77e+13 parameters is beyond what the rule builds from gpt3-175b: up to 10 times its size, 1.75e+12 | - | plan $srcdir/experiments/gpt3-175b-selene.yaml --budget-usd 1e12 -j 2
 # A trace's size is estimated before a byte of it is written (4 GB came

@@ -87,6 +87,20 @@ optimum_at (const Budget *b, const Outcome *o, double tpp)
   return sqrt (rate * b->limit / (6 * tpp));
 }
 
+/* Into *SHAPE, the size of N parameters that the family's rule builds
+ * from LARGEST; FALSE, said on stderr, when it builds none. */
+static gboolean
+rule_builds (const Budget *b, const ModelSpec *largest, double n,
+             ModelSpec *shape)
+{
+  g_autofree char *why = NULL;
+  if (family_rule_build (largest, n, shape, &why))
+    return TRUE;
+  cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size: %s",
+                b->flag, b->limit, why);
+  return FALSE;
+}
+
 /* Budget mode's compute-optimal run: the family's rule (sweep/family.h)
  * builds N* from LARGEST, the size is planned, and its simulated FLOPs
  * per unit of budget give the next N*, until the rule builds a shape
@@ -110,11 +124,8 @@ plan_optimum (const char *path, const char *const *sets, int jobs,
   while (ok && planned->len < 8)
     {
       ModelSpec shape;
-      g_autofree char *why = NULL;
-      if (!family_rule_build (largest, n, &shape, &why))
+      if (!rule_builds (b, largest, n, &shape))
         {
-          cli_printerr ("trainsim plan: %s %.15g: the compute-optimal size: %s",
-                        b->flag, b->limit, why);
           *status = 2;
           ok = FALSE;
           break;
@@ -276,6 +287,16 @@ plan_budget (const char *path, const char *const *sets, int jobs,
   ExperimentSpec largest;
   if (!family_largest (path, sets, names, &largest))
     return 2;
+  /* The largest first: within the budget it is where the search starts
+   * (below), and an optimum beyond what the rule builds from it is said
+   * before the other sizes are planned. */
+  for (guint i = 0; largest.model.name && i < names->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (names, i), largest.model.name) == 0)
+      {
+        gpointer first = g_ptr_array_steal_index (names, i);
+        g_ptr_array_insert (names, 0, first);
+        break;
+      }
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
@@ -283,7 +304,20 @@ plan_budget (const char *path, const char *const *sets, int jobs,
       Outcome o;
       int status;
       if (plan_size (path, all, jobs, &o, &status))
-        g_array_append_val (rows, o);
+        {
+          g_array_append_val (rows, o);
+          ModelSpec shape;
+          if (i == 0 && budget_spent (b, &o) <= b->limit
+              && !rule_builds (b, &largest.model,
+                               optimum_at (b, &o, o.tokens / o.parameters),
+                               &shape))
+            {
+              for (guint k = 0; k < rows->len; k++)
+                outcome_clear (&g_array_index (rows, Outcome, k));
+              experiment_spec_clear (&largest);
+              return 2;
+            }
+        }
       else
         {
           if (status != 1 && status != PLAN_NONE_HOLDS)
