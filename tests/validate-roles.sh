@@ -518,7 +518,8 @@ bad_cases "GEMM file" gemm \
   'mm: 64|gemmkey|unknown key .mm. in case \(did you mean .m.\?\); valid keys: id, device, precision, batch, m, n, k, measured' \
   'batch: 0|gemmbatch|case.batch must be a positive integer' \
   'device: a100-sxm9|gemmdevice|unknown device .a100-sxm9.; known devices: a100-sxm4-40gb' \
-  'precision: fp8|gemmprecision|precision: unknown value .fp8.' \
+  'precision: fp4|gemmprecision|precision: unknown value .fp4.' \
+  'precision: fp8|gemmfp8|case g: the device gives no fp8 peak; give it one \(peak.fp8\)' \
   'm: 64|gemmdup|duplicate key .m.'
 {
   printf 'schema_version: 1\nname: gemmrate\nkind: gemm\nrole: validation\n'
