@@ -291,8 +291,8 @@ gemm_refuses "one GEMM exits 2: too few to fit" \
   "one.csv:1: 1 GEMM after the header: fitting needs at least 2" one.csv "m,n,k,dtype,time\n$ok_row\n"
 gemm_refuses "a time faster than the peak exits 2 (a unit slip)" "ms.csv:3: .* above the fp16 peak" \
   ms.csv "m,n,k,dtype,time\n$ok_row\n8192,8192,8192,fp16,0.0000045\n"
-gemm_refuses "an unknown dtype exits 2, naming the known ones" "fp8.csv:2: expected a dtype .*fp16" \
-  fp8.csv "m,n,k,dtype,time\n4096,4096,4096,fp8,0.001\n$ok_row\n"
+gemm_refuses "an unknown dtype exits 2, naming the known ones" "fp4.csv:2: expected a dtype .*fp16" \
+  fp4.csv "m,n,k,dtype,time\n4096,4096,4096,fp4,0.001\n$ok_row\n"
 gemm_refuses "a row of more cells than the header exits 2" \
   "cells.csv:2: 6 fields, but the header has 5" cells.csv "m,n,k,dtype,time\n$ok_row,7\n"
 refuses "a file that is not a GEMM table exits 2, quoting nothing of it" \
