@@ -40,15 +40,6 @@ ticks (Sim *sim, double seconds, const char *what)
   return sim_time_from_s (seconds);
 }
 
-/* The DP group of a stage's representative rank: it starts at the stage's
- * first rank (both modes use it, so they cost collectives alike). */
-static GroupShape
-dp_shape (const Sim *sim, int stage)
-{
-  const Plan *p = sim->plan;
-  return net_group_shape (&sim->net, stage * p->dp * p->tp, p->dp, p->tp);
-}
-
 static uint32_t
 add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
         const char *name, int mb)
@@ -90,267 +81,6 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   Edge e = { to, op_at (sim, from)->edges };
   op_at (sim, from)->edges = sim_store_push (&sim->edges, &e);
   op_at (sim, to)->waits++;
-}
-
-/* ---- groups ----------------------------------------------------------------- */
-
-/* The ranks of a group of kind g in the job. */
-static int
-group_size (const Sim *sim, Group g)
-{
-  const Plan *p = sim->plan;
-  switch (g)
-    {
-    case GROUP_TP: return p->tp;
-    case GROUP_DP: return p->dp;
-    case GROUP_MODEL: return p->tp * p->pp;
-    case GROUP_WORLD: return p->gpus;
-    case GROUP_PIPE: return p->pp;
-    case GROUP_EMBEDDING: return MIN (p->pp, 2);
-    case GROUP_N:
-    default: g_assert_not_reached ();
-    }
-}
-
-int
-sim_group_members (const Sim *sim, Group g)
-{
-  if (sim->options->full)
-    return group_size (sim, g);
-  /* One rank for each stage. */
-  return g == GROUP_TP || g == GROUP_DP ? 1
-         : g == GROUP_EMBEDDING ? group_size (sim, g) : sim->plan->pp;
-}
-
-/* The groups of kind g that have other simulated members (in symmetric
- * mode, the one of the representatives: replica 0, tp rank 0). */
-static int
-group_count (const Sim *sim, Group g)
-{
-  const Plan *p = sim->plan;
-  if (sim_group_members (sim, g) <= 1)
-    return 0;
-  if (!sim->options->full)
-    return 1;
-  switch (g)
-    {
-    case GROUP_TP: return p->pp * p->dp;
-    case GROUP_DP: return p->pp * p->tp;
-    case GROUP_MODEL: return p->dp;
-    case GROUP_WORLD: return 1;
-    case GROUP_PIPE:
-    case GROUP_EMBEDDING: return p->dp * p->tp;
-    case GROUP_N:
-    default: g_assert_not_reached ();
-    }
-}
-
-/* Which of them rank (stage, replica, tp_rank) is in. */
-static int
-group_index (const Sim *sim, Group g, int stage, int replica, int tp_rank)
-{
-  const Plan *p = sim->plan;
-  switch (g)
-    {
-    case GROUP_TP: return stage * p->dp + replica;
-    case GROUP_DP: return stage * p->tp + tp_rank;
-    case GROUP_MODEL: return replica;
-    case GROUP_WORLD: return 0;
-    case GROUP_PIPE:
-    case GROUP_EMBEDDING: return replica * p->tp + tp_rank;
-    case GROUP_N:
-    default: g_assert_not_reached ();
-    }
-}
-
-/* The shape of STAGE's group of kind g (but the embedding's, whose
- * exchange is a send), taken from its first replica and tp rank in both
- * modes so that they cost collectives alike. A model-parallel group is a
- * pipe group's stages with the tp ranks of each, tp apart in a node. */
-static GroupShape
-group_shape (const Sim *sim, Group g, int stage)
-{
-  const Plan *p = sim->plan;
-  int gpn = sim->net.gpus_per_node;
-  GroupShape pipe = net_group_shape (&sim->net, 0, p->pp, p->dp * p->tp);
-  switch (g)
-    {
-    case GROUP_TP: return net_group_shape (&sim->net, 0, p->tp, 1);
-    case GROUP_DP: return dp_shape (sim, stage);
-    case GROUP_MODEL:
-      return (GroupShape) { p->tp * p->pp,
-                            MIN (MIN (gpn, p->tp * pipe.per_node), p->tp * p->pp) };
-    case GROUP_WORLD: return (GroupShape) { p->gpus, MIN (gpn, p->gpus) };
-    case GROUP_PIPE: return pipe;
-    case GROUP_EMBEDDING:
-    case GROUP_N:
-    default: g_assert_not_reached ();
-    }
-}
-
-/* ---- communication over the NICs -------------------------------------------- */
-
-void
-sim_add_use (GArray *uses, guint first, uint32_t resource, double coef)
-{
-  for (guint i = first; i < uses->len; i++)
-    {
-      FlowUse *u = &g_array_index (uses, FlowUse, i);
-      if (u->resource == resource)
-        {
-          u->coef += coef;
-          return;
-        }
-    }
-  FlowUse u = { resource, coef };
-  g_array_append_val (uses, u);
-}
-
-/* The first of NODE's resources in the flow net, added on first use:
- * each NIC's send and receive sides, then the uplinks into the fabric,
- * out and in; with offload, each PCIe switch's link to the host, towards
- * the host and towards the GPUs, then each GPU's own link, out and in. */
-static uint32_t
-node_resources (Sim *sim, int node)
-{
-  gpointer found = g_hash_table_lookup (sim->node_resources,
-                                        GINT_TO_POINTER (node));
-  if (found != NULL)
-    return (uint32_t) (GPOINTER_TO_UINT (found) - 1);
-  const NetModel *net = &sim->net;
-  double pcie = sim->plan->spec->topology.host.pcie_bandwidth;
-  uint32_t first = UINT32_MAX;
-  for (int k = 0; k < sim->resources_per_node; k++)
-    {
-      /* Ids come one after another: the node's are first + k. */
-      uint32_t id = flow_net_add_resource (sim->flows,
-        k >= sim->pcie_base ? pcie
-        : k < 2 * net->nics ? net->nic_bandwidth
-        : net->uplink_fraction * net->nics * net->nic_bandwidth);
-      if (k == 0)
-        first = id;
-      uint32_t none = NONE;
-      g_array_append_val (sim->use_at, none);
-      g_assert (sim->use_at->len == id + 1);
-    }
-  g_hash_table_insert (sim->node_resources, GINT_TO_POINTER (node),
-                       GUINT_TO_POINTER (first + 1));
-  return first;
-}
-
-/* The PCIe link of GPU g of the node at BASE, in the direction out of
- * the GPU (out) or into it. */
-static uint32_t
-gpu_link (const Sim *sim, uint32_t base, int g, gboolean out)
-{
-  return base + (uint32_t) (sim->gpu_link_base + 2 * g + (out ? 0 : 1));
-}
-
-/* The GPU whose PCIe link NIC n's traffic crosses when it comes over
- * NVLink from elsewhere in the node: the first GPU next to that NIC. */
-static int
-gpu_of_nic (const NetModel *net, int n)
-{
-  for (int g = 0; g < net->gpus_per_node; g++)
-    if (net->nics >= net->gpus_per_node
-        ? g == n * net->gpus_per_node / net->nics : net->nic_of_gpu[g] == n)
-      return g;
-  g_assert_not_reached ();
-}
-
-/* What GPU `rank` loads, k times its NIC bytes of cost c, when they leave
- * (out) or arrive (!out): its node's NICs, all of them evenly over NVLink
- * or its own over PCIe (and always its own for point-to-point and
- * all-to-all), and the node's uplink for the share that leaves its
- * fabric group. With offload, the PCIe link between each NIC and its GPU
- * too (GPUDirect RDMA), which the host copies share. */
-static void
-add_gpu_uses (Sim *sim, GArray *uses, guint first, int rank, const CollCost *c,
-              gboolean out, double k)
-{
-  const NetModel *net = &sim->net;
-  int gpn = net->gpus_per_node, nics = net->nics, g = rank % gpn;
-  uint32_t base = node_resources (sim, rank / gpn);
-  uint32_t side = out ? 0 : (uint32_t) nics;
-  gboolean links = sim->gpu_link_base >= 0;
-  if (!c->own_nic && net->nic_path == NIC_PATH_NVLINK)
-    for (int n = 0; n < nics; n++)
-      {
-        sim_add_use (uses, first, base + side + (uint32_t) n, k / nics);
-        if (links)
-          sim_add_use (uses, first, gpu_link (sim, base, gpu_of_nic (net, n), out),
-                       k / nics);
-      }
-  else
-    {
-      if (nics >= gpn)
-        {
-          /* GPU g's own NICs: nics / gpn of them from g * nics / gpn. */
-          int own = nics / gpn;
-          for (int n = 0; n < own; n++)
-            sim_add_use (uses, first, base + side + (uint32_t) (g * own + n),
-                         k / own);
-        }
-      else
-        sim_add_use (uses, first, base + side + (uint32_t) net->nic_of_gpu[g], k);
-      if (links)
-        sim_add_use (uses, first, gpu_link (sim, base, g, out), k);
-    }
-  if (c->uplink_share > 0)
-    sim_add_use (uses, first, base + sim_uplink (sim, out), k * c->uplink_share);
-}
-
-/* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving,
- * for a collective) and, for a send, peers[0..n) receiving; NONE when
- * nothing crosses a NIC. A send between GPUs of one node loads no NIC. */
-static uint32_t
-make_comm (Sim *sim, const CollCost *c, const int *ranks, const int *peers,
-           const double *scale, int n)
-{
-  if (sim->flows == NULL || c->nic_bytes <= 0)
-    return NONE;
-  int gpn = sim->net.gpus_per_node;
-  Comm comm = { *c, sim->uses->len, 0 };
-  for (int i = 0; i < n; i++)
-    {
-      if (peers && ranks[i] / gpn == peers[i] / gpn)
-        continue;
-      double k = scale ? scale[i] : 1;
-      add_gpu_uses (sim, sim->uses, comm.first, ranks[i], c, TRUE, k);
-      add_gpu_uses (sim, sim->uses, comm.first, peers ? peers[i] : ranks[i], c,
-                    FALSE, k);
-    }
-  comm.n = sim->uses->len - comm.first;
-  if (comm.n == 0)
-    return NONE;
-  g_array_append_val (sim->comms, comm);
-  return sim->comms->len - 1;
-}
-
-/* The ranks a representative of STAGE stands for in its first node (in
- * full mode, the rank itself); returns how many, written to out. */
-static int
-stage_ranks_in_node (const Sim *sim, int rank, int stage, int *out)
-{
-  const Plan *p = sim->plan;
-  if (sim->options->full)
-    {
-      out[0] = rank;
-      return 1;
-    }
-  int per_stage = p->dp * p->tp, gpn = sim->net.gpus_per_node;
-  int first = stage * per_stage, n = 0;
-  for (int r = first; r < first + per_stage && r / gpn == first / gpn; r++)
-    out[n++] = r;
-  return n;
-}
-
-/* The global rank of simulated rank `rank` (stage, replica, tp_rank). */
-static int
-global_rank (const Sim *sim, int stage, int replica, int tp_rank)
-{
-  const Plan *p = sim->plan;
-  return (stage * p->dp + replica) * p->tp + tp_rank;
 }
 
 /* ---- pieces ---------------------------------------------------------------- */
@@ -526,12 +256,12 @@ join_group (Builder *b, uint32_t op, Group g)
 {
   Sim *sim = b->sim;
   if (sim->op_info != NULL)
-    g_array_index (sim->op_info, OpInfo, op).group = group_size (sim, g);
+    g_array_index (sim->op_info, OpInfo, op).group = sim_group_size (sim, g);
   int size = sim_group_members (sim, g);
   if (size <= 1)
     return;
-  GArray *list = sim->colls_of[g][group_index (sim, g, b->stage, b->replica,
-                                               b->tp_rank)];
+  GArray *list = sim->colls_of[g][sim_group_index (sim, g, b->stage, b->replica,
+                                                   b->tp_rank)];
   uint32_t k = b->joined[g]++;
   if (k == list->len)
     {
@@ -666,7 +396,8 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
 {
   Sim *sim = b->sim;
   CollCost c = net_collective_cost (&sim->net, kind, bytes,
-                                    dp_shape (sim, b->stage), -1, 0);
+                                    sim_group_shape (sim, GROUP_DP, b->stage),
+                                    -1, 0);
   uint32_t id = add_timed_op (sim, b->rank, stream, OPK_DP,
                               net_static_time (&sim->net, &c, 0), name,
                               stream == SIM_STREAM_GATHER ? b->mb : -1);
@@ -678,8 +409,8 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
   join_group (b, id, GROUP_DP);
   int ranks[SPEC_MAX_GPUS_PER_NODE];
   double scale[SPEC_MAX_GPUS_PER_NODE];
-  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
-                                                 b->tp_rank), b->stage, ranks);
+  int rank = sim_global_rank (sim, b->stage, b->replica, b->tp_rank);
+  int n = sim_stage_ranks_in_node (sim, rank, b->stage, ranks);
   /* nic_bytes is per member where the group has the fewest members in a
    * node (c.per_node); a node with more members carries the same ring
    * traffic, each of them a share of it. */
@@ -688,7 +419,7 @@ add_dp_op (Builder *b, SimStream stream, CollKind kind, double bytes,
                / MAX (1, net_group_members_in_node (
                    &sim->net, b->stage * p->dp * p->tp + ranks[i] % p->tp,
                    p->dp, p->tp, ranks[i] / sim->net.gpus_per_node));
-  op_at (sim, id)->comm = make_comm (sim, &c, ranks, NULL, scale, n);
+  op_at (sim, id)->comm = sim_make_comm (sim, &c, ranks, NULL, scale, n);
   return id;
 }
 
@@ -707,17 +438,17 @@ pcie_comm (Builder *b, gboolean to_host, double bytes, double *seconds)
   const HostSpec *h = &sim->plan->spec->topology.host;
   int gpn = sim->net.gpus_per_node, per = h->gpus_per_pcie_switch;
   int ranks[SPEC_MAX_GPUS_PER_NODE];
-  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
-                                                 b->tp_rank), b->stage, ranks);
+  int rank = sim_global_rank (sim, b->stage, b->replica, b->tp_rank);
+  int n = sim_stage_ranks_in_node (sim, rank, b->stage, ranks);
   Comm comm = { { .nic_bytes = bytes }, sim->uses->len, 0 };
   for (int i = 0; i < n; i++)
     {
-      uint32_t base = node_resources (sim, ranks[i] / gpn);
+      uint32_t base = sim_node_resources (sim, ranks[i] / gpn);
       sim_add_use (sim->uses, comm.first,
                    base + (uint32_t) (sim->pcie_base + 2 * ((ranks[i] % gpn) / per)
                                       + (to_host ? 0 : 1)), 1);
       sim_add_use (sim->uses, comm.first,
-                   gpu_link (sim, base, ranks[i] % gpn, to_host), 1);
+                   sim_gpu_link (sim, base, ranks[i] % gpn, to_host), 1);
     }
   comm.n = sim->uses->len - comm.first;
   double shared = 1;
@@ -1017,11 +748,11 @@ stage_send_comm (Builder *b, int peer_stage, const CollCost *c)
   Sim *sim = b->sim;
   int stride = sim->plan->dp * sim->plan->tp;
   int ranks[SPEC_MAX_GPUS_PER_NODE], peers[SPEC_MAX_GPUS_PER_NODE];
-  int n = stage_ranks_in_node (sim, global_rank (sim, b->stage, b->replica,
-                                                 b->tp_rank), b->stage, ranks);
+  int rank = sim_global_rank (sim, b->stage, b->replica, b->tp_rank);
+  int n = sim_stage_ranks_in_node (sim, rank, b->stage, ranks);
   for (int i = 0; i < n; i++)
     peers[i] = ranks[i] + (peer_stage - b->stage) * stride;
-  return make_comm (sim, c, ranks, peers, NULL, n);
+  return sim_make_comm (sim, c, ranks, peers, NULL, n);
 }
 
 /* The cost of this rank's pipeline sends in direction dir (0: forward to
@@ -1065,193 +796,8 @@ slot (const Sim *sim, int rank, int dir, int mb, int chunk)
 
 /* ---- the step's epilogue ---------------------------------------------------- */
 
-/* What a framework's step runs around its optimizer besides the
- * gradients' reduction: small collectives over their groups, each waiting
- * for the whole group, and the host's reads of their results, as the code
- * at the versions of its profile (framework.c) runs them. Each is
- * costed by the network model over its group's shape; all but the tied
- * embedding's move a few bytes, their NICs' share nothing next to their
- * latency, so they run for their static time rather than as flows.
- *
- * Megatron-LM (v2.6 for megatron-lm@2, 23.04 for @3):
- * - with sequence parallelism (23.04), the layer norms' and the
- *   row-parallel linears' bias gradients (sequence_parallel: fused_layer_norm.py,
- *   core/tensor_parallel/layers.py) all-reduced over the TP group, before
- *   the data-parallel reduction: megatron/optimizer/optimizer.py
- *   allreduce_layernorm_grads, first in reduce_model_grads (a cat, the
- *   call, a copy_ back per tensor);
- * - with pp > 1, after the reduction, the tied word embedding's gradient
- *   all-reduced between the first and last stage (megatron/training.py
- *   train_step at v2.6, optimizer.py allreduce_word_embedding_grads at
- *   23.04), in the reduction's precision (it is main_grad);
- * - the optimizer (optimizer.py MixedPrecisionOptimizer.step, 23.04;
- *   Float16OptimizerWithFloat16Params.step, v2.6): in fp16 alone (bf16
- *   has no grad scaler: optimizer/__init__.py), the unscale and the
- *   found-inf flag, an fp32 scalar, all-reduced (MAX) over the model-
- *   parallel group and read back (_unscale_main_grads_and_check_for_nan:
- *   found_inf.item ()); then, as --clip-grad defaults to 1.0
- *   (arguments.py), the gradients' L2 norm, an fp32 scalar, all-reduced
- *   (SUM) over the same group and read back (clip_grads.py
- *   clip_grad_norm_fp32: multi_tensor_l2norm, total_norm.item ()). The
- *   model-parallel group is a replica's tp x pp ranks (mpu/initialize.py);
- *   with the distributed optimizer (ZeRO-1, 23.04) the whole world
- *   (distrib_optimizer.py get_model_parallel_group returns None);
- * - the loss, on the last stage, is averaged over the data-parallel group
- *   in every micro-batch's forward, not after the optimizer:
- *   pretrain_gpt.py loss_func calls average_losses_across_data_parallel_group
- *   (megatron/utils.py: a clone, a cat, the all-reduce of one fp32, a
- *   division) from schedules.py forward_step, v2.6 and 23.04 alike
- *   (core_v0.12.0's loss_func still all-reduces its reporting loss there).
- *
- * DeepSpeed's PipelineEngine (megatron-deepspeed; deepspeed with pp > 1):
- * the TrainSchedule ends each step with ReduceTiedGrads, ReduceGrads and
- * OptimizerStep, in that order (deepspeed/runtime/pipe/schedule.py, the
- * same from v0.3.16 to v0.9.5), then train_batch calls
- * _aggregate_total_loss (pipe/engine.py):
- * - ReduceTiedGrads, with pp > 1: the tied embedding's gradient (fp32
- *   _hp_grad in bf16 from v0.7, tied_hp_grad) all-reduced between the
- *   first and last stage, before the data-parallel reduction
- *   (_exec_reduce_tied_grads);
- * - OptimizerStep, v0.9.5 (Megatron-DeepSpeed f01c9e6e hands DeepSpeed
- *   its bare optimizer, which the engine wraps by precision: engine.py
- *   _do_optimizer_sanity_check). In fp16 without ZeRO, FP16_Optimizer.step
- *   (fp16/fused_optimizer.py): has_overflow (runtime/utils.py CheckOverflow)
- *   checks the tensors one at a time, float (x.float ().sum ()) each (two
- *   kernels and a read back), then all-reduces a one-byte flag (MAX) over
- *   the grid's model-parallel group (pipe x model ranks of a replica,
- *   pipe/topology.py ds_model_proc_group) and reads it; get_grad_norm
- *   takes the norm of each of the two flat parameter groups (Megatron's
- *   weight-decay split) with a read each, then all-reduces the fp32 sum
- *   (SUM) over that group and reads it. In fp16 with ZeRO-1,
- *   DeepSpeedZeroOptimizer.step (zero/stage_1_and_2.py): has_overflow checks
- *   the rank's partition tensor by tensor, all-reduces the flag over the
- *   data-parallel group, then over the model-parallel group
- *   (_model_parallel_all_reduce: where it has more than one rank), and
- *   reads it; get_grad_norm_direct reads each partition tensor's norm
- *   (a cast to double and the norm), then all-reduces the sum over the
- *   same two groups and reads it. In bf16, BF16_Optimizer.step
- *   (bf16_optimizer.py; ZeRO 0-1 with fp32 accumulation):
- *   get_global_norm_of_tensors reads each tensor's norm, then all-reduces
- *   the sum over the model-parallel group and reads it; no overflow check.
- *   In fp32 no wrapper checks anything (and gradient_clipping defaults
- *   to 0). Every rank counts its stage's tensors as its tp rank 0 does
- *   (a tp rank above skips the replicated ones, then waits for rank 0 at
- *   the all-reduce);
- * - _aggregate_total_loss: the last stage divides its loss and clones it
- *   twice, all-reduces it over the data-parallel group where there is one
- *   (is_data_parallel) and divides it, reads both values back to build
- *   a tensor of two fp32, copies it up and broadcasts it over the pipe
- *   group, whose other stages copy up a tensor to receive it and clone
- *   its two values.
- *   A broadcast is costed as an all-gather of its bytes: NCCL's tuner
- *   gives a broadcast the ring alone and one step more (nRanks steps
- *   against nRanks - 1: src/graph/tuning.cc, v2.21.5-1).
- *
- * The optimizer's own kernels (Adam, the clip, the copies) stay in the
- * optimizer op; kernels of a read-back loop are left out of the device's
- * time (a pass over the gradients at most, under the host's loop). */
-int
-sim_epilogue_ops (const Sim *sim, int stage, int tensors, EpilogueOp *out)
-{
-  const Plan *p = sim->plan;
-  const ExperimentSpec *e = p->spec;
-  Precision precision = e->training.precision;
-  double fp32 = spec_precision_bytes (PRECISION_FP32), flag = 1;
-  gboolean tied = p->pp > 1 && (stage == 0 || stage == p->pp - 1);
-  gboolean last = stage == p->pp - 1;
-  /* The optimizer's checks run where the optimizer runs on the GPU:
-   * ZeRO-Offload's CPU-Adam checks on the host, not modelled. */
-  gboolean gpu_step = sim->offload == OFFLOAD_NONE;
-  gboolean hp = e->framework->tied_hp_grad && precision == PRECISION_BF16;
-  EpilogueOp embedding = { "embedding_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                           GROUP_EMBEDDING, COLL_SEND,
-                           (double) sim->ls.vocab / p->tp * sim->ls.h
-                           * (hp ? fp32 : sim->grad_bytes), 0, 1, FALSE, FALSE };
-  int n = 0;
-  if (sim->epilogue == EPILOGUE_MEGATRON)
-    {
-      if (last)
-        out[n++] = (EpilogueOp) { "loss_allreduce", EPILOGUE_IN_FORWARD,
-                                  GROUP_DP, COLL_ALL_REDUCE, fp32, 0, 4, FALSE,
-                                  FALSE };
-      if (e->parallel.sequence_parallel && p->tp > 1)
-        {
-          /* A layer's two norms' weights and biases and its two
-           * row-parallel biases, and the final norm's two on the last
-           * stage: tensors of hidden elements, whole on every tp rank. */
-          int ln = 6 * p->virtual_stages * plan_chunk_layers (p, stage)
-                   + (last ? 2 : 0);
-          out[n++] = (EpilogueOp) { "layernorm_allreduce",
-                                    EPILOGUE_BEFORE_REDUCTION, GROUP_TP,
-                                    COLL_ALL_REDUCE,
-                                    (double) ln * sim->ls.h * sim->grad_bytes,
-                                    0, 2 + ln, FALSE, FALSE };
-        }
-      if (tied)
-        out[n++] = embedding;
-      Group mp = e->zero.stage >= 1 ? GROUP_WORLD : GROUP_MODEL;
-      if (gpu_step && precision == PRECISION_FP16)
-        out[n++] = (EpilogueOp) { "found_inf_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                                  mp, COLL_ALL_REDUCE, fp32, 0, 2, FALSE, TRUE };
-      if (gpu_step)
-        out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                                  mp, COLL_ALL_REDUCE, fp32, 0, 2, FALSE, TRUE };
-    }
-  else if (sim->epilogue == EPILOGUE_DEEPSPEED_PIPE)
-    {
-      if (tied)
-        {
-          out[n] = embedding;
-          out[n++].place = EPILOGUE_BEFORE_REDUCTION;
-        }
-      gboolean mp = p->tp * p->pp > 1;
-      if (gpu_step && precision == PRECISION_FP16 && e->zero.stage == 0)
-        {
-          out[n++] = (EpilogueOp) { "overflow_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                                    GROUP_MODEL, COLL_ALL_REDUCE, flag,
-                                    2 * tensors, 2, FALSE, TRUE };
-          out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                                    GROUP_MODEL, COLL_ALL_REDUCE, fp32,
-                                    2, 2, FALSE, TRUE };
-        }
-      else if (gpu_step && precision == PRECISION_FP16)
-        {
-          /* Over the rank's partition, its share of the stage's tensors,
-           * the overflow flag then the norm: each over the data-parallel
-           * group, then the model-parallel group. */
-          static const char *const names[2][2] = {
-            { "overflow_allreduce_dp", "overflow_allreduce" },
-            { "grad_norm_allreduce_dp", "grad_norm_allreduce" },
-          };
-          int part = (tensors + p->dp - 1) / p->dp;
-          for (int k = 0; k < 2; k++)
-            {
-              out[n++] = (EpilogueOp) { names[k][0], EPILOGUE_BEFORE_OPTIMIZER,
-                                        GROUP_DP, COLL_ALL_REDUCE,
-                                        k ? fp32 : flag, 2 * part, 2, FALSE,
-                                        !mp };
-              if (mp)
-                out[n++] = (EpilogueOp) { names[k][1], EPILOGUE_BEFORE_OPTIMIZER,
-                                          GROUP_MODEL, COLL_ALL_REDUCE,
-                                          k ? fp32 : flag, 0, 1, FALSE, TRUE };
-            }
-        }
-      else if (gpu_step && precision == PRECISION_BF16)
-        out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
-                                  GROUP_MODEL, COLL_ALL_REDUCE, fp32,
-                                  tensors, 2, FALSE, TRUE };
-      if (last && p->dp > 1)
-        out[n++] = (EpilogueOp) { "loss_allreduce", EPILOGUE_AFTER_OPTIMIZER,
-                                  GROUP_DP, COLL_ALL_REDUCE, fp32, 0, 5, FALSE,
-                                  TRUE };
-      out[n++] = (EpilogueOp) { "loss_broadcast", EPILOGUE_AFTER_OPTIMIZER,
-                                GROUP_PIPE, COLL_ALL_GATHER, 2 * fp32, 0,
-                                !last ? 4 : p->dp > 1 ? 2 : 5,
-                                last && p->dp == 1, FALSE };
-    }
-  g_assert (n <= EPILOGUE_MAX);
-  return n;
-}
+/* sim-epilogue.c lists what each framework runs around its optimizer
+ * (sim_epilogue_ops); here each is emitted on a rank's compute stream. */
 
 /* Emits epilogue op o on the compute stream: the host first reads the
  * device back where o says so (waiting for what the stream waits for
@@ -1277,7 +823,7 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
     }
   else
     c = net_collective_cost (&sim->net, o->kind, o->bytes,
-                             group_shape (sim, o->group, b->stage), -1, 0);
+                             sim_group_shape (sim, o->group, b->stage), -1, 0);
   /* A read-back loop's checks are bare tensor ops from a Python loop
    * (x.float().sum() and float(): has_overflow_serial, _has_inf_or_nan),
    * each issued at a bare op's cost (OP_LAUNCH_S, a torch.add from
@@ -1886,7 +1432,7 @@ sim_build (Sim *sim, const SimCost *cost)
     sim->first_op[i] = sim->send_op[i] = NONE;
   for (int g = 0; g < GROUP_N; g++)
     {
-      sim->groups_of[g] = group_count (sim, (Group) g);
+      sim->groups_of[g] = sim_group_count (sim, (Group) g);
       sim->colls_of[g] = g_new (GArray *, (gsize) sim->groups_of[g]);
       for (int i = 0; i < sim->groups_of[g]; i++)
         sim->colls_of[g][i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));

@@ -373,6 +373,32 @@ void sim_estimate (const Sim *sim, SimCost *cost);
  * inside a stage has no other member and one across stages has one a
  * stage. */
 int sim_group_members (const Sim *sim, Group g);
+
+/* sim-comm.c: the groups and the NICs' flows. */
+/* The ranks of a group of kind g in the job. */
+int sim_group_size (const Sim *sim, Group g);
+/* The groups of kind g that have other simulated members (in symmetric
+ * mode, the one of the representatives: replica 0, tp rank 0). */
+int sim_group_count (const Sim *sim, Group g);
+/* Which of them rank (stage, replica, tp_rank) is in. */
+int sim_group_index (const Sim *sim, Group g, int stage, int replica,
+                     int tp_rank);
+/* The shape of STAGE's group of kind g on the nodes. */
+GroupShape sim_group_shape (const Sim *sim, Group g, int stage);
+/* The first of NODE's resources in the flow net, added on first use. */
+uint32_t sim_node_resources (Sim *sim, int node);
+/* The PCIe link of GPU g of the node at BASE, out of the GPU or into it. */
+uint32_t sim_gpu_link (const Sim *sim, uint32_t base, int g, gboolean out);
+/* A Comm for cost c, for the GPUs ranks[0..n) sending (and receiving, for
+ * a collective) and, for a send, peers[0..n) receiving; NONE when nothing
+ * crosses a NIC. */
+uint32_t sim_make_comm (Sim *sim, const CollCost *c, const int *ranks,
+                        const int *peers, const double *scale, int n);
+/* The ranks a representative of STAGE stands for in its first node (in
+ * full mode, the rank itself); returns how many, written to out. */
+int sim_stage_ranks_in_node (const Sim *sim, int rank, int stage, int *out);
+/* The global rank of simulated rank (stage, replica, tp_rank). */
+int sim_global_rank (const Sim *sim, int stage, int replica, int tp_rank);
 /* The epilogue of STAGE, whose parameters are TENSORS tensors, in order,
  * into out; returns how many (at most EPILOGUE_MAX). */
 int sim_epilogue_ops (const Sim *sim, int stage, int tensors,
