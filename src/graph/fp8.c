@@ -42,10 +42,9 @@ fp8_push_cast (GArray *ops, const LayerShape *ls, const char *name,
 {
   if (!fp8_enabled (ls))
     return;
-  GraphOp op = { GOP_COMPUTE, name,
-                 compute_memory_op (elems * cast_bytes (ls), 2 * elems),
-                 0, FALSE, ls->fp8_recipe == FP8_RECIPE_CURRENT ? 2 : 1 };
-  g_array_append_val (ops, op);
+  graph_push_kernel (ops, name,
+                     compute_memory_op (elems * cast_bytes (ls), 2 * elems));
+  graph_set_launches (ops, ls->fp8_recipe == FP8_RECIPE_CURRENT ? 2 : 1);
 }
 
 void
@@ -57,9 +56,8 @@ fp8_push_gemm (GArray *ops, const LayerShape *ls, const char *name,
       graph_push_gemm (ops, ls, name, 1, m, n, k);
       return;
     }
-  GraphOp op = { GOP_COMPUTE, name, compute_gemm (ls->fp8, 1, m, n, k), 0,
-                 FALSE, 1, ls->fp8 };
-  g_array_append_val (ops, op);
+  graph_push_kernel (ops, name, compute_gemm (ls->fp8, 1, m, n, k));
+  g_array_index (ops, GraphOp, ops->len - 1).cm = ls->fp8;
 }
 
 void
@@ -88,12 +86,11 @@ fp8_scaling_update (const LayerShape *ls, int layers, gboolean backward,
   double tensors = (double) layers * LINEAR_GEMMS
                    * (backward ? FP8_BWD_TENSORS : FP8_FWD_TENSORS);
   /* The history read and written, the scales written; the cat before. */
-  GraphOp op = { GOP_COMPUTE,
-                 backward ? "fp8_scaling_update_bwd" : "fp8_scaling_update",
-                 compute_memory_op (tensors * 4 * (2 * FP8_AMAX_HISTORY + 2),
-                                    tensors * FP8_AMAX_HISTORY),
-                 0, FALSE, 2 };
-  g_array_append_val (ops, op);
+  graph_push_kernel (ops,
+                     backward ? "fp8_scaling_update_bwd" : "fp8_scaling_update",
+                     compute_memory_op (tensors * 4 * (2 * FP8_AMAX_HISTORY + 2),
+                                        tensors * FP8_AMAX_HISTORY));
+  graph_set_launches (ops, 2);
 }
 
 double

@@ -307,7 +307,7 @@ plan_check (const ExperimentSpec *e, GError **error)
 
   /* No size may exceed the GPU count it splits: this also keeps every
    * product below in range. */
-  /* Context parallelism (plan-cp.c) multiplies the ranks of a stage's
+  /* Context parallelism (cp_rules) multiplies the ranks of a stage's
    * tensor-parallel groups: its rules speak of tp x cp, where cp is 1
    * they read as before. */
   int cp = MAX (p->cp, 1);

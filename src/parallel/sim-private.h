@@ -346,11 +346,11 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
  * that grows with the plan's sizes. */
 void sim_prepare (Sim *sim);
 /* A program from a graph emitter over sim->ls (sim-build.c). */
+Program sim_program_from_graph (Sim *sim,
+                                void (*emit) (const LayerShape *, GArray *));
 /* A program of the GraphOps OPS (what sim_program_from_graph builds
  * from its emitter's). */
 Program sim_program_from_ops (Sim *sim, const GArray *ops);
-Program sim_program_from_graph (Sim *sim,
-                                void (*emit) (const LayerShape *, GArray *));
 /* An MoE model's layer programs, parameters and EP group (sim-moe.c):
  * replaces the dense layer's; nothing for a dense model. */
 void sim_moe_programs (Sim *sim);
