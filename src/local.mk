@@ -45,7 +45,7 @@ libtrainsim_la_SOURCES = \
 	src/output/plot.h src/output/plot-table.h src/output/plot-private.h \
 	src/output/plot-table.c \
 	src/output/plot.c \
-	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/cmd-validate.c \
+	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/run-hints.h src/cli/run-hints.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
 	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c \
 	src/cli/cmd-plan-budget.c \

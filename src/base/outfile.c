@@ -1,6 +1,7 @@
 /* outfile.c: atomic, write-through result files; see outfile.h. */
 #define _POSIX_C_SOURCE 200809L  /* sigaction, fsync, lstat */
 #include "base/outfile.h"
+#include "base/progress.h"
 #include "base/text.h"
 
 #include <errno.h>
@@ -202,13 +203,29 @@ outfile_temp_unregister (const char *path)
   g_mutex_unlock (&temps_lock);
 }
 
-/* Async-signal-safe: unlink, then the default action of the signal. */
+/* outfile_set_interrupt_note's line, with its line break. */
+static char *interrupt_note;
+
+void
+outfile_set_interrupt_note (const char *note)
+{
+  char *old = interrupt_note;
+  interrupt_note = note ? g_strconcat (note, "\n", NULL) : NULL;
+  g_free (old);
+}
+
+/* Async-signal-safe: unlink, erase the progress line, say what was kept,
+ * then the default action of the signal. */
 static void
 on_signal (int sig)
 {
   for (int i = 0; i < OUTFILE_MAX_TEMPS; i++)
     if (temp_used[i])
       unlink (temps[i]);
+  progress_erase_from_signal ();
+  if (interrupt_note != NULL && write (STDERR_FILENO, interrupt_note,
+                                       strlen (interrupt_note)) < 0)
+    interrupt_note = NULL;
   signal (sig, SIG_DFL);
   raise (sig);
 }

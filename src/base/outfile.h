@@ -45,3 +45,8 @@ void outfile_temp_unregister (const char *path);
  * SIGINT, SIGTERM and SIGHUP and then let the signal end the process as
  * it would have. Called once by main. */
 void outfile_install_signal_handlers (void);
+/* The line those handlers write on stderr (after erasing the progress
+ * line, base/progress.h) when a signal ends the process: what was kept
+ * and how to go on. NULL for none. Set before the work starts, from the
+ * main thread; copied. */
+void outfile_set_interrupt_note (const char *note);

@@ -2,6 +2,7 @@
 #include "base/progress.h"
 #include "base/text.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,12 @@
 /* A label is cut to this many characters, so that the line fits 80
  * columns. */
 #define LABEL_MAX 24
+/* The items, and the seconds, before the time left is shown (progress.h). */
+#define PROGRESS_ETA_ITEMS 10
+#define PROGRESS_ETA_SECONDS 1.0
+
+/* The width of the line on screen, for a signal handler to erase it. */
+static volatile sig_atomic_t on_screen;
 
 void
 progress_init (Progress *p, const char *unit, guint64 total, guint64 skipped)
@@ -32,7 +39,8 @@ progress_draw (Progress *p, guint64 done, const char *label)
   memset (bar, '#', (gsize) filled);
   memset (bar + filled, '.', (gsize) (20 - filled));
   bar[20] = '\0';
-  if (rate > 0 && done < p->total)
+  if (rate > 0 && done < p->total && done - p->skipped >= PROGRESS_ETA_ITEMS
+      && elapsed >= PROGRESS_ETA_SECONDS)
     {
       gint64 s = (gint64) ((p->total - done) / rate + 0.5);
       if (s < 60)
@@ -57,6 +65,7 @@ progress_draw (Progress *p, guint64 done, const char *label)
   fprintf (stderr, "\r%s%*s", line, MAX (p->width - width, 0), "");
   fflush (stderr);
   p->width = width;
+  on_screen = MAX (width, on_screen);
 }
 
 void
@@ -65,4 +74,22 @@ progress_clear (Progress *p)
   if (p->on && p->width > 0)
     fprintf (stderr, "\r%*s\r", p->width, "");
   p->width = 0;
+  on_screen = 0;
+}
+
+void
+progress_erase_from_signal (void)
+{
+  static const char blanks[] = "                                                                ";
+  int n = on_screen;
+
+  if (n <= 0)
+    return;
+  if (write (STDERR_FILENO, "\r", 1) < 0)
+    return;
+  for (; n > 0; n -= (int) sizeof blanks - 1)
+    if (write (STDERR_FILENO, blanks, (size_t) MIN (n, (int) sizeof blanks - 1)) < 0)
+      return;
+  if (write (STDERR_FILENO, "\r", 1) < 0)
+    return;
 }

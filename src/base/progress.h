@@ -4,7 +4,10 @@
  *   [#####...............] 512/2048 points, 85.3/s, 18 s left  gpt3-tp8
  *
  * Drawn at most five times a second, so a fast loop may call it per item;
- * nothing is drawn when stderr is not a terminal, so logs stay clean. */
+ * nothing is drawn when stderr is not a terminal, so logs stay clean.
+ * The time left is shown only once PROGRESS_ETA_ITEMS items and a second
+ * have passed: a rate taken from the first few items (which include
+ * starting the threads) misled by a factor of 20. */
 #pragma once
 
 #include <glib.h>
@@ -25,3 +28,6 @@ void progress_init (Progress *p, const char *unit, guint64 total,
 void progress_draw (Progress *p, guint64 done, const char *label);
 /* Erases the line, before the results or an error are printed. */
 void progress_clear (Progress *p);
+/* Erases the line on screen, if any, from a signal handler
+ * (async-signal-safe: write(2) only), before an interrupt's message. */
+void progress_erase_from_signal (void);

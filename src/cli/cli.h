@@ -44,6 +44,15 @@ void cli_try_help (const char *command);
  * CONTEXT's description. */
 gboolean cli_parse (GOptionContext *context, const GOptionEntry *entries,
                     int *argc, char ***argv);
+/* The input file ARG names: ARG itself when it exists or is absolute;
+ * else, in TRAINSIM_DATA_PATH's directories, then the data directory
+ * (config_data_dir), the first that holds it: a bare name (no '/'), with
+ * ".yaml" added when it lacks it, in their SUBDIR ("experiments",
+ * "experiments/validation"); a relative path under them
+ * ("experiments/tiny.yaml"). So the installed binary runs a shipped
+ * experiment by its name, or by its path in the source tree, from any
+ * directory. ARG when none holds it, for the loader to say so. Owned. */
+char *cli_find_input (const char *arg, const char *subdir);
 /* Why OUTPUT (a file an option names; NULL and "-" are standard output)
  * may not be written: it is INPUT, the file the command reads, which
  * writing it would replace; NULL when it is not. Owned. */

@@ -561,6 +561,8 @@ cli_plan (int argc, char **argv)
       budget = &budgets[i];
     }
   jobs = jobs > 0 ? jobs : (int) g_get_num_processors ();
+  g_autofree char *experiment = cli_find_input (argv[1], "experiments");
+  argv[1] = experiment;
   if (cli_output_is_input ("plan", output, argv[1]))
     return 2;
   if (table && (budget != NULL || as_written))

@@ -1,5 +1,6 @@
 /* cmd-run.c: `trainsim run`: one experiment, one predicted step. */
 #include "cli/cli.h"
+#include "cli/run-hints.h"
 #include "base/errors.h"
 #include "base/progress.h"
 #include "config/config.h"
@@ -107,6 +108,8 @@ cli_run (int argc, char **argv)
       return 2;
     }
 
+  g_autofree char *experiment = cli_find_input (argv[1], "experiments");
+  argv[1] = experiment;
   if (cli_output_is_input ("run", output, argv[1])
       || cli_output_is_input ("run", trace_path, argv[1]))
     return 2;
@@ -145,6 +148,8 @@ cli_run (int argc, char **argv)
   SimResult result;
   gboolean ok = sim_run (&spec, &options, &result, &error);
   progress_clear (&progress.line);
+  /* The layout as written, for the hints of a plan that cannot run. */
+  int tp = spec.parallel.tp, pp = spec.parallel.pp;
   /* Faster, and not the same training: worth saying every time. */
   if (ok && spec.zero.offload_delayed_update)
     cli_printerr ("trainsim: note: %s: zero.offload_delayed_update: the "
@@ -181,12 +186,20 @@ cli_run (int argc, char **argv)
     }
   experiment_spec_clear (&spec);
   if (!ok)
-    return cli_fail (error);
+    {
+      gboolean plan = error->domain == TS_ERROR && error->code == TS_ERROR_PLAN;
+      int status = cli_fail (error);
+      if (plan)
+        run_hints_print (argv[1], (const char *const *) sets, FALSE, tp, pp, 0);
+      return status;
+    }
   if (!result.fits_memory)
     {
       g_autofree char *why = plan_memory_shortfall (&result.memory);
       cli_printerr ("trainsim: the plan %s: it does not fit (see the "
                     "memory lines of the report)", why);
+      run_hints_print (argv[1], (const char *const *) sets, TRUE, result.tp, result.pp,
+                       result.micro_batch);
       return 1;
     }
   return 0;

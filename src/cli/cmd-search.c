@@ -172,6 +172,8 @@ cli_search (int argc, char **argv)
       cli_try_help ("search");
       return 2;
     }
+  g_autofree char *experiment = cli_find_input (argv[1], "experiments");
+  argv[1] = experiment;
   g_autoptr (GError) error = NULL;
   ExperimentSpec base;
   if (!config_load_experiment (argv[1], (const char *const *) sets, &base,

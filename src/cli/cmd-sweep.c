@@ -4,6 +4,8 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "base/errors.h"
+#include "base/outfile.h"
+#include "base/text.h"
 #include "sweep/sweep.h"
 #ifdef HAVE_MPI
 #include "sweep/sweep-mpi.h"
@@ -124,6 +126,25 @@ sweep_on_ranks (const char *path, char **sets, const GArray *axes, gint64 max_po
   return status;
 }
 #endif
+
+/* The points' statuses, on stderr, after the rows: a sweep whose points
+ * mostly could not run still exits 0, and says so. */
+static void
+print_counts (const SweepCounts *c)
+{
+  guint64 n = c->ok + c->oom + c->infeasible;
+
+  if (n == 0)
+    return;
+  cli_printerr ("trainsim sweep: %" G_GUINT64_FORMAT " points: %" G_GUINT64_FORMAT " ok, %"
+                G_GUINT64_FORMAT " oom, %" G_GUINT64_FORMAT " infeasible",
+                n, c->ok, c->oom, c->infeasible);
+  if (2 * c->infeasible > n)
+    cli_printerr ("trainsim sweep: warning: most points are infeasible (the reason "
+                  "column says why): check the axes against the plan rules "
+                  "(parallel.dp=auto follows the GPU count), or give --feasible-only "
+                  "to drop their rows");
+}
 
 int
 cli_sweep (int argc, char **argv)
@@ -251,6 +272,8 @@ cli_sweep (int argc, char **argv)
     }
   if (resume && options.output == NULL)
     return usage_error (mpi_rank, "--resume needs the file to resume, given with -o FILE");
+  g_autofree char *experiment = cli_find_input (argv[1], "experiments");
+  argv[1] = experiment;
   /* --force replaces an earlier output, never the experiment. */
   g_autofree char *over = cli_output_over_input (options.output, argv[1]);
   if (over != NULL)
@@ -266,7 +289,21 @@ cli_sweep (int argc, char **argv)
 #endif
   g_autoptr (GError) error = NULL;
   g_autoptr (Sweep) sweep = load_sweep (argv[1], sets, axes, max_points, &error);
+  SweepCounts counts = { 0 };
+  options.counts = &counts;
+  if (sweep != NULL && options.output != NULL)
+    {
+      g_autofree char *shown = text_shown (options.output);
+      g_autofree char *note
+        = force ? g_strdup_printf ("trainsim sweep: interrupted; %s is as it was (--force "
+                                   "replaces it only when the sweep is done)", shown)
+                : g_strdup_printf ("trainsim sweep: interrupted; the rows done so far are "
+                                   "kept in %s: run the same command with --resume to "
+                                   "finish", shown);
+      outfile_set_interrupt_note (note);
+    }
   if (sweep == NULL || !sweep_run (sweep, &options, &error))
     return cli_fail (error);
+  print_counts (&counts);
   return 0;
 }

@@ -619,8 +619,8 @@ cli_validate (int argc, char **argv)
                           "micro_batch,virtual_stages,fits,oom\n");
   for (int i = 1; i < argc; i++)
     {
-      int s = validate_file (argv[i], (const char *const *) sets, full, csv, out,
-                             by_role);
+      g_autofree char *file = cli_find_input (argv[i], "experiments/validation");
+      int s = validate_file (file, (const char *const *) sets, full, csv, out, by_role);
       /* Rows are printed as each file finishes. */
       fputs (out->str, stdout);
       fflush (stdout);

@@ -155,7 +155,7 @@ work (const Sweep *sweep, const SweepOptions *o, GError **error)
       g_assert (status.MPI_TAG == TAG_POINT);
       MPI_Recv (&point, 1, MPI_UINT64_T, 0, TAG_POINT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       g_string_truncate (row, 0);
-      if (sweep_point_row (sweep, point, o, row, &local))
+      if (sweep_point_row (sweep, point, o, row, NULL, &local))
         MPI_Send (row->str, (int) row->len, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
       else
         {

@@ -21,11 +21,12 @@
 /* ------------------------------------------------------ sweep.c: rows */
 
 /* Runs POINT and appends its row to ROW in OPTIONS's format (nothing, for
- * an infeasible point under feasible_only). Fails only on what is no fault
- * of the point: a file that cannot be read. Called from many threads at
- * once; needs sweep_check done. */
+ * an infeasible point under feasible_only), and sets *STATUS (when not
+ * NULL) to its status: 0 ok, 1 infeasible, 2 oom. Fails only on what is
+ * no fault of the point: a file that cannot be read. Called from many
+ * threads at once; needs sweep_check done. */
 gboolean sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *options,
-                          GString *row, GError **error);
+                          GString *row, int *status, GError **error);
 
 static inline guint64
 sweep_slot_point (const SweepOptions *options, guint64 slot)

@@ -758,7 +758,7 @@ append_csv_header (const Sweep *sweep, GString *out)
 
 gboolean
 sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GString *row,
-                 GError **error)
+                 int *status_out, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (YNode) tree = point_tree (sweep, point, &local);
@@ -780,6 +780,8 @@ sweep_point_row (const Sweep *sweep, guint64 point, const SweepOptions *o, GStri
       return FALSE;
     }
   status = !ok ? STATUS_INFEASIBLE : result.fits_memory ? STATUS_OK : STATUS_OOM;
+  if (status_out != NULL)
+    *status_out = (int) status;
   if (status == STATUS_INFEASIBLE && o->feasible_only)
     return TRUE;
   if (status == STATUS_INFEASIBLE)
@@ -873,10 +875,21 @@ run_slot (gpointer data, gpointer user_data)
   guint64 slot = GPOINTER_TO_SIZE (data) - 1;
   GString *row = g_string_new (NULL);
   GError *error = NULL;
+  int status = STATUS_OK;
   gboolean ok = sweep_point_row (run->sweep, sweep_slot_point (run->options, slot),
-                                 run->options, row, &error);
+                                 run->options, row, &status, &error);
 
   g_mutex_lock (&run->lock);
+  if (ok && run->options->counts != NULL)
+    {
+      SweepCounts *c = run->options->counts;
+      if (status == STATUS_OK)
+        c->ok++;
+      else if (status == STATUS_OOM)
+        c->oom++;
+      else
+        c->infeasible++;
+    }
   if (ok)
     run->ring[slot % run->window] = row;
   else

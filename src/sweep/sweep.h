@@ -55,6 +55,12 @@ gboolean sweep_check (Sweep *sweep, GError **error);
 /* The number of points of the product (after sweep_check). */
 guint64 sweep_n_points (const Sweep *sweep);
 
+/* The points a sweep ran (a resumed file's earlier rows not counted), by
+ * status: the summary a user reads on stderr. */
+typedef struct {
+  guint64 ok, oom, infeasible;
+} SweepCounts;
+
 typedef struct {
   guint threads;          /* worker threads, at least 1 */
   SweepFormat format;
@@ -64,6 +70,8 @@ typedef struct {
   gboolean resume;        /* keep OUTPUT's complete rows, run the rest */
   gboolean force;         /* replace an existing OUTPUT once the sweep is
                            * done (else refused) */
+  SweepCounts *counts;    /* NULL, or filled with the points run, by status
+                           * (on threads; the MPI ranks leave it 0) */
 } SweepOptions;
 
 /* Runs the points of the shard and writes a row per point to the output:
