@@ -7,8 +7,8 @@
 # regular one refused by resume and merge at once, rows whose quoted cell
 # holds a line break resumed and merged, zipped axes (their rows,
 # resumed, sharded), one sweep at a time on an output (the others
-# refused), --force killed leaving the file as it was, and the errors of
-# bad input (exit 2, with where and what would be valid).
+# refused), --force killed leaving the file as it was, Ctrl-C's message,
+# the count of points by status, and the errors of bad input (exit 2, with where and what would be valid).
 #
 # Run by automake with TRAINSIM (the binary) and srcdir (the top source
 # directory) in the environment; by hand, from the top build directory:
@@ -146,8 +146,10 @@ sed -n 2p "$tmp/out" | grep -q '^gpus,topology\.inter_node\.nics_per_node,status
 sed -n 3p "$tmp/out" | grep -q '^64,1,ok,,' || fail_because "first row is not gpus 64, 1 NIC, ok"
 sed -n 18p "$tmp/out" | grep -q '^512,4,ok,,' || fail_because "last row is not gpus 512, 4 NICs, ok"
 verdict "sweep ib-interfaces.yaml prints its identity, a header and 16 rows, the last axis fastest"
-[ -s "$tmp/err" ] && fail_because "stderr is not a terminal, yet: $(cut -c 1-80 "$tmp/err")"
-verdict "sweep draws no progress line when stderr is not a terminal"
+grep -q "$(printf '\r')" "$tmp/err" && fail_because "stderr is not a terminal, yet: $(cut -c 1-80 "$tmp/err")"
+[ "$(cat "$tmp/err")" = "trainsim sweep: 16 points: 16 ok, 0 oom, 0 infeasible" ] ||
+  fail_because "stderr holds more than the count of points: $(cut -c 1-80 "$tmp/err")"
+verdict "sweep draws no progress line when stderr is not a terminal, only the count of points"
 
 # On a terminal (script(1) gives one) sweep, search, validate and a long
 # run draw the same progress line, and erase it before they end.
@@ -615,10 +617,35 @@ for sig in KILL TERM; do
       fail_because "SIGKILL: the temporary file is not the sweep's output"
   else
     [ -n "$t" ] && fail_because "SIGTERM: the temporary file $t was left"
+    grep -q "interrupted; .*kept\.csv is as it was" "$tmp/bg-err" ||
+      fail_because "SIGTERM: stderr does not say the file is as it was: $(cat "$tmp/bg-err")"
   fi
   rm -f "$t"
 done
-verdict "sweep --force killed midway leaves the file byte for byte as it was"
+verdict "sweep --force killed midway leaves the file byte for byte as it was, and says so"
+
+# Ctrl-C on a sweep writing its file: the rows done are kept, and stderr
+# says so and how to finish. SIGTERM, as SIGINT is ignored by a
+# background job of a shell without job control; one handler serves both.
+rm -f "$tmp/int.csv"
+background_rows "$tmp/int.csv" "$@" -j 1 -o "$tmp/int.csv"
+kill -0 "$bg" 2>/dev/null || fail_because "the sweep ended before it was interrupted"
+kill -TERM "$bg" 2>/dev/null
+wait "$bg" 2>/dev/null
+bg=
+[ "$(lines "$tmp/int.csv")" -ge 40 ] || fail_because "$(lines "$tmp/int.csv") lines kept, expected 40 or more"
+grep -q "interrupted; the rows done so far are kept in .*int\.csv: run the same command with --resume" \
+  "$tmp/bg-err" || fail_because "stderr does not say what was kept: $(cat "$tmp/bg-err")"
+verdict "sweep interrupted keeps its rows and says how to resume"
+
+# The points' statuses on stderr, and a warning when most could not run.
+ts sweep "$srcdir/experiments/gpt3-175b-selene.yaml" --sweep parallel.tp=1,3,8 \
+  --sweep parallel.micro_batch=1,16
+[ "$rc" -eq 0 ] || fail_because "exit status $rc, expected 0"
+grep -q "^trainsim sweep: 6 points: 1 ok, 1 oom, 4 infeasible$" "$tmp/err" ||
+  fail_because "no count of 1 ok, 1 oom, 4 infeasible: $(cat "$tmp/err")"
+grep -q "warning: most points are infeasible" "$tmp/err" || fail_because "no warning"
+verdict "sweep counts its points by status on stderr and warns when most are infeasible"
 
 # --- bad input ----------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 /* run-hints.c: what `trainsim run` suggests when the plan as written
  * cannot run or does not fit (issue 34, item 5). Each suggestion is a
- * change of one or two keys, tried by running it: only changes that run
- * and fit are named, fastest first. */
+ * change of a few keys, tried by running it: only changes that run and
+ * fit are named, the nearest (fewest keys) first, then the fastest. */
 #include "cli/run-hints.h"
 #include "cli/cli.h"
 #include "config/config.h"
@@ -13,6 +13,7 @@
 
 typedef struct {
   char *sets;     /* the change, as --set arguments */
+  int keys;       /* how many keys it changes */
   double time_s;  /* its step */
 } Hint;
 
@@ -22,11 +23,14 @@ hint_clear (gpointer data)
   g_free (((Hint *) data)->sets);
 }
 
+/* The nearest first (fewest keys changed), then the fastest. */
 static int
-by_time (gconstpointer a, gconstpointer b)
+by_keys_then_time (gconstpointer a, gconstpointer b)
 {
-  double x = ((const Hint *) a)->time_s, y = ((const Hint *) b)->time_s;
-  return (x > y) - (x < y);
+  const Hint *p = a, *q = b;
+  if (p->keys != q->keys)
+    return p->keys - q->keys;
+  return (p->time_s > q->time_s) - (p->time_s < q->time_s);
 }
 
 /* Runs PATH with SETS and then the KEY=VALUE pairs of CHANGE (separated
@@ -55,7 +59,8 @@ try_change (const char *path, const char *const *sets, const char *change, GArra
   g_autoptr (GString) shown = g_string_new (NULL);
   for (int i = 0; parts[i]; i++)
     g_string_append_printf (shown, "%s--set %s", i ? " " : "", parts[i]);
-  Hint h = { g_string_free (g_steal_pointer (&shown), FALSE), result.iteration_time_s };
+  Hint h = { g_string_free (g_steal_pointer (&shown), FALSE), (int) g_strv_length (parts),
+             result.iteration_time_s };
   g_array_append_val (hints, h);
 }
 
@@ -79,31 +84,35 @@ run_hints_print (const char *path, const char *const *sets, gboolean for_memory,
     }
   else
     g_ptr_array_add (changes, g_strdup ("parallel.dp=auto"));
-  /* The nearest layouts: tp or pp halved or doubled, dp following the
-   * GPU count. */
+  /* The nearest layouts, dp following the GPU count: tp halved or
+   * doubled, or any power of two up to a node of eight (the tp an NVLink
+   * node takes), each with pp as written, halved or doubled. */
   if (tp > 0 && pp > 0)
     {
-      int tps[] = { tp * 2, tp / 2 }, pps[] = { pp * 2, pp / 2 };
-      for (int i = 0; i < 2; i++)
-        if (tps[i] >= 1)
-          g_ptr_array_add (changes, g_strdup_printf ("parallel.tp=%d parallel.dp=auto",
-                                                     tps[i]));
-      for (int i = 0; i < 2; i++)
-        if (pps[i] >= 1)
-          g_ptr_array_add (changes, g_strdup_printf ("parallel.pp=%d parallel.dp=auto",
-                                                     pps[i]));
+      int tps[] = { 1, 2, 4, 8, tp / 2, tp * 2 }, pps[] = { pp, pp / 2, pp * 2 };
+      for (guint i = 0; i < G_N_ELEMENTS (tps); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (pps); j++)
+          {
+            gboolean seen = tps[i] < 1 || pps[j] < 1 || (tps[i] == tp && pps[j] == pp);
+            for (guint k = 0; k < i && !seen; k++)
+              seen = tps[k] == tps[i];
+            if (!seen)
+              g_ptr_array_add (changes,
+                               g_strdup_printf ("parallel.tp=%d parallel.pp=%d parallel.dp=auto",
+                                                tps[i], pps[j]));
+          }
     }
   for (guint i = 0; i < changes->len; i++)
     try_change (path, sets, changes->pdata[i], hints);
   if (hints->len == 0)
     {
-      cli_printerr ("trainsim run: hint: no change of one key fits; `trainsim search` "
-                    "finds the plans that do");
+      cli_printerr ("trainsim run: hint: no nearby change %s; `trainsim search` "
+                    "finds the plans that do", for_memory ? "fits" : "runs and fits");
       return;
     }
-  g_array_sort (hints, by_time);
+  g_array_sort (hints, by_keys_then_time);
   cli_printerr ("trainsim run: hint: %s, each tried:", for_memory
-                ? "these fit" : "these layouts run");
+                ? "these fit" : "these layouts run and fit");
   for (guint i = 0; i < hints->len && i < HINTS_MAX; i++)
     {
       const Hint *h = &g_array_index (hints, Hint, i);

@@ -1,9 +1,10 @@
 /* run-hints.h: `trainsim run`'s suggestions for a plan that cannot run
  * (FOR_MEMORY false: the layout breaks a rule) or does not fit (FOR_MEMORY
- * true): the experiment PATH with SETS and each of a few changes of one
- * or two keys (recompute, ZeRO stage, a halved micro-batch; dp=auto; tp
- * or pp halved or doubled from TP and PP, 0 when unknown), each run; the
- * ones that run and fit, at most three, fastest first, on stderr. */
+ * true): the experiment PATH with SETS and each of a few changes (for
+ * memory: recompute, ZeRO stage, a halved micro-batch; for a rule:
+ * dp=auto; for both: the nearby tp and pp of TP and PP, 0 when unknown,
+ * with dp=auto), each run; the ones that run and fit, at most three,
+ * the fewest keys changed first, then the fastest, on stderr. */
 #pragma once
 
 #include <glib.h>
