@@ -14,17 +14,24 @@
 #                  1 to 8 NICs per node (weak-scaling-39b.yaml)
 #   ib-interfaces  TFLOP/s per GPU with 1 to 4 HDR interfaces per node, 39.1B and
 #                  18.4B (ib-interfaces-18b-39b.yaml)
-#   slingshot      Slingshot-11's TFLOP/s per GPU over HDR InfiniBand's, idle
-#                  fabric and packed nodes (slingshot.pdf), and with other jobs
-#                  loading the fabric by 0.5 and the nodes spread over its
-#                  groups (slingshot-busy.pdf) (slingshot-vs-ib.yaml)
-#   offload        TFLOP/s per GPU of 13B fine-tuning on 8 GPUs with CPU offload
-#                  against 16 without (offload-finetune.yaml)
+#   slingshot      Slingshot-11's TFLOP/s per GPU over HDR InfiniBand's as bars
+#                  from 0, idle fabric and packed nodes (slingshot.pdf), and
+#                  with other jobs loading the fabric by 0.5 and the nodes
+#                  spread over its groups (slingshot-busy.pdf), each titled
+#                  with its scenario (slingshot-vs-ib.yaml)
+#   offload        TFLOP/s per GPU of 13B fine-tuning on 8 and 16 GPUs, grouped
+#                  bars: without offload, with CPU offload, and with its delayed
+#                  update (offload-finetune.yaml)
+#   layout         heatmap: the best TFLOP/s per GPU of GPT-3 175B on 1,024 GPUs
+#                  by tensor-parallel size and micro-batch, OOM cells grey
+#                  (gpt3-175b-selene.yaml)
+#   breakdown      stacked bars: the step's parts as fractions of it, the 39.1B
+#                  model weak-scaling on one NIC per node (weak-scaling-39b.yaml)
 #   all            every one of them
 # OUTDIR (default figures/) receives NAME.csv, the rows the figure was drawn from,
 # and NAME.pdf with NAME.gp (the gnuplot script, to restyle) and NAME.dat beside
 # it; the paths are printed. FIGURES_FORMAT=png or svg draws that instead of PDF.
-# aggregate, weak-scaling, ib-interfaces and slingshot are sized for a paper's
+# All but megatron are sized for a paper's
 # column (3.3 x 2.2 in, 8 pt). Without gnuplot the .csv, .gp and .dat are still
 # written, and the script says so.
 #
@@ -35,7 +42,7 @@
 set -eu
 
 usage () {
-  echo "usage: $0 aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|all [OUTDIR]" >&2
+  echo "usage: $0 aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|layout|breakdown|all [OUTDIR]" >&2
   exit 2
 }
 
@@ -45,7 +52,7 @@ fi
 name=$1
 out=${2:-figures}
 case $name in
-  aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|all) ;;
+  aggregate|megatron|weak-scaling|ib-interfaces|slingshot|offload|layout|breakdown|all) ;;
   *) usage ;;
 esac
 ext=${FIGURES_FORMAT:-pdf}
@@ -160,42 +167,73 @@ ib_interfaces () {
     --y megatron_tflops_per_gpu --by nics_per_node --where model=gpt-18.4b $column
 }
 
-# The finding is a ratio (idle and packed: within 0.1 % to 512 GPUs, 3.4 % on
-# 4096), so Slingshot is drawn over InfiniBand at each size: on an idle fabric
-# with the nodes packed, and on a busy one with them spread over the groups.
+# The finding is a ratio (idle and packed: within 0.3 % to 64 GPUs, 4.5 % on
+# 4096), so Slingshot is drawn over InfiniBand at each size, as bars from 0
+# (a ratio axis that starts at 0.95 turns a few per cent into the whole
+# panel): on an idle fabric with the nodes packed, and on a busy one with
+# them spread over the groups; the title says which.
 slingshot () {
   sweep "$out/slingshot.csv" slingshot-vs-ib.yaml
   for state in "slingshot 0 packed" "slingshot-busy 0.5 spread"; do
     # shellcheck disable=SC2086 # $state is three words
     set -- $state
+    if [ "$2" = 0 ]; then
+      title="Idle fabric, nodes packed"
+    else
+      title="Fabric half loaded by other jobs, nodes spread"
+    fi
     # shellcheck disable=SC2086
-    plot "$1" "$out/slingshot.csv" --x gpus --y megatron_tflops_per_gpu \
-      --by topology --where load="$2" --where placement="$3" --logx \
-      --ratio-to apollo-a100-4ib $column \
+    plot "$1" "$out/slingshot.csv" --kind bars --x gpus --y megatron_tflops_per_gpu \
+      --by topology --where load="$2" --where placement="$3" \
+      --ratio-to apollo-a100-4ib $column --title "$title" \
       --label topology=apollo-a100-4ib:"HDR InfiniBand, fat tree" \
       --label topology=apollo-a100-4ss:"Slingshot-11, dragonfly" \
-      --ylabel "TFLOP/s per GPU relative to IB"
+      --ylabel "TFLOP/s per GPU over InfiniBand's"
   done
 }
 
-# The plans of the offload study that run, as bars named for what they
-# are: GPUs, offload, the delayed update (the sweep's other rows do not
-# fit or cannot run, and say why in offload.csv).
+# The plans of the offload study that run, as grouped bars: the GPU count
+# along x, a bar per method (the sweep's other rows do not fit or cannot
+# run, and say why in offload.csv).
 offload () {
   sweep "$out/offload.csv" offload-finetune.yaml
+  # The method as a number, so that the bars stand in this order; --label
+  # names them.
   awk -F, '
     !header && /^#/ { next }
     !header { header = 1; for (i = 1; i <= NF; i++) at[$i] = i
-              print "plan,model_tflops_per_gpu"; next }
+              print "gpus,method,model_tflops_per_gpu"; next }
     $at["status"] == "ok" {
-      plan = $at["gpus"]
-      if ($at["zero.offload"] != "none") plan = plan " offload"
-      if ($at["zero.offload_delayed_update"] == "true") plan = plan "+DPU"
-      print plan "," $at["model_tflops_per_gpu"]
+      method = 0
+      if ($at["zero.offload"] != "none") method = 1
+      if ($at["zero.offload_delayed_update"] == "true") method = 2
+      print $at["gpus"] "," method "," $at["model_tflops_per_gpu"]
     }' "$out/offload.csv" >"$out/offload-bars.csv"
   # shellcheck disable=SC2086
-  plot offload "$out/offload-bars.csv" --kind bars --x plan \
-    --y model_tflops_per_gpu --xlabel "GPUs (DPU: delayed update)" $column
+  plot offload "$out/offload-bars.csv" --kind bars --x gpus --by method \
+    --y model_tflops_per_gpu $column --label method=0:"no offload" \
+    --label method=1:"CPU offload" --label method=2:"CPU offload, delayed update" \
+    --xlabel "GPUs (8 without offload: out of memory)"
+}
+
+# Which layout is fastest: GPT-3 175B on Selene's 1,024 GPUs, the best
+# TFLOP/s per GPU of each tensor-parallel size and micro-batch (dp follows
+# the GPU count); the cells whose plans do not fit are grey, marked OOM.
+layout () {
+  sweep "$out/layout.csv" gpt3-175b-selene.yaml --set parallel.dp=auto \
+    --sweep parallel.tp=1,2,4,8 --sweep parallel.pp=8,16,32 \
+    --sweep parallel.micro_batch=1,2,4
+  # shellcheck disable=SC2086
+  plot layout "$out/layout.csv" --kind heatmap --x micro_batch --y tp \
+    --z megatron_tflops_per_gpu --best max $column
+}
+
+# Where the time goes as the 39.1B model weak-scales on one NIC per node:
+# each step's parts as fractions of it (weak-scaling-39b.yaml's rows).
+breakdown () {
+  sweep "$out/breakdown.csv" weak-scaling-39b.yaml --sweep topology.inter_node.nics_per_node=1
+  # shellcheck disable=SC2086
+  plot breakdown "$out/breakdown.csv" --kind stack --x gpus --normalize $column
 }
 
 case $name in
@@ -205,6 +243,8 @@ case $name in
   ib-interfaces) ib_interfaces ;;
   slingshot) slingshot ;;
   offload) offload ;;
+  layout) layout ;;
+  breakdown) breakdown ;;
   all)
     aggregate
     megatron
@@ -212,5 +252,7 @@ case $name in
     ib_interfaces
     slingshot
     offload
+    layout
+    breakdown
     ;;
 esac

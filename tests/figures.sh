@@ -4,7 +4,8 @@
 # data; the rows say what the experiments claim (1 to 4 NICs never slow the
 # 39.1B model on 64 GPUs; the weak-scaling batch follows the GPU count; the
 # Megatron bars pair each published number with a prediction); Slingshot is
-# drawn over InfiniBand, the scaling figures at a column's size; without
+# drawn over InfiniBand as bars from 0 titled with its scenario, offload as
+# grouped bars, a heatmap and a stack, at a column's size; without
 # gnuplot the script still writes the .gp and .dat files; bad usage exits 2.
 #
 # Run by automake with TRAINSIM (the binary) and srcdir in the environment;
@@ -60,7 +61,7 @@ column () {
     }' "$csv"
 }
 
-figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot slingshot-busy offload"
+figs="aggregate megatron weak-scaling ib-interfaces ib-interfaces-18.4b slingshot slingshot-busy offload layout breakdown"
 
 # --- all figures -----------------------------------------------------------------
 
@@ -72,7 +73,7 @@ for f in $figs; do
   [ -s "$out/$f.gp" ] || fail_because "no $f.gp"
   [ -s "$out/$f.dat" ] || fail_because "no $f.dat"
 done
-for c in aggregate megatron weak-scaling ib-interfaces slingshot offload; do
+for c in aggregate megatron weak-scaling ib-interfaces slingshot offload layout breakdown; do
   [ -s "$out/$c.csv" ] || fail_because "no $c.csv"
 done
 verdict "figures.sh all writes each figure's rows, gnuplot script and data"
@@ -110,24 +111,32 @@ bad=$(awk '$2 != 3 * $1' "$tmp/weak" | head -n 1)
   fail_because "sizes: $(cut -d' ' -f1 "$tmp/weak" | uniq | tr '\n' ' ')"
 verdict "weak-scaling: one header, 28 rows, the global batch growing with the GPUs"
 
-# Slingshot against InfiniBand is a ratio (InfiniBand's line is 1 at every
-# size), its series named in words, not by topology file, in a figure a
-# paper's column holds; the aggregate throughput is log-log.
-sed -n '/^# series 0/,/^$/p' "$out/slingshot.dat" | grep '^[0-9]' >"$tmp/ib-ratio"
+# Slingshot against InfiniBand is a ratio (InfiniBand's bars are 1 at every
+# size), drawn as bars from 0 under a title that says the scenario, its
+# series named in words, not by topology file, in a figure a paper's column
+# holds; the aggregate throughput is log-log.
+sed -n '/^# series 0/,/^$/p' "$out/slingshot.dat" | grep '^"[0-9]' >"$tmp/ib-ratio"
 [ "$(wc -l <"$tmp/ib-ratio")" -eq 7 ] || fail_because "not 7 sizes of InfiniBand"
 [ -z "$(awk '$2 != 1' "$tmp/ib-ratio")" ] || fail_because "InfiniBand over itself is not 1"
 grep -q "title 'Slingshot-11, dragonfly'" "$out/slingshot.gp" || fail_because "Slingshot is not named"
 grep -q "title 'apollo" "$out/slingshot.gp" && fail_because "a series is named by its file"
-for f in aggregate weak-scaling ib-interfaces slingshot; do
+grep -q "^set title 'Idle fabric, nodes packed'" "$out/slingshot.gp" ||
+  fail_because "slingshot's scenario is not its title"
+grep -q "^set title 'Fabric half loaded by other jobs, nodes spread'" "$out/slingshot-busy.gp" ||
+  fail_because "slingshot-busy's scenario is not its title"
+for f in slingshot slingshot-busy; do
+  grep -q '^set yrange \[0:\*\]' "$out/$f.gp" || fail_because "$f's y axis does not start at 0"
+done
+for f in aggregate weak-scaling ib-interfaces slingshot offload layout breakdown; do
   grep -q '^set terminal .* size 3.3in,2.2in ' "$out/$f.gp" || fail_because "$f is not 3.3 x 2.2 in"
 done
 grep -q '^set logscale y$' "$out/aggregate.gp" || fail_because "aggregate has no log y axis"
-verdict "slingshot is a ratio to InfiniBand with series in words; the scaling figures fit a column"
+verdict "slingshot is a ratio to InfiniBand from 0, titled with its scenario, series in words; the figures fit a column"
 
 # Busy and spread, every ring step crosses groups: Slingshot's half-bandwidth
 # global links bind while InfiniBand keeps 0.62 of its full-bisection ones,
 # so Slingshot trails InfiniBand at every size, and more with scale.
-sed -n '/^# series 1/,/^$/p' "$out/slingshot-busy.dat" | grep '^[0-9]' >"$tmp/ss-busy"
+sed -n '/^# series 1/,/^$/p' "$out/slingshot-busy.dat" | grep '^"[0-9]' >"$tmp/ss-busy"
 [ "$(wc -l <"$tmp/ss-busy")" -eq 7 ] || fail_because "not 7 sizes of Slingshot, busy"
 [ -z "$(awk '$2 >= 1' "$tmp/ss-busy")" ] || fail_because "Slingshot busy and spread is not behind"
 [ -z "$(awk 'NR > 1 && $2 > prev + 1e-9 { print } { prev = $2 }' "$tmp/ss-busy")" ] ||
@@ -172,6 +181,24 @@ grep -q "offload then reach $overlap\$" "$srcdir/doc/manual.txt" ||
   grep -q "offload then reach $overlap " "$srcdir/doc/manual.txt" ||
   fail_because "the manual lacks 'offload then reach $overlap' (overlap_comm)"
 verdict "offload: the manual's table and overlap figure are what the sweep says"
+
+# The offload figure groups its bars by GPU count, a bar per method named in
+# words, in the order no offload, offload, delayed update.
+grep -q '^# series 0: method = 0, shown as no offload$' "$out/offload.dat" ||
+  fail_because "series 0 is not 'no offload'"
+grep -q '^# series 2: method = 2, shown as CPU offload, delayed update$' "$out/offload.dat" ||
+  fail_because "series 2 is not the delayed update"
+[ "$(grep -c '^"[0-9]*" [0-9]' "$out/offload.dat")" -eq 5 ] || fail_because "not 5 bars"
+grep -q '^"8" NaN$' "$out/offload.dat" || fail_because "8 GPUs without offload is not left out"
+verdict "offload: grouped bars, GPUs along x, a bar per method in words"
+
+# The layout heatmap marks the plans that do not fit (tp 1) and gives each
+# other cell the best of its pipeline sizes; the breakdown stack is in
+# fractions of the step.
+grep -q 'OOM' "$out/layout.gp" || fail_because "no OOM cell in the layout heatmap"
+grep -q "^set ylabel 'fraction of the iteration time'" "$out/breakdown.gp" ||
+  fail_because "the breakdown is not normalised"
+verdict "layout heatmap marks OOM cells; breakdown stacks fractions of the step"
 
 # --- without gnuplot, and bad usage ----------------------------------------------
 
