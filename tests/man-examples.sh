@@ -33,6 +33,21 @@ passed=0
 failed=0
 i=0
 mkdir "$tmp/work"
+
+# case_run WHAT ARG...: runs ARG... in the empty directory; its verdict.
+case_run () {
+  case_what=$1
+  shift
+  if (cd "$tmp/work" && "$@") >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $i - $case_what"
+    passed=$((passed + 1))
+  else
+    echo "not ok $i - $case_what"
+    sed 's/^/#   /' "$tmp/err" | tail -n 5
+    failed=$((failed + 1))
+  fi
+}
+
 for block in "$tmp"/block*; do
   first=$(head -n 1 "$block")
   case $first in
@@ -55,25 +70,11 @@ for block in "$tmp"/block*; do
     passed=$((passed + 1))
     continue
   fi
-  if (cd "$tmp/work" && sh -e "$block") >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $i - $what"
-    passed=$((passed + 1))
-  else
-    echo "not ok $i - $what"
-    sed 's/^/#   /' "$tmp/err" | tail -n 5
-    failed=$((failed + 1))
-  fi
+  case_run "$what" sh -e "$block"
 done
 if [ -n "$datadir" ]; then
   i=$((i + 1))
-  if (cd "$tmp/work" && sh "$datadir/experiments/figures.sh" slingshot figs) >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $i - the installed figures.sh slingshot"
-    passed=$((passed + 1))
-  else
-    echo "not ok $i - the installed figures.sh slingshot"
-    sed 's/^/#   /' "$tmp/err" | tail -n 5
-    failed=$((failed + 1))
-  fi
+  case_run "the installed figures.sh slingshot" sh "$datadir/experiments/figures.sh" slingshot figs
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
