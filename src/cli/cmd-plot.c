@@ -55,7 +55,7 @@ cli_plot (int argc, char **argv)
     { "ylabel", 0, 0, G_OPTION_ARG_FILENAME, &ylabel,
       "The y axis label (default from the column, with its unit)", "L" },
     { "logx", 0, 0, G_OPTION_ARG_NONE, &logx,
-      "A base-2 logarithmic x axis (GPU counts)", NULL },
+      "A log x axis: base 2 (GPU counts), 10 from a million", NULL },
     { "logy", 0, 0, G_OPTION_ARG_NONE, &logy,
       "A base-10 logarithmic y axis (line, bars)", NULL },
     { "ideal", 0, 0, G_OPTION_ARG_NONE, &ideal,
@@ -95,7 +95,8 @@ cli_plot (int argc, char **argv)
     "  heatmap  x and y as categories, cells coloured and labelled by --z;\n"
     "           cells of only infeasible or out-of-memory rows are grey\n"
     "  stack    a bar per x of the time breakdown (breakdown_s.*), or of\n"
-    "           the columns of --y A,B,C; --normalize\n"
+    "           the columns of --y A,B,C, parts under 3 % of every\n"
+    "           bar as one, other; --normalize\n"
     "A column is named in full or by its last part (nics_per_node);\n"
     "aggregate_pflops (megatron_tflops_per_gpu x gpus / 1000) is derived.\n"
     "A topology named in a topology column is shown by its description,\n"

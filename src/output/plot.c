@@ -95,6 +95,18 @@ static const ColumnLabel column_labels[] = {
   { "breakdown_s.variability", "waiting for the slowest GPU (s)", "variability" },
   { "days_to_train", "days to train", NULL },
   { "cost_usd", "cost (USD)", NULL },
+  /* trainsim plan's columns. */
+  { "parameters", "parameters", NULL },
+  { "tokens", "training tokens", NULL },
+  { "days", "days to train", NULL },
+  { "days_with_failures", "days to train, with failures", NULL },
+  { "gpu_hours", "GPU-hours", NULL },
+  { "gpu_hours_with_failures", "GPU-hours, with failures", NULL },
+  { "cost_usd_with_failures", "cost with failures (USD)", NULL },
+  { "energy_mwh", "energy (MWh)", NULL },
+  { "energy_mwh_with_failures", "energy with failures (MWh)", NULL },
+  { "co2_t", "CO2 (t)", NULL },
+  { "co2_t_with_failures", "CO2 with failures (t)", NULL },
   { "topology.inter_node.nics_per_node", "NICs per node", NULL },
   { "topology.inter_node.nic_bandwidth", "NIC bandwidth", NULL },
   { "topology.inter_node.link", "inter-node network", NULL },
@@ -253,6 +265,17 @@ axis_position (const Axis *axis, const char *s)
   return (guint) pos;
 }
 
+/* The largest value along a numeric axis (0 for categories). */
+static double
+axis_max (const Axis *axis)
+{
+  double hi = 0;
+
+  for (guint i = 0; axis->numeric && i < axis->values->len; i++)
+    hi = MAX (hi, g_array_index (axis->values, double, i));
+  return hi;
+}
+
 /* The values of @axis as "1, 2, 4", for a message that says which exist. */
 static char *
 axis_list (const Axis *axis)
@@ -387,6 +410,10 @@ axis_describe_topologies (Axis *axis, const char *near)
  * busy for minutes. */
 #define PLOT_MAX_SERIES 49
 
+/* From this value on, a log axis is drawn in decades with SI prefixes
+ * (1M, 10G): a million is more GPUs than any cluster has. */
+#define PLOT_SI_FROM 1e6
+
 typedef struct {
   const PlotTable *table;
   const PlotSpec *spec;
@@ -400,6 +427,8 @@ typedef struct {
   double *drawn;       /* owned: [block][x] -> the number drawn, or NaN; a
                         * block is a series, or a part of a stack */
   double lo, hi;       /* the range of the numbers drawn */
+  GArray *slivers;     /* owned: int, the parts of a stack drawn as one,
+                        * the last block (stack_merge_slivers); or empty */
 } Figure;
 
 static void
@@ -411,6 +440,7 @@ figure_clear (Figure *f)
   g_clear_pointer (&f->cells, g_free);
   g_clear_pointer (&f->failed, g_free);
   g_clear_pointer (&f->drawn, g_free);
+  g_clear_pointer (&f->slivers, g_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Figure, figure_clear)
@@ -610,6 +640,7 @@ figure_columns (Figure *f, GError **error)
     return FALSE;
 
   f->values = g_array_new (FALSE, FALSE, sizeof (int));
+  f->slivers = g_array_new (FALSE, FALSE, sizeof (int));
   if (!plot_table_resolve (t, spec->x, "--x", &f->x, error))
     return FALSE;
   if (spec->by != NULL
@@ -905,6 +936,80 @@ figure_ratio (Figure *f, GString *notes, GError **error)
   return TRUE;
 }
 
+/* A part of a stack this small in every bar is a sliver a reader cannot
+ * measure: two or more are drawn as one block, "other", and a lone one
+ * is named with how small it is. */
+#define STACK_SLIVER 0.03
+
+/* The largest share of its bar that part @b of a stack takes. */
+static double
+stack_part_share (const Figure *f, guint b)
+{
+  double share = 0;
+
+  for (guint i = 0; i < f->xs.labels->len; i++)
+    {
+      double sum = 0;
+
+      for (guint p = 0; p < f->values->len; p++)
+        if (!isnan (figure_drawn (f, p, i)))
+          sum += figure_drawn (f, p, i);
+      if (sum > 0 && !isnan (figure_drawn (f, b, i)))
+        share = MAX (share, figure_drawn (f, b, i) / sum);
+    }
+  return share;
+}
+
+/* Draws the stack's slivers (two or more) as one last block, their sum:
+ * f->values keeps the first sliver's column for it, f->slivers lists
+ * them all. */
+static void
+stack_merge_slivers (Figure *f)
+{
+  guint nx = f->xs.labels->len, np = f->values->len;
+  g_autofree gboolean *small = g_new0 (gboolean, np);
+  guint n = 0;
+
+  for (guint p = 0; p < np; p++)
+    n += small[p] = stack_part_share (f, p) < STACK_SLIVER;
+  if (n < 2)
+    return;
+  g_autoptr (GArray) kept = g_array_new (FALSE, FALSE, sizeof (int));
+  double *drawn = g_new (double, (gsize) (np - n + 1) * nx);
+  guint k = 0;
+
+  for (guint p = 0; p < np; p++)
+    if (!small[p])
+      {
+        g_array_append_val (kept, g_array_index (f->values, int, p));
+        memcpy (drawn + (gsize) k++ * nx, f->drawn + (gsize) p * nx, nx * sizeof *drawn);
+      }
+  for (guint i = 0; i < nx; i++)
+    {
+      double sum = NAN;
+
+      for (guint p = 0; p < np; p++)
+        if (small[p] && !isnan (figure_drawn (f, p, i)))
+          sum = (isnan (sum) ? 0 : sum) + figure_drawn (f, p, i);
+      drawn[(gsize) k * nx + i] = sum;
+    }
+  for (guint p = 0; p < np; p++)
+    if (small[p])
+      g_array_append_val (f->slivers, g_array_index (f->values, int, p));
+  g_array_append_val (kept, g_array_index (f->slivers, int, 0));
+  g_array_set_size (f->values, 0);
+  g_array_append_vals (f->values, kept->data, kept->len);
+  g_free (f->drawn);
+  f->drawn = drawn;
+}
+
+/* Whether block @b of a stack is its merged slivers. */
+static gboolean
+stack_block_is_slivers (const Figure *f, guint b)
+{
+  return f->slivers->len > 0 && b == f->values->len - 1;
+}
+
 /* Each stack's parts over their sum; a stack that sums to zero has no
  * fractions, and is left out with a note. */
 static void
@@ -964,6 +1069,8 @@ figure_values (Figure *f, GString *notes, GError **error)
       }
   if (spec->ratio_to != NULL && !figure_ratio (f, notes, error))
     return FALSE;
+  if (stacked)
+    stack_merge_slivers (f);
   if (spec->normalize)
     figure_normalize (f, notes);
 
@@ -1600,7 +1707,10 @@ y_from_zero (const Figure *f)
 static void
 append_yrange (GString *gp, const Figure *f)
 {
-  if (f->spec->logy)
+  /* Its decades as 1k, 10M: a cost's 1e+08 is read slower. */
+  if (f->spec->logy && f->hi >= PLOT_SI_FROM)
+    g_string_append (gp, "set logscale y\nset format y \"%.0s%c\"\n");
+  else if (f->spec->logy)
     g_string_append (gp, "set logscale y\n");
   else if (y_from_zero (f))
     g_string_append (gp, "set yrange [0:*]\n");
@@ -1680,13 +1790,20 @@ write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
   append_key (gp, f->by >= 0 || spec->ideal,
               f->by >= 0 ? column_label (t, f->by) : NULL,
               key_place (page, &f->series, FALSE));
-  if (spec->logx)
+  /* GPU counts double, so a log x axis is base 2 with the values as its
+   * tics; parameters or tokens (a million and more) span decades, base 10
+   * with SI tics (1G, 10G), since 1.07374e+09 at each power of two
+   * overprinted its neighbours. */
+  gboolean decades = spec->logx && axis_max (&f->xs) >= PLOT_SI_FROM;
+  if (decades)
+    g_string_append (gp, "set logscale x 10\nset format x \"%.0s%c\"\n");
+  else if (spec->logx)
     g_string_append (gp, "set logscale x 2\n");
   /* A few x values (GPU counts, NICs per node) are the tics themselves;
    * gnuplot's own would put 1.5 NICs on the axis. A value --label names
    * is shown by its text. */
   gboolean relabelled = axis_relabelled (&f->xs);
-  if (nx <= 10 || relabelled)
+  if ((nx <= 10 && !decades) || relabelled)
     {
       g_string_append (gp, "set xtics (");
       for (guint i = 0; i < nx; i++)
@@ -1746,7 +1863,16 @@ append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
     {
       int col = g_array_index (f->values, int, stacked ? b : 0);
 
-      if (stacked)
+      if (stacked && stack_block_is_slivers (f, b))
+        {
+          g_autoptr (GString) names = g_string_new ("the sum of");
+
+          for (guint k = 0; k < f->slivers->len; k++)
+            g_string_append_printf (names, " %s", (const char *) g_ptr_array_index (
+                                      t->header, g_array_index (f->slivers, int, k)));
+          append_block (dat, b, names->str, NULL, NULL);
+        }
+      else if (stacked)
         append_block (dat, b, g_ptr_array_index (t->header, col), NULL, NULL);
       else
         append_series_block (dat, f, b);
@@ -1770,6 +1896,8 @@ append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
 static guint
 bar_style (const Figure *f, guint b, gboolean stacked)
 {
+  if (stacked && stack_block_is_slivers (f, b))
+    return G_N_ELEMENTS (breakdown_columns);  /* "other", after them all */
   if (stacked)
     {
       const char *name = g_ptr_array_index (
@@ -1780,6 +1908,22 @@ bar_style (const Figure *f, guint b, gboolean stacked)
           return (guint) i;
     }
   return b;
+}
+
+/* The key entry of part @b of a stack: its legend; "other" for the
+ * merged slivers; and "(under N %)" for a part under STACK_SLIVER of
+ * every bar. */
+static char *
+stack_part_title (const Figure *f, guint b)
+{
+  double share = stack_part_share (f, b);
+  g_autofree char *under = g_strdup_printf (" (under %.0f %%)",
+                                            MAX (ceil (share * 100), 1));
+
+  if (stack_block_is_slivers (f, b))
+    return g_strdup_printf ("other%s", share < STACK_SLIVER ? under : "");
+  return g_strdup_printf ("%s%s", column_legend (f->table, g_array_index (f->values, int, b)),
+                          share < STACK_SLIVER ? under : "");
 }
 
 static void
@@ -1807,11 +1951,10 @@ append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
                               style, series_fills[series_variant (k)]);
       if (stacked || f->by >= 0)
         {
+          g_autofree char *part = stacked ? stack_part_title (f, b) : NULL;
+
           g_string_append (gp, " title ");
-          append_gp_string (gp, stacked
-                            ? column_legend (f->table,
-                                             g_array_index (f->values, int, b))
-                            : g_ptr_array_index (f->series.shown, b));
+          append_gp_string (gp, stacked ? part : g_ptr_array_index (f->series.shown, b));
         }
     }
   g_string_append_c (gp, '\n');
@@ -2001,8 +2144,9 @@ write_heatmap (const Figure *f, const Page *page, GString *gp,
   append_preamble (gp, f, page,
                    spec->xlabel ? spec->xlabel : column_label (t, f->x),
                    spec->ylabel ? spec->ylabel : column_label (t, f->y));
-  /* The key says what the grey cells mean; the colour box, the rest. */
-  append_key (gp, statuses->len > 0, NULL, "below horizontal");
+  /* The key says what the grey cells mean; the colour box, the rest.
+   * Above the plot: below it, it sat on the x label. */
+  append_key (gp, statuses->len > 0, NULL, "outside top center horizontal");
   g_string_append_printf (gp, "unset grid\nset tics scale 0\n"
                           "set xrange [-0.5:%u.5]\nset yrange [-0.5:%u.5]\n",
                           nx - 1, ny - 1);
