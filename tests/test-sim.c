@@ -888,6 +888,55 @@ START_TEST (test_moe_step)
 }
 END_TEST
 
+/* An MoE model's leading dense layers (model.dense_layers) run the dense
+ * layer's programs: on one GPU, where a step is its layers in turn and
+ * the optimizer over their parameters, the step moves from the all-MoE
+ * model's to the dense model's in equal parts of 1/L a dense layer:
+ * T(d) = T_dense + (L - d) / L (T(0) - T_dense). */
+static ExperimentSpec
+moe_small_spec (int experts, int dense_layers)
+{
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+  e.model.experts = experts;
+  e.model.top_k = 2;
+  e.model.moe_ffn_hidden = 4096;
+  e.model.moe_layer_frequency = 1;
+  e.model.dense_layers = dense_layers;
+  e.parallel.ep = e.parallel.etp = 1;
+  e.training.moe_imbalance = 1;
+  return e;
+}
+
+START_TEST (test_moe_dense_layers)
+{
+  ExperimentSpec d = moe_small_spec (0, 0);
+  double dense = run (&d, FALSE).iteration_time_s;
+  ExperimentSpec m = moe_small_spec (8, 0);
+  double moe = run (&m, FALSE).iteration_time_s;
+  ck_assert_msg (moe > 1.5 * dense, "all MoE %g s, dense %g s", moe, dense);
+  for (int k = 1; k < 8; k += 3)
+    {
+      ExperimentSpec e = moe_small_spec (8, k);
+      double t = run (&e, FALSE).iteration_time_s;
+      double want = dense + (8.0 - k) / 8 * (moe - dense);
+      ck_assert_msg (fabs (t / want - 1) < 1e-6,
+                     "dense_layers %d: %.9g s, by hand %.9g s", k, t, want);
+    }
+  /* Megatron's interleaved order: chunk c of stage s starts at layer
+   * (c pp + s) L / (pp v): on pp 2, v 2, 8 layers, stage 1's second
+   * chunk holds layers 6 and 7; with stage_layers 3, 5, stage 1 starts
+   * at 3. */
+  ExperimentSpec v = base_spec (2, 1, 2, 1, 4);
+  Plan p;
+  ck_assert (plan_make (&p, &v, 1, 2, NULL));
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 1, 1), 6);
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 0, 1), 4);
+  v.parallel.stage_layers = (SpecIntList) { 2, { 3, 5 } };
+  ck_assert (plan_make (&p, &v, 1, 1, NULL));
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 1, 0), 3);
+}
+END_TEST
+
 /* Context parallelism on two ranks, by hand: the small GPT's 512 tokens
  * in 4 chunks of 128, each rank 256 tokens (cp.h). Its attention runs 2
  * ring steps, each the causal kernel over 256 tokens, together half the
@@ -3060,6 +3109,7 @@ sim_suite (void)
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_moe_mixtral_memory);
   tcase_add_test (models, test_moe_step);
+  tcase_add_test (models, test_moe_dense_layers);
   tcase_add_test (models, test_cp_two_ranks);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);

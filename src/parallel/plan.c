@@ -561,6 +561,18 @@ plan_chunk_layers (const Plan *p, int stage)
   return sl->len > 0 ? sl->v[stage] : p->layers_per_chunk;
 }
 
+int
+plan_chunk_first_layer (const Plan *p, int stage, int chunk)
+{
+  const SpecIntList *sl = &p->spec->parallel.stage_layers;
+  if (sl->len == 0)
+    return (chunk * p->pp + stage) * p->layers_per_chunk;
+  int first = 0;
+  for (int s = 0; s < stage; s++)
+    first += sl->v[s];
+  return first;
+}
+
 /* ---- memory ------------------------------------------------------------
  * Korthikanti et al. 2022 (arXiv:2205.05198) section 4 and the ZeRO paper
  * (Rajbhandari 2020) section 3: mixed-precision Adam keeps 2 bytes of

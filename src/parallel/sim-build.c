@@ -217,6 +217,7 @@ typedef struct {
                            * not the host */
   int mb;
   int dir;                /* of the chunk being emitted: 0 forward */
+  gboolean dense;         /* the layer being emitted runs dense_* */
   uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
   EpilogueOp epilogue[EPILOGUE_MAX];   /* sim_epilogue_ops of the stage */
   int n_epilogue;
@@ -512,6 +513,13 @@ emit_grads (Builder *b, double params, uint32_t after)
   return last;
 }
 
+/* The parameters of the layer being emitted. */
+static double
+layer_params (const Builder *b)
+{
+  return b->dense ? b->sim->dense_params : b->sim->layer_params;
+}
+
 /* The modules ZeRO-3 gathers one at a time. */
 typedef enum { MODULE_EMBEDDING, MODULE_LAYER, MODULE_HEAD } ModuleKind;
 
@@ -528,7 +536,8 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
 {
   Sim *sim = b->sim;
   double w = sim->cm.bytes_per_element;
-  double big = kind == MODULE_LAYER ? sim->layer_weights
+  double big = kind == MODULE_LAYER ? (b->dense ? sim->dense_weights
+                                                 : sim->layer_weights)
                : kind == MODULE_EMBEDDING ? params
                : params - 2.0 * sim->ls.h;
   int n_big = kind == MODULE_LAYER ? 4 : kind == MODULE_EMBEDDING ? 2
@@ -599,7 +608,7 @@ begin_module (Builder *b, ModuleKind kind)
   Sim *sim = b->sim;
   if (!gathers (b))
     return;
-  double params = kind == MODULE_LAYER ? sim->layer_params
+  double params = kind == MODULE_LAYER ? layer_params (b)
                   : kind == MODULE_EMBEDDING ? sim->emb_params
                   : sim->head_params;
   flush (b);
@@ -641,7 +650,9 @@ static void
 emit_layer_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  if (prog != &sim->layer_fwd || sim->layer_fwd_mlp.pieces == NULL)
+  const Program *mlp = prog == &sim->layer_fwd ? &sim->layer_fwd_mlp
+                       : prog == &sim->dense_fwd ? &sim->dense_fwd_mlp : NULL;
+  if (mlp == NULL || mlp->pieces == NULL)
     {
       emit_program (b, prog, phase);
       return;
@@ -649,7 +660,7 @@ emit_layer_program (Builder *b, const Program *prog, const char *phase)
   emit_program (b, &sim->layer_fwd_attn, phase);
   flush (b);
   b->sync = b->last;
-  emit_program (b, &sim->layer_fwd_mlp, phase);
+  emit_program (b, mlp, phase);
 }
 
 /* A copy of a checkpoint between the GPU and the host (cpu_checkpointing)
@@ -908,10 +919,12 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         emit_module (b, MODULE_EMBEDDING, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
+          b->dense = sim_layer_is_dense (sim, b->stage, chunk, l);
           begin_checkpoint (b, dir);
           if (mb == 0 && sim->fp8_weights.pieces != NULL)
             emit_program (b, &sim->fp8_weights, "forward");
-          emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
+          emit_module (b, MODULE_LAYER, NULL,
+                       b->dense ? &sim->dense_fwd : &sim->layer_fwd, "forward");
           end_checkpoint (b);
         }
       if (sim->fp8_update[0].pieces != NULL)
@@ -926,7 +939,6 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
        * every micro-batch, or with autograd's on all but the first. */
       gboolean accumulates = e->zero.stage < 2
         && (mb > 0 || e->parallel.grad_accumulation != GRAD_ACC_AUTOGRAD);
-      const Program *bwd = accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd;
       if (last)
         {
           emit_module (b, MODULE_HEAD, NULL,
@@ -936,10 +948,16 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
+          b->dense = sim_layer_is_dense (sim, b->stage, chunk, l);
+          const Program *bwd = b->dense
+            ? (accumulates ? &sim->dense_bwd_acc : &sim->dense_bwd)
+            : (accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd);
+          const Program *rc = b->dense && sim->recompute == &sim->layer_fwd
+                              ? &sim->dense_fwd : sim->recompute;
           begin_checkpoint (b, dir);
-          emit_module (b, MODULE_LAYER, sim->recompute, bwd, "backward");
+          emit_module (b, MODULE_LAYER, rc, bwd, "backward");
           end_checkpoint (b);
-          bucket += sim->layer_params;
+          bucket += layer_params (b);
           if (bucketing && bucket >= bucket_cap)
             {
               flush (b);
@@ -1079,7 +1097,9 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
-      stage_params += plan_chunk_layers (plan, stage) * sim->layer_params;
+      for (int l = 0; l < plan_chunk_layers (plan, stage); l++)
+        stage_params += sim_layer_is_dense (sim, stage, c, l) ? sim->dense_params
+                                                              : sim->layer_params;
       tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
         stage_params += sim->emb_params, tensors += 2;
@@ -1483,6 +1503,8 @@ sim_clear (Sim *sim)
                         &sim->layer_fwd_attn.pieces,
                         &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
+                        &sim->dense_fwd.pieces, &sim->dense_fwd_mlp.pieces,
+                        &sim->dense_bwd.pieces, &sim->dense_bwd_acc.pieces,
                         &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
                         &sim->ckpt_load.pieces, &sim->fp8_weights.pieces,
                         &sim->fp8_update[0].pieces, &sim->fp8_update[1].pieces,

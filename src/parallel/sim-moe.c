@@ -45,15 +45,38 @@ sim_moe_programs (Sim *sim)
   sim->ls.ep = MAX (e->parallel.ep, 1);
   sim->ls.etp = MAX (e->parallel.etp, 1);
   sim->ls.imbalance = MAX (e->training.moe_imbalance, 1);
-  /* Every layer is timed as an MoE layer: the dense layers a model puts
-   * first (model.dense_layers, moe_layer_frequency) are a gap of the
-   * timing, not of the memory and FLOPs (README, "Not yet"). */
+  /* The dense layers a model puts first (model.dense_layers) or between
+   * its MoE layers (moe_layer_frequency) keep the dense layer's programs,
+   * as Megatron-Core builds them (TransformerLayer with an MLP where
+   * moe_layer_freq's pattern has 0: gpt_layer_specs.py
+   * get_gpt_decoder_block_spec, core_r0.10.0); the layer_attn half and
+   * the selective recompute are the same for both. */
+  if (spec_moe_layers (&e->model) < e->model.layers)
+    {
+      sim->dense_fwd = sim->layer_fwd;
+      sim->dense_fwd_mlp = sim->layer_fwd_mlp;
+      sim->dense_bwd = sim->layer_bwd;
+      sim->dense_bwd_acc = sim->layer_bwd_acc;
+      sim->dense_params = sim->layer_params;
+      sim->dense_weights = sim->layer_weights;
+      sim->layer_fwd.pieces = sim->layer_fwd_mlp.pieces = NULL;
+      sim->layer_bwd.pieces = sim->layer_bwd_acc.pieces = NULL;
+    }
   replace (sim, &sim->layer_fwd, moe_layer_forward);
-  if (sim->layer_fwd_mlp.pieces != NULL)
+  if (e->framework->layer_sync)
     replace (sim, &sim->layer_fwd_mlp, moe_layer_forward_mlp);
   replace (sim, &sim->layer_bwd, moe_layer_backward);
   replace (sim, &sim->layer_bwd_acc, moe_layer_backward_accumulating);
   sim->layer_params = moe_layer_dense_params (&sim->ls)
                       + moe_layer_expert_params (&sim->ls);
   sim->layer_weights = sim->layer_params;
+}
+
+gboolean
+sim_layer_is_dense (const Sim *sim, int stage, int chunk, int l)
+{
+  if (sim->dense_fwd.pieces == NULL)
+    return FALSE;
+  return !spec_layer_is_moe (&sim->plan->spec->model,
+                             plan_chunk_first_layer (sim->plan, stage, chunk) + l);
 }

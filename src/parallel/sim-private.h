@@ -217,6 +217,11 @@ typedef struct {
   /* layer_fwd's halves, where the host waits for the device between
    * them (FrameworkProfile.layer_sync); pieces NULL otherwise. */
   Program layer_fwd_attn, layer_fwd_mlp;
+  /* An MoE model's dense layers (model.dense_layers, moe_layer_frequency;
+   * sim-moe.c): the dense layer's programs, the layer_* above being the
+   * MoE layer's. Pieces NULL when every layer is alike. */
+  Program dense_fwd, dense_fwd_mlp, dense_bwd, dense_bwd_acc;
+  double dense_params, dense_weights;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
@@ -352,8 +357,12 @@ Program sim_program_from_graph (Sim *sim,
  * from its emitter's). */
 Program sim_program_from_ops (Sim *sim, const GArray *ops);
 /* An MoE model's layer programs, parameters and EP group (sim-moe.c):
- * replaces the dense layer's; nothing for a dense model. */
+ * replaces the dense layer's, kept in dense_* where the model has dense
+ * layers too; nothing for a dense model. */
 void sim_moe_programs (Sim *sim);
+/* Whether layer L of STAGE's chunk CHUNK runs the dense layer's programs
+ * (dense_*) rather than layer_* (sim-moe.c). */
+gboolean sim_layer_is_dense (const Sim *sim, int stage, int chunk, int l);
 /* training.precision: fp8 (sim-fp8.c): the FP8 compute model in sim->ls,
  * before the layer programs are built; then TE's programs around them. */
 void sim_fp8_init (Sim *sim);
