@@ -937,6 +937,61 @@ START_TEST (test_moe_dense_layers)
 }
 END_TEST
 
+/* The EP all-to-all as flows: the small MoE model on 8 GPUs of 4 a node,
+ * dp 8, ep 8 spanning the two nodes (or ep 4, one node). Across nodes
+ * each GPU sends through its own NIC: more NICs a node never slow the
+ * step, and halve the EP part from 1 to 2 NICs when nothing else loads
+ * them (the DP reduction follows the last backward here). Inside a node
+ * it loads no NIC: its part does not move with them. The budget's
+ * estimate counts the EP ops and their flows. */
+START_TEST (test_moe_ep_flows)
+{
+  double last[2] = { INFINITY, INFINITY }, ep_part[2][3];
+  for (int in_node = 0; in_node <= 1; in_node++)
+    for (int k = 0; k < 3; k++)
+      {
+        ExperimentSpec e = moe_small_spec (8, 0);
+        e.gpus = 8;
+        e.parallel.global_batch = 8;
+        e.topology.gpus_per_node = 4;
+        e.topology.inter_node.nics_per_node = 1 << k;
+        e.parallel.ep = in_node ? 4 : 8;
+        SimResult r = run (&e, FALSE);
+        ck_assert_msg (r.iteration_time_s <= last[in_node] * (1 + 1e-9),
+                       "ep %d, %d NICs: %.9g s, fewer NICs %.9g s",
+                       e.parallel.ep, 1 << k, r.iteration_time_s, last[in_node]);
+        last[in_node] = r.iteration_time_s;
+        ep_part[in_node][k] = r.breakdown_s.ep_comm;
+        if (k == 0 && !in_node)
+          for (int full = 0; full <= 1; full++)
+            {
+              Plan plan;
+              ck_assert (plan_make (&plan, &e, 1, 1, NULL));
+              SimOptions o = { full, NULL };
+              SimCost cost;
+              sim_plan_cost (&plan, &o, &cost);
+              SimResult f = full ? run (&e, TRUE) : r;
+              double ratio = (double) cost.events / (double) f.events;
+              ck_assert_msg (ratio > 0.75 && ratio < 1.25, "full %d: %"
+                             G_GUINT64_FORMAT " events estimated, %"
+                             G_GUINT64_FORMAT " fired", full, cost.events,
+                             f.events);
+              /* Full mode's ranks each run their own flow on their own
+               * NIC: the same step as the representatives'. */
+              ck_assert_msg (fabs (f.iteration_time_s / r.iteration_time_s - 1)
+                             < 1e-3, "full %.9g s, symmetric %.9g s",
+                             f.iteration_time_s, r.iteration_time_s);
+            }
+      }
+  ck_assert_msg (ep_part[0][0] > 1.8 * ep_part[0][1]
+                 && ep_part[0][1] > ep_part[0][2],
+                 "EP across nodes, 1, 2, 4 NICs: %g %g %g s", ep_part[0][0],
+                 ep_part[0][1], ep_part[0][2]);
+  ck_assert_double_eq (ep_part[1][0], ep_part[1][2]);
+  ck_assert (ep_part[1][0] > 0);
+}
+END_TEST
+
 /* Context parallelism on two ranks, by hand: the small GPT's 512 tokens
  * in 4 chunks of 128, each rank 256 tokens (cp.h). Its attention runs 2
  * ring steps, each the causal kernel over 256 tokens, together half the
@@ -3110,6 +3165,7 @@ sim_suite (void)
   tcase_add_test (models, test_moe_mixtral_memory);
   tcase_add_test (models, test_moe_step);
   tcase_add_test (models, test_moe_dense_layers);
+  tcase_add_test (models, test_moe_ep_flows);
   tcase_add_test (models, test_cp_two_ranks);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);

@@ -106,6 +106,7 @@ piece_of (Sim *sim, const GraphOp *g)
   if (g->kind == GOP_EP_ALL_TO_ALL)
     {
       p.kind = OPK_EP;
+      p.bytes = g->comm_bytes;
       p.dur = ticks (sim, sim_moe_all_to_all_time (sim, g->comm_bytes), g->name);
       return p;
     }
@@ -142,12 +143,14 @@ program_add (Sim *sim, Program *prog, const Piece *p)
   g_array_append_val (prog->pieces, *p);
   prog->time = sim_time_add (prog->time, p->dur);
   if (p->kind == OPK_TP || p->kind == OPK_EP)
-    {
-      prog->tp_time = sim_time_add (prog->tp_time, p->dur);
-      prog->tp_pieces++;
-    }
+    prog->tp_time = sim_time_add (prog->tp_time, p->dur);
+  if (p->kind == OPK_TP)
+    prog->tp_pieces++;
   if (p->kind == OPK_EP)
-    prog->ep_time = sim_time_add (prog->ep_time, p->dur);
+    {
+      prog->ep_time = sim_time_add (prog->ep_time, p->dur);
+      prog->ep_pieces++;
+    }
 }
 
 Program
@@ -161,7 +164,7 @@ sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 Program
 sim_program_from_ops (Sim *sim, const GArray *gops)
 {
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0 };
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0, 0 };
   for (guint i = 0; i < gops->len; i++)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
@@ -348,7 +351,8 @@ static void
 emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  if (sim->fuse_tp)
+  /* Fused, but for EP all-to-alls that run as flows. */
+  if (sim->fuse_tp && (prog->ep_pieces == 0 || !sim->ep_flows))
     {
       /* All of it joins the compute op being fused: saturating sums of
        * non-negative times add in any order to the same total. */
@@ -367,7 +371,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
     {
       const Piece *p = &g_array_index (prog->pieces, Piece, i);
       SimTime host = p->launches * sim->host_launch;
-      if (p->kind == OPK_COMPUTE)
+      if (p->kind == OPK_COMPUTE || (sim->fuse_tp && p->kind == OPK_TP))
         {
           if (!b->has_pending)
             b->pending_name = phase;
@@ -376,6 +380,8 @@ emit_program (Builder *b, const Program *prog, const char *phase)
                                               b->pending));
           b->pending_host = sim_time_add (b->pending_host, host);
           b->pending = sim_time_add (b->pending, p->dur);
+          if (p->kind == OPK_TP)
+            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
           b->has_pending = TRUE;
           continue;
         }
@@ -383,9 +389,16 @@ emit_program (Builder *b, const Program *prog, const char *phase)
       add_issued (b, p->kind, p->dur, 0, p->name,
                   piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
                   host);
-      /* An EP all-to-all is timed at its static share: no peers joined. */
       if (p->kind == OPK_TP)
         join_group (b, b->last, GROUP_TP);
+      if (p->kind == OPK_EP && sim->op_info != NULL)
+        g_array_index (sim->op_info, OpInfo, b->last).group = sim->ls.ep;
+      /* An EP all-to-all joins no peers (each rank's runs when it
+       * arrives); across nodes its bytes are a flow on the NICs. */
+      if (p->kind == OPK_EP && sim->ep_flows)
+        op_at (sim, b->last)->comm = sim_moe_comm (
+          sim, sim_global_rank (sim, b->stage, b->replica, b->tp_rank),
+          b->stage, p->bytes);
     }
 }
 

@@ -130,6 +130,7 @@ typedef struct {
   SimTime dur;
   int launches;         /* kernels (NCCL calls) the host issues for it */
   const char *name;
+  double bytes;         /* an EP all-to-all's, per rank (OPK_EP) */
 } Piece;
 
 /* A program: its pieces, and their time on their own (kernels and TP
@@ -140,6 +141,7 @@ typedef struct {
   SimTime time, tp_time;
   SimTime ep_time;        /* of tp_time: EP all-to-alls (OPK_EP) */
   guint tp_pieces;        /* of pieces: TP collectives */
+  guint ep_pieces;        /* of pieces: EP all-to-alls */
   SimTime host, lead;     /* the host's time to issue it, and its lead
                            * (sim-build.c's Builder) from its start */
 } Program;
@@ -267,6 +269,9 @@ typedef struct {
    * tp > 1 plan several-fold. Kept apart for a trace, which shows them,
    * and in full mode, where peers synchronize on them. */
   gboolean fuse_tp;
+  /* The EP all-to-alls cross NICs: each is an op of its own whose bytes
+   * run as a flow (sim-moe.c), never fused. */
+  gboolean ep_flows;
   GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
                            * of its dur, the TP collectives fused into it */
   GArray *ep_part;        /* the same: of those, the EP all-to-alls */
@@ -367,8 +372,14 @@ gboolean sim_layer_is_dense (const Sim *sim, int stage, int chunk, int l);
  * before the layer programs are built; then TE's programs around them. */
 void sim_fp8_init (Sim *sim);
 void sim_fp8_programs (Sim *sim);
-/* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
+/* The time of an EP all-to-all of BYTES per rank at the static share
+ * (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
+/* The Comm of the EP all-to-all of BYTES per rank that simulated rank
+ * RANK (global rank GLOBAL, of STAGE) runs: the NICs and uplinks of its
+ * GPUs, or of the GPUs of its stage in its node in symmetric mode; NONE
+ * when it crosses no NIC. */
+uint32_t sim_moe_comm (Sim *sim, int global, int stage, double bytes);
 /* The time of a context-parallel transfer (sim-cp.c): a ring step's
  * send and receive (GOP_CP_SEND_RECV) or Ulysses' all-to-all
  * (GOP_CP_ALL_TO_ALL) over the CP group. */
