@@ -998,6 +998,46 @@ START_TEST (test_moe_ep_flows)
 }
 END_TEST
 
+/* Megatron-Core's --moe-shared-expert-overlap: the small MoE model with
+ * 2 shared experts on 8 GPUs of 4 a node, the all-to-alls inside a node
+ * (ep 4, at NVLink's static share) and across (ep 8, flows). The shared
+ * experts still run (the compute part is the same), beside the
+ * all-to-alls: the step is faster by no more than the all-to-alls took,
+ * and their exposed part shrinks. Full mode agrees with the
+ * representatives'. */
+START_TEST (test_moe_shared_overlap)
+{
+  for (int ep = 4; ep <= 8; ep += 4)
+    {
+      SimResult r[2];
+      for (int on = 0; on <= 1; on++)
+        {
+          ExperimentSpec e = moe_small_spec (8, 0);
+          e.model.shared_experts = 2;
+          e.gpus = 8;
+          e.parallel.global_batch = 8;
+          e.topology.gpus_per_node = 4;
+          e.topology.inter_node.nics_per_node = 1;
+          e.parallel.ep = ep;
+          e.parallel.moe_shared_expert_overlap = on;
+          r[on] = run (&e, FALSE);
+          SimResult f = run (&e, TRUE);
+          ck_assert_msg (fabs (f.iteration_time_s / r[on].iteration_time_s - 1)
+                         < 1e-3, "ep %d, overlap %d: full %.9g s, symmetric "
+                         "%.9g s", ep, on, f.iteration_time_s,
+                         r[on].iteration_time_s);
+        }
+      double saved = r[0].iteration_time_s - r[1].iteration_time_s;
+      ck_assert_msg (saved > 0 && saved <= r[0].breakdown_s.ep_comm * (1 + 1e-9),
+                     "ep %d: overlap saves %g s of EP comm %g s", ep, saved,
+                     r[0].breakdown_s.ep_comm);
+      ck_assert (r[1].breakdown_s.ep_comm < r[0].breakdown_s.ep_comm);
+      ck_assert_double_eq_tol (r[1].breakdown_s.compute, r[0].breakdown_s.compute,
+                               1e-9 * r[0].breakdown_s.compute);
+    }
+}
+END_TEST
+
 /* Context parallelism on two ranks, by hand: the small GPT's 512 tokens
  * in 4 chunks of 128, each rank 256 tokens (cp.h). Its attention runs 2
  * ring steps, each the causal kernel over 256 tokens, together half the
@@ -3168,6 +3208,7 @@ sim_suite (void)
   tcase_add_test (models, test_moe_step);
   tcase_add_test (models, test_moe_dense_layers);
   tcase_add_test (models, test_moe_ep_flows);
+  tcase_add_test (models, test_moe_shared_overlap);
   tcase_add_test (models, test_cp_two_ranks);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);

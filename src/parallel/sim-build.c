@@ -169,6 +169,24 @@ sim_program_from_ops (Sim *sim, const GArray *gops)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
       Piece p = piece_of (sim, g);
+      if (g->alongside > 0)
+        {
+          /* The ops after it run on a side stream beside it: it comes
+           * first, only what of it outlasts them, then they; with flows
+           * the builder runs them beside its flow (emit_program). */
+          g_autoptr (GArray) side = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+          g_array_append_vals (side, &g_array_index (gops, GraphOp, i + 1),
+                               (guint) g->alongside);
+          Program sp = sim_program_from_ops (sim, side);
+          p.alongside = (int) sp.pieces->len;
+          p.dur = MAX (p.dur - sp.time, 0);
+          program_add (sim, &prog, &p);
+          for (guint k = 0; k < sp.pieces->len; k++)
+            program_add (sim, &prog, &g_array_index (sp.pieces, Piece, k));
+          g_array_unref (sp.pieces);
+          i += (guint) g->alongside;
+          continue;
+        }
       if (g->overlap)
         {
           /* The next op (a GEMM) runs alongside: it comes first, then
@@ -221,6 +239,8 @@ typedef struct {
   int mb;
   int dir;                /* of the chunk being emitted: 0 forward */
   gboolean dense;         /* the layer being emitted runs dense_* */
+  uint32_t beside;        /* an EP all-to-all on the EP stream beside the */
+  int beside_left;        /* pieces left of those it runs beside, or 0 */
   uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
   EpilogueOp epilogue[EPILOGUE_MAX];   /* sim_epilogue_ops of the stage */
   int n_epilogue;
@@ -347,6 +367,22 @@ flush (Builder *b)
   b->pending = b->pending_tp = b->pending_ep = b->pending_host = b->lead = 0;
 }
 
+/* An EP all-to-all's op ID, of piece P: it joins no peers (each rank's
+ * runs when it arrives); across nodes its bytes are a flow on the NICs. */
+static void
+ep_op (Builder *b, uint32_t id, const Piece *p)
+{
+  Sim *sim = b->sim;
+  if (sim->op_info != NULL)
+    g_array_index (sim->op_info, OpInfo, id).group = sim->ls.ep;
+  if (sim->ep_flows)
+    op_at (sim, id)->comm = sim_moe_comm (
+      sim, sim_global_rank (sim, b->stage, b->replica, b->tp_rank), b->stage,
+      p->bytes);
+}
+
+static void emit_piece (Builder *b, const Piece *p, const char *phase);
+
 static void
 emit_program (Builder *b, const Program *prog, const char *phase)
 {
@@ -369,37 +405,58 @@ emit_program (Builder *b, const Program *prog, const char *phase)
     }
   for (guint i = 0; i < prog->pieces->len; i++)
     {
-      const Piece *p = &g_array_index (prog->pieces, Piece, i);
-      SimTime host = p->launches * sim->host_launch;
-      if (p->kind == OPK_COMPUTE || (sim->fuse_tp && p->kind == OPK_TP))
+      gboolean beside = b->beside_left > 0;
+      emit_piece (b, &g_array_index (prog->pieces, Piece, i), phase);
+      /* The side stream's last piece: what follows waits for the
+       * all-to-all beside them too. */
+      if (beside && --b->beside_left == 0)
         {
-          if (!b->has_pending)
-            b->pending_name = phase;
-          b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
-                                              p->dur, b->pending_host,
-                                              b->pending));
-          b->pending_host = sim_time_add (b->pending_host, host);
-          b->pending = sim_time_add (b->pending, p->dur);
-          if (p->kind == OPK_TP)
-            b->pending_tp = sim_time_add (b->pending_tp, p->dur);
-          b->has_pending = TRUE;
-          continue;
+          flush (b);
+          b->wait = b->beside;
         }
-      flush (b);
-      add_issued (b, p->kind, p->dur, 0, p->name,
-                  piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
-                  host);
-      if (p->kind == OPK_TP)
-        join_group (b, b->last, GROUP_TP);
-      if (p->kind == OPK_EP && sim->op_info != NULL)
-        g_array_index (sim->op_info, OpInfo, b->last).group = sim->ls.ep;
-      /* An EP all-to-all joins no peers (each rank's runs when it
-       * arrives); across nodes its bytes are a flow on the NICs. */
-      if (p->kind == OPK_EP && sim->ep_flows)
-        op_at (sim, b->last)->comm = sim_moe_comm (
-          sim, sim_global_rank (sim, b->stage, b->replica, b->tp_rank),
-          b->stage, p->bytes);
     }
+}
+
+/* A piece of a program that emit_program does not fuse whole. */
+static void
+emit_piece (Builder *b, const Piece *p, const char *phase)
+{
+  Sim *sim = b->sim;
+  SimTime host = p->launches * sim->host_launch;
+  if (p->kind == OPK_EP && p->alongside > 0 && sim->ep_flows)
+    {
+      /* Its flow runs on a stream of its own beside the pieces after
+       * it, from where the compute stream stands. */
+      flush (b);
+      uint32_t id = add_op (sim, b->rank, SIM_STREAM_EP, OPK_EP, p->dur,
+                            p->name, b->mb);
+      if (b->last != NONE)
+        add_edge (sim, b->last, id);
+      ep_op (b, id, p);
+      b->beside = id;
+      b->beside_left = p->alongside;
+      return;
+    }
+  if (p->kind == OPK_COMPUTE || (sim->fuse_tp && p->kind == OPK_TP))
+    {
+      if (!b->has_pending)
+        b->pending_name = phase;
+      b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
+                                          p->dur, b->pending_host, b->pending));
+      b->pending_host = sim_time_add (b->pending_host, host);
+      b->pending = sim_time_add (b->pending, p->dur);
+      if (p->kind == OPK_TP)
+        b->pending_tp = sim_time_add (b->pending_tp, p->dur);
+      b->has_pending = TRUE;
+      return;
+    }
+  flush (b);
+  add_issued (b, p->kind, p->dur, 0, p->name,
+              piece_lead (sim->host_launch, p->launches, p->dur, 0, 0), host);
+  if (p->kind == OPK_TP)
+    join_group (b, b->last, GROUP_TP);
+  if (p->kind == OPK_EP)
+    ep_op (b, b->last, p);
 }
 
 /* A data-parallel collective op on the rank's DP stream: its duration

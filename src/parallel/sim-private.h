@@ -131,6 +131,9 @@ typedef struct {
   int launches;         /* kernels (NCCL calls) the host issues for it */
   const char *name;
   double bytes;         /* an EP all-to-all's, per rank (OPK_EP) */
+  int alongside;        /* of an EP all-to-all: the pieces after it that
+                         * run beside it (GraphOp.alongside), its dur
+                         * what outlasts them */
 } Piece;
 
 /* A program: its pieces, and their time on their own (kernels and TP
