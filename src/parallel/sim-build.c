@@ -18,27 +18,6 @@
 
 /* ---- building ops --------------------------------------------------------- */
 
-/* No op may last longer than this: a step of days means an input such as
- * compute.mfu: 1e-9 or a 1 b/s link, and int64 picoseconds would overflow
- * on the way to the end of the run. */
-#define MAX_OP_SECONDS (24 * 3600.0)
-
-/* Seconds to ticks of the op WHAT, noting the longest op that no sane
- * plan has. */
-static SimTime
-ticks (Sim *sim, double seconds, const char *what)
-{
-  if (!(seconds <= MAX_OP_SECONDS))
-    {
-      if (!(seconds <= sim->absurd))
-        {
-          sim->absurd = isnan (seconds) ? INFINITY : seconds;
-          sim->absurd_what = what;
-        }
-      return 0;
-    }
-  return sim_time_from_s (seconds);
-}
 
 static uint32_t
 add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
@@ -72,7 +51,7 @@ static uint32_t
 add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
               const char *name, int mb)
 {
-  return add_op (sim, rank, s, kind, ticks (sim, seconds, name), name, mb);
+  return add_op (sim, rank, s, kind, sim_ticks (sim, seconds, name), name, mb);
 }
 
 static void
@@ -81,125 +60,6 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   Edge e = { to, op_at (sim, from)->edges };
   op_at (sim, from)->edges = sim_store_push (&sim->edges, &e);
   op_at (sim, to)->waits++;
-}
-
-/* ---- pieces ---------------------------------------------------------------- */
-
-/* A graph op's piece: a kernel, or a TP collective over the TP group. */
-static Piece
-piece_of (Sim *sim, const GraphOp *g)
-{
-  Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
-  if (g->kind == GOP_COMPUTE)
-    {
-      p.dur = ticks (sim, compute_kernel_time (g->cm ? g->cm : &sim->cm,
-                                               &g->kernel), g->name);
-      return p;
-    }
-  if (g->kind == GOP_CP_SEND_RECV || g->kind == GOP_CP_ALL_TO_ALL)
-    {
-      /* Counted with the TP collectives (README: the breakdown's tp). */
-      p.kind = OPK_TP;
-      p.dur = ticks (sim, sim_cp_comm_time (sim, g), g->name);
-      return p;
-    }
-  if (g->kind == GOP_EP_ALL_TO_ALL)
-    {
-      p.kind = OPK_EP;
-      p.bytes = g->comm_bytes;
-      p.dur = ticks (sim, sim_moe_all_to_all_time (sim, g->comm_bytes), g->name);
-      return p;
-    }
-  CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
-                : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
-                : COLL_ALL_GATHER;
-  p.kind = OPK_TP;
-  p.dur = ticks (sim, net_collective_time (
-    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)),
-                 g->name);
-  return p;
-}
-
-/* The lead of a piece of n launches and GPU time dur, issued from
- * host_before after gpu_before of GPU work (see Builder): its first
- * launch, or its last when the host is the slower (its kernels taken as
- * dur / n each). */
-static SimTime
-piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
-            SimTime gpu_before)
-{
-  SimTime first = host_before + h - gpu_before;
-  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
-  return MAX (first, last);
-}
-
-/* Appends piece p to prog: its time, and the host's issuing of it. */
-static void
-program_add (Sim *sim, Program *prog, const Piece *p)
-{
-  prog->lead = MAX (prog->lead, piece_lead (sim->host_launch, p->launches,
-                                            p->dur, prog->host, prog->time));
-  prog->host = sim_time_add (prog->host, p->launches * sim->host_launch);
-  g_array_append_val (prog->pieces, *p);
-  prog->time = sim_time_add (prog->time, p->dur);
-  if (p->kind == OPK_TP || p->kind == OPK_EP)
-    prog->tp_time = sim_time_add (prog->tp_time, p->dur);
-  if (p->kind == OPK_TP)
-    prog->tp_pieces++;
-  if (p->kind == OPK_EP)
-    {
-      prog->ep_time = sim_time_add (prog->ep_time, p->dur);
-      prog->ep_pieces++;
-    }
-}
-
-Program
-sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
-{
-  g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  emit (&sim->ls, gops);
-  return sim_program_from_ops (sim, gops);
-}
-
-Program
-sim_program_from_ops (Sim *sim, const GArray *gops)
-{
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0, 0 };
-  for (guint i = 0; i < gops->len; i++)
-    {
-      const GraphOp *g = &g_array_index (gops, GraphOp, i);
-      Piece p = piece_of (sim, g);
-      if (g->alongside > 0)
-        {
-          /* The ops after it run on a side stream beside it: it comes
-           * first, only what of it outlasts them, then they; with flows
-           * the builder runs them beside its flow (emit_program). */
-          g_autoptr (GArray) side = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-          g_array_append_vals (side, &g_array_index (gops, GraphOp, i + 1),
-                               (guint) g->alongside);
-          Program sp = sim_program_from_ops (sim, side);
-          p.alongside = (int) sp.pieces->len;
-          p.dur = MAX (p.dur - sp.time, 0);
-          program_add (sim, &prog, &p);
-          for (guint k = 0; k < sp.pieces->len; k++)
-            program_add (sim, &prog, &g_array_index (sp.pieces, Piece, k));
-          g_array_unref (sp.pieces);
-          i += (guint) g->alongside;
-          continue;
-        }
-      if (g->overlap)
-        {
-          /* The next op (a GEMM) runs alongside: it comes first, then
-           * what of the collective outlasts it. */
-          const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
-          g_assert (next->kind == GOP_COMPUTE);
-          Piece k = piece_of (sim, next);
-          program_add (sim, &prog, &k);
-          p.dur = MAX (p.dur - k.dur, 0);
-        }
-      program_add (sim, &prog, &p);
-    }
-  return prog;
 }
 
 /* ---- emitting a rank's program ---------------------------------------------- */
@@ -441,7 +301,7 @@ emit_piece (Builder *b, const Piece *p, const char *phase)
     {
       if (!b->has_pending)
         b->pending_name = phase;
-      b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
+      b->lead = MAX (b->lead, sim_piece_lead (sim->host_launch, p->launches,
                                           p->dur, b->pending_host, b->pending));
       b->pending_host = sim_time_add (b->pending_host, host);
       b->pending = sim_time_add (b->pending, p->dur);
@@ -452,7 +312,7 @@ emit_piece (Builder *b, const Piece *p, const char *phase)
     }
   flush (b);
   add_issued (b, p->kind, p->dur, 0, p->name,
-              piece_lead (sim->host_launch, p->launches, p->dur, 0, 0), host);
+              sim_piece_lead (sim->host_launch, p->launches, p->dur, 0, 0), host);
   if (p->kind == OPK_TP)
     join_group (b, b->last, GROUP_TP);
   if (p->kind == OPK_EP)
@@ -746,7 +606,7 @@ checkpoint_copy (Builder *b, gboolean to_host, const char *name)
   double seconds;
   flush (b);
   uint32_t comm = pcie_comm (b, to_host, sim->ckpt_bytes, &seconds);
-  add_issued (b, OPK_OFFLOAD, ticks (sim, seconds, name), 0, name,
+  add_issued (b, OPK_OFFLOAD, sim_ticks (sim, seconds, name), 0, name,
               sim->host_launch, sim->host_launch);
   op_at (sim, b->last)->comm = comm;
   b->sync = b->last;
@@ -861,7 +721,7 @@ build_pp_comm (Builder *b, int dir)
                               + MAX (across, 0));
   c.intra_s += sim_time_to_s (sim->pp_gather);
   c.pipelined = FALSE;
-  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0),
+  sim->pp_dur[k] = sim_ticks (sim, net_static_time (&sim->net, &c, 0),
                           dir == 0 ? "send_activations" : "send_gradients");
   sim->pp_comm[k] = stage_send_comm (b, peer_stage, &c);
 }
@@ -909,11 +769,11 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
    * (x.float().sum() and float(): has_overflow_serial, _has_inf_or_nan),
    * each issued at a bare op's cost (OP_LAUNCH_S, a torch.add from
    * Python), not at the 45 us a kernel of module-level code. */
-  SimTime host = sim_time_add (o->serial * ticks (sim, sim->cm.op_launch_s,
+  SimTime host = sim_time_add (o->serial * sim_ticks (sim, sim->cm.op_launch_s,
                                                   "op_launch"),
                                o->launches * sim->host_launch);
   uint32_t id = add_issued (b, OPK_EPILOGUE,
-                            ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
+                            sim_ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
                             0, o->name, host, host);
   if (o->group == GROUP_EMBEDDING)
     op_at (sim, id)->comm = stage_send_comm (b, peer, &c);
@@ -1225,7 +1085,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
           b.sync = last_dp != NONE ? last_dp : b.last;
         }
       SimTime host = launches * sim->host_launch;
-      SimTime adam = ticks (sim, compute_memory_time (
+      SimTime adam = sim_ticks (sim, compute_memory_time (
         &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)), "optimizer");
       opt = updated = add_issued (&b, OPK_OPTIMIZER, adam, adam,
                                   "optimizer", host, host);
@@ -1325,16 +1185,13 @@ checkpoint_programs (Sim *sim)
   };
   sim->ckpt = ac;
   sim->ckpt_bytes = part;
-  sim->ckpt_save = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
-                               0, 0, 0, 0, 0 };
-  sim->ckpt_load = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
-                               0, 0, 0, 0, 0 };
+  g_autoptr (GArray) save = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  g_autoptr (GArray) load = g_array_new (FALSE, FALSE, sizeof (GraphOp));
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     if (ops[i].on)
-      {
-        Piece p = piece_of (sim, &ops[i].op);
-        program_add (sim, ops[i].save ? &sim->ckpt_save : &sim->ckpt_load, &p);
-      }
+      g_array_append_val (ops[i].save ? save : load, ops[i].op);
+  sim->ckpt_save = sim_program_from_ops (sim, save);
+  sim->ckpt_load = sim_program_from_ops (sim, load);
 }
 
 /* topology.variability's factors (sim.h). Full mode's slow nodes are
@@ -1388,7 +1245,7 @@ sim_prepare (Sim *sim)
                       e->training.precision);
   /* The flat MFU model has no host; a topology may say what its host's
    * issuing costs. */
-  sim->host_launch = ticks (sim, sim->cm.host_launch_s > 0
+  sim->host_launch = sim_ticks (sim, sim->cm.host_launch_s > 0
                                  && e->topology.host.kernel_launch_s > 0
                                  ? e->topology.host.kernel_launch_s
                                  : sim->cm.host_launch_s, "kernel_launch");
@@ -1447,7 +1304,7 @@ sim_prepare (Sim *sim)
   sim->pp_bytes = sim->cm.bytes_per_element * plan->micro_batch
                  * (double) e->model.seq_len * e->model.hidden / plan->tp;
   if (plan->tp > 1 && !sim->ls.sequence_parallel)
-    sim->pp_gather = ticks (sim, net_collective_time (
+    sim->pp_gather = sim_ticks (sim, net_collective_time (
       &sim->net, COLL_ALL_GATHER, sim->pp_bytes * plan->tp,
       net_group_shape (&sim->net, 0, plan->tp, 1)), "gather_activations");
 

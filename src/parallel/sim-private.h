@@ -358,7 +358,15 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
  * sim->options (sim->plan, sim->options set, the rest zero): nothing
  * that grows with the plan's sizes. */
 void sim_prepare (Sim *sim);
-/* A program from a graph emitter over sim->ls (sim-build.c). */
+/* Seconds to ticks of the op WHAT, noting in sim->absurd the longest op
+ * that no sane plan has (over a day: 0 ticks then) (sim-program.c). */
+SimTime sim_ticks (Sim *sim, double seconds, const char *what);
+/* The lead of a piece of n launches and GPU time dur, issued from
+ * host_before after gpu_before of GPU work (sim-build.c's Builder): its
+ * first launch, or its last when the host is the slower (sim-program.c). */
+SimTime sim_piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
+                        SimTime gpu_before);
+/* A program from a graph emitter over sim->ls (sim-program.c). */
 Program sim_program_from_graph (Sim *sim,
                                 void (*emit) (const LayerShape *, GArray *));
 /* A program of the GraphOps OPS (what sim_program_from_graph builds
