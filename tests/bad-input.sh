@@ -178,6 +178,8 @@ table () {
 2 | --set parallel.cp_kind: parallel.cp_kind: unknown value 'ring'; valid values: p2p or ulysses | - | run $d/cp.yaml --set parallel.cp=2 --set parallel.cp_kind=ring
 2 | --set parallel.cp_kind: cp_kind ulysses needs cp 4 to divide a TP rank's 2 heads | - | run $d/cp.yaml --set parallel.cp=4 --set parallel.cp_kind=ulysses
 2 | cp.yaml:8:11: cp 2 needs a fused attention kernel | - | run $d/cp.yaml --set parallel.cp=2 --set training.attention=unfused
+2 | --set parallel.moe_shared_expert_overlap: moe_shared_expert_overlap overlaps an MoE layer's shared experts | - | run $srcdir/experiments/mixtral-8x7b-selene.yaml --set parallel.moe_shared_expert_overlap=true
+2 | cannot run parallel.moe_shared_expert_overlap: it is Megatron-Core's --moe-shared-expert-overlap | - | run $srcdir/experiments/mixtral-8x7b-selene.yaml --set model=deepseek-moe-16b --set parallel.moe_shared_expert_overlap=true --set framework=deepspeed --set parallel.sequence_parallel=false
 EOF
 }
 

@@ -98,6 +98,19 @@ run (const ExperimentSpec *e, gboolean full)
   return r;
 }
 
+/* The budget's estimate of e's events (at micro-batch 1, v 1) over the
+ * events R, its replay, fired. */
+static double
+estimate_ratio (const ExperimentSpec *e, gboolean full, const SimResult *r)
+{
+  Plan plan;
+  ck_assert (plan_make (&plan, e, 1, 1, NULL));
+  SimOptions o = { full, NULL };
+  SimCost cost;
+  sim_plan_cost (&plan, &o, &cost);
+  return (double) cost.events / (double) r->events;
+}
+
 /* The layer shape of e's model on one GPU (tp = pp = 1, bf16); ls keeps
  * a pointer to cm. */
 static void
@@ -885,6 +898,143 @@ START_TEST (test_moe_step)
   ExperimentSpec d = base_spec (8, 1, 1, 1, 8);
   SimResult r = run (&d, FALSE);
   ck_assert_double_eq (r.breakdown_s.ep_comm, 0);
+}
+END_TEST
+
+/* An MoE model's leading dense layers (model.dense_layers) run the dense
+ * layer's programs: on one GPU, where a step is its layers in turn and
+ * the optimizer over their parameters, the step moves from the all-MoE
+ * model's to the dense model's in equal parts of 1/L a dense layer:
+ * T(d) = T_dense + (L - d) / L (T(0) - T_dense). */
+static ExperimentSpec
+moe_small_spec (int experts, int dense_layers)
+{
+  ExperimentSpec e = base_spec (1, 1, 1, 1, 1);
+  e.model.experts = experts;
+  e.model.top_k = 2;
+  e.model.moe_ffn_hidden = 4096;
+  e.model.moe_layer_frequency = 1;
+  e.model.dense_layers = dense_layers;
+  e.parallel.ep = e.parallel.etp = 1;
+  e.training.moe_imbalance = 1;
+  return e;
+}
+
+START_TEST (test_moe_dense_layers)
+{
+  ExperimentSpec d = moe_small_spec (0, 0);
+  double dense = run (&d, FALSE).iteration_time_s;
+  ExperimentSpec m = moe_small_spec (8, 0);
+  double moe = run (&m, FALSE).iteration_time_s;
+  ck_assert_msg (moe > 1.5 * dense, "all MoE %g s, dense %g s", moe, dense);
+  for (int k = 1; k < 8; k += 3)
+    {
+      ExperimentSpec e = moe_small_spec (8, k);
+      double t = run (&e, FALSE).iteration_time_s;
+      double want = dense + (8.0 - k) / 8 * (moe - dense);
+      ck_assert_msg (fabs (t / want - 1) < 1e-6,
+                     "dense_layers %d: %.9g s, by hand %.9g s", k, t, want);
+    }
+  /* Megatron's interleaved order: chunk c of stage s starts at layer
+   * (c pp + s) L / (pp v): on pp 2, v 2, 8 layers, stage 1's second
+   * chunk holds layers 6 and 7; with stage_layers 3, 5, stage 1 starts
+   * at 3. */
+  ExperimentSpec v = base_spec (2, 1, 2, 1, 4);
+  Plan p;
+  ck_assert (plan_make (&p, &v, 1, 2, NULL));
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 1, 1), 6);
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 0, 1), 4);
+  v.parallel.stage_layers = (SpecIntList) { 2, { 3, 5 } };
+  ck_assert (plan_make (&p, &v, 1, 1, NULL));
+  ck_assert_int_eq (plan_chunk_first_layer (&p, 1, 0), 3);
+}
+END_TEST
+
+/* The EP all-to-all as flows: the small MoE model on 8 GPUs of 4 a node,
+ * dp 8, ep 8 spanning the two nodes (or ep 4, one node). Across nodes
+ * each GPU sends through its own NIC: more NICs a node never slow the
+ * step, and halve the EP part from 1 to 2 NICs when nothing else loads
+ * them (the DP reduction follows the last backward here). Inside a node
+ * it loads no NIC: its part does not move with them. The budget's
+ * estimate counts the EP ops and their flows. */
+START_TEST (test_moe_ep_flows)
+{
+  double last[2] = { INFINITY, INFINITY }, ep_part[2][3];
+  for (int in_node = 0; in_node <= 1; in_node++)
+    for (int k = 0; k < 3; k++)
+      {
+        ExperimentSpec e = moe_small_spec (8, 0);
+        e.gpus = 8;
+        e.parallel.global_batch = 8;
+        e.topology.gpus_per_node = 4;
+        e.topology.inter_node.nics_per_node = 1 << k;
+        e.parallel.ep = in_node ? 4 : 8;
+        SimResult r = run (&e, FALSE);
+        ck_assert_msg (r.iteration_time_s <= last[in_node] * (1 + 1e-9),
+                       "ep %d, %d NICs: %.9g s, fewer NICs %.9g s",
+                       e.parallel.ep, 1 << k, r.iteration_time_s, last[in_node]);
+        last[in_node] = r.iteration_time_s;
+        ep_part[in_node][k] = r.breakdown_s.ep_comm;
+        if (k == 0 && !in_node)
+          for (int full = 0; full <= 1; full++)
+            {
+              SimResult f = full ? run (&e, TRUE) : r;
+              double ratio = estimate_ratio (&e, full, &f);
+              ck_assert_msg (ratio > 0.75 && ratio < 1.25, "full %d: %.3g",
+                             full, ratio);
+              /* Full mode's ranks each run their own flow on their own
+               * NIC: the same step as the representatives'. */
+              ck_assert_msg (fabs (f.iteration_time_s / r.iteration_time_s - 1)
+                             < 1e-3, "full %.9g s, symmetric %.9g s",
+                             f.iteration_time_s, r.iteration_time_s);
+            }
+      }
+  ck_assert_msg (ep_part[0][0] > 1.8 * ep_part[0][1]
+                 && ep_part[0][1] > ep_part[0][2],
+                 "EP across nodes, 1, 2, 4 NICs: %g %g %g s", ep_part[0][0],
+                 ep_part[0][1], ep_part[0][2]);
+  ck_assert_double_eq (ep_part[1][0], ep_part[1][2]);
+  ck_assert (ep_part[1][0] > 0);
+}
+END_TEST
+
+/* Megatron-Core's --moe-shared-expert-overlap: the small MoE model with
+ * 2 shared experts on 8 GPUs of 4 a node, the all-to-alls inside a node
+ * (ep 4, at NVLink's static share) and across (ep 8, flows). The shared
+ * experts still run (the compute part is the same), beside the
+ * all-to-alls: the step is faster by no more than the all-to-alls took,
+ * and their exposed part shrinks. Full mode agrees with the
+ * representatives'. */
+START_TEST (test_moe_shared_overlap)
+{
+  for (int ep = 4; ep <= 8; ep += 4)
+    {
+      SimResult r[2];
+      for (int on = 0; on <= 1; on++)
+        {
+          ExperimentSpec e = moe_small_spec (8, 0);
+          e.model.shared_experts = 2;
+          e.gpus = 8;
+          e.parallel.global_batch = 8;
+          e.topology.gpus_per_node = 4;
+          e.topology.inter_node.nics_per_node = 1;
+          e.parallel.ep = ep;
+          e.parallel.moe_shared_expert_overlap = on;
+          r[on] = run (&e, FALSE);
+          SimResult f = run (&e, TRUE);
+          ck_assert_msg (fabs (f.iteration_time_s / r[on].iteration_time_s - 1)
+                         < 1e-3, "ep %d, overlap %d: full %.9g s, symmetric "
+                         "%.9g s", ep, on, f.iteration_time_s,
+                         r[on].iteration_time_s);
+        }
+      double saved = r[0].iteration_time_s - r[1].iteration_time_s;
+      ck_assert_msg (saved > 0 && saved <= r[0].breakdown_s.ep_comm * (1 + 1e-9),
+                     "ep %d: overlap saves %g s of EP comm %g s", ep, saved,
+                     r[0].breakdown_s.ep_comm);
+      ck_assert (r[1].breakdown_s.ep_comm < r[0].breakdown_s.ep_comm);
+      ck_assert_double_eq_tol (r[1].breakdown_s.compute, r[0].breakdown_s.compute,
+                               1e-9 * r[0].breakdown_s.compute);
+    }
 }
 END_TEST
 
@@ -1848,12 +1998,8 @@ START_TEST (test_deepspeed_checkpointing)
   *ac = (ActivationCheckpointing) { TRUE, TRUE, TRUE, TRUE };
   for (int full = 0; full <= 1; full++)
     {
-      Plan plan;
-      ck_assert (plan_make (&plan, &e, 1, 1, NULL));
-      SimOptions o = { full, NULL };
-      SimCost cost;
-      sim_plan_cost (&plan, &o, &cost);
-      double ratio = (double) cost.events / (double) run (&e, full).events;
+      SimResult r = run (&e, full);
+      double ratio = estimate_ratio (&e, full, &r);
       ck_assert_msg (ratio > 0.75 && ratio < 1.25, "full %d: %.3g", full,
                      ratio);
     }
@@ -3060,6 +3206,9 @@ sim_suite (void)
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_moe_mixtral_memory);
   tcase_add_test (models, test_moe_step);
+  tcase_add_test (models, test_moe_dense_layers);
+  tcase_add_test (models, test_moe_ep_flows);
+  tcase_add_test (models, test_moe_shared_overlap);
   tcase_add_test (models, test_cp_two_ranks);
   tcase_add_test (models, test_zero_memory_falls_with_dp);
   tcase_add_test (models, test_zero3_per_tensor_live);

@@ -167,6 +167,8 @@ static const Field parallel_fields[] = {
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
   F ("param_gather_overlap", F_BOOL, ParallelSpec, param_gather_overlap,
      MARK (param_gather_overlap)),
+  F ("moe_shared_expert_overlap", F_BOOL, ParallelSpec, moe_shared_expert_overlap,
+     MARK (moe_shared_expert_overlap)),
   F ("grad_accumulation", F_ENUM, ParallelSpec, grad_accumulation,
      .arg = SPEC_ENUM_GRAD_ACCUMULATION),
   F ("grad_reduce_precision", F_ENUM, ParallelSpec, grad_reduce_precision,

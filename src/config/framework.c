@@ -243,6 +243,9 @@ static const FrameworkProfile profiles[] = {
     .moe = YES, .expert_tp = YES,
     /* --overlap-param-gather (megatron/training/arguments.py, core_r0.8.0). */
     .param_gather_overlap = YES,
+    /* --moe-shared-expert-overlap (megatron/training/arguments.py,
+     * core_r0.10.0; not in core_r0.9.0). */
+    .moe_shared_expert_overlap = YES,
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,

@@ -74,6 +74,9 @@ struct FrameworkProfile {
   /* parallel.param_gather_overlap: Megatron-Core's; unset (no why) where
    * the framework has no such flag. */
   FrameworkRule param_gather_overlap;
+  /* parallel.moe_shared_expert_overlap: Megatron-Core's; unset (no why)
+   * where the framework has no such flag. */
+  FrameworkRule moe_shared_expert_overlap;
   gboolean deepspeed_moe;
   /* Set where offload moves the parameters with the optimizer or not at
    * all (zero.offload optimizer+params only): why. */

@@ -504,6 +504,11 @@ typedef struct {
    * gradient_bucketing (its --overlap-grad-reduce), as arguments.py
    * asserts. */
   gboolean param_gather_overlap;
+  /* Megatron-Core's --moe-shared-expert-overlap (megatron/training/
+   * arguments.py, core_r0.10.0): an MoE layer's shared experts run on a
+   * side stream beside the dispatch and combine all-to-alls (graph/moe.c).
+   * Default false, as the flag; it needs model.shared_experts. */
+  gboolean moe_shared_expert_overlap;
   GradAccumulation grad_accumulation;   /* default fused (Megatron-LM's) */
   /* The precision of the gradients the data-parallel reduction moves
    * (parallel.grad_reduce_precision): fp32 or the run's own. Left out,
@@ -624,7 +629,7 @@ typedef struct {
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
-  char *param_gather_overlap;
+  char *param_gather_overlap, *moe_shared_expert_overlap;
   char *experts, *top_k, *ep, *etp, *cp, *cp_kind;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */

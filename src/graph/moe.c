@@ -75,19 +75,77 @@ expert_tp (GArray *ops, const LayerShape *ls, GraphOpKind kind, const char *name
     graph_push_comm (ops, kind, name, ls->etp * moe_dispatch_bytes (ls));
 }
 
+/* Megatron-Core's --moe-shared-expert-overlap (shared_experts.py and
+ * token_dispatcher.py's MoEAlltoAllTokenDispatcher, core_r0.10.0): the
+ * shared experts run on a stream of their own, their input's all-gather
+ * (sequence parallel) and FC1 with its activation beside the dispatch
+ * all-to-all, FC2 and its reduce-scatter beside the combine. Autograd
+ * runs each backward op on its forward op's stream, and the dispatcher
+ * orders the all-to-alls' gradients first (set_tensor_grad_fn_sequence_
+ * sr): backward, FC2's and the activation's gradients beside the
+ * combine's all-to-all, FC1's beside the dispatch's. The shared MLP's ops
+ * (transformer_mlp_forward or _backward) split after its activation;
+ * the first half (second: !first) goes after the EP op at EP, which
+ * it runs beside (GraphOp.alongside). */
+static void
+push_alongside (GArray *ops, guint ep, const GArray *shared, gboolean first)
+{
+  guint split = 0;
+  for (guint i = 0; i < shared->len; i++)
+    {
+      const char *name = g_array_index (shared, GraphOp, i).name;
+      if (g_str_has_prefix (name, "swiglu") || g_str_has_prefix (name, "gelu"))
+        split = i + 1;
+    }
+  guint from = first ? 0 : split, to = first ? split : shared->len;
+  g_array_append_vals (ops, &g_array_index (shared, GraphOp, from), to - from);
+  g_array_index (ops, GraphOp, ep).alongside = (int) (to - from);
+}
+
+/* The shared experts' MLP, forward or backward, as a dense MLP of their
+ * summed width (shared_shape). */
+static GArray *
+shared_mlp (const LayerShape *ls, gboolean fwd)
+{
+  GArray *ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  LayerShape sh = shared_shape (ls);
+  if (ls->shared_experts > 0)
+    (fwd ? transformer_mlp_forward : transformer_mlp_backward) (&sh, ops);
+  return ops;
+}
+
+/* Whether the shared experts run beside the all-to-alls. */
+static gboolean
+overlapped (const LayerShape *ls)
+{
+  return ls->shared_overlap && ls->shared_experts > 0;
+}
+
+/* Pushes an EP all-to-all and, overlapped, the half of the shared
+ * experts' MLP SHARED that runs beside it. */
+static void
+push_all_to_all (GArray *ops, const LayerShape *ls, const char *name,
+                 const GArray *shared, gboolean first)
+{
+  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, name, moe_dispatch_bytes (ls));
+  if (overlapped (ls))
+    push_alongside (ops, ops->len - 1, shared, first);
+}
+
 static void
 moe_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
   double routed = t * ls->top_k * load_factor (ls) * ls->h;
   int64_t le = local_experts (ls);
+  g_autoptr (GArray) shared = shared_mlp (ls, TRUE);
   graph_push_gemm (ops, ls, "router", 1, (int64_t) t, ls->experts, ls->h);
   /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
    * auxiliary loss's sums over them. */
   graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
   graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
   graph_push_elementwise (ops, ls, "permute", routed, 1, 1, 0);
-  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_dispatch", moe_dispatch_bytes (ls));
+  push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather");
   graph_push_gemm (ops, ls, "expert_fc1", le, (int64_t) n, expert_fc1 (ls), ls->h);
   graph_push_elementwise (ops, ls, ls->gated ? "expert_swiglu" : "expert_gelu",
@@ -95,14 +153,11 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
   graph_push_gemm (ops, ls, "expert_fc2", le, (int64_t) n, ls->h,
                    ls->moe_ffn / ls->etp);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter");
-  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_combine", moe_dispatch_bytes (ls));
+  push_all_to_all (ops, ls, "ep_combine", shared, FALSE);
   /* Un-permute: the top_k copies read, weighted and summed per token. */
   graph_push_elementwise (ops, ls, "unpermute", routed, 1, 0, 0);
-  if (ls->shared_experts > 0)
-    {
-      LayerShape sh = shared_shape (ls);
-      transformer_mlp_forward (&sh, ops);
-    }
+  if (ls->shared_experts > 0 && !overlapped (ls))
+    g_array_append_vals (ops, shared->data, shared->len);
 }
 
 void
@@ -125,15 +180,13 @@ moe_layer_backward (const LayerShape *ls, GArray *ops)
   double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
   double routed = t * ls->top_k * load_factor (ls) * ls->h;
   int64_t le = local_experts (ls);
+  g_autoptr (GArray) shared = shared_mlp (ls, FALSE);
   graph_push_elementwise (ops, ls, "residual2_bwd", graph_token_elems (ls), 1, 1, 1);
   graph_set_launches (ops, 2);
-  if (ls->shared_experts > 0)
-    {
-      LayerShape sh = shared_shape (ls);
-      transformer_mlp_backward (&sh, ops);
-    }
+  if (ls->shared_experts > 0 && !overlapped (ls))
+    g_array_append_vals (ops, shared->data, shared->len);
   graph_push_elementwise (ops, ls, "unpermute_bwd", routed, 1, 1, 0);
-  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_combine_bwd", moe_dispatch_bytes (ls));
+  push_all_to_all (ops, ls, "ep_combine_bwd", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather_bwd");
   graph_push_gemm_backward (ops, ls, "expert_fc2_dgrad", "expert_fc2_wgrad", le,
                             (int64_t) n, ls->h, ls->moe_ffn / ls->etp);
@@ -143,7 +196,7 @@ moe_layer_backward (const LayerShape *ls, GArray *ops)
   graph_push_gemm_backward (ops, ls, "expert_fc1_dgrad", "expert_fc1_wgrad", le,
                             (int64_t) n, expert_fc1 (ls), ls->h);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter_bwd");
-  graph_push_comm (ops, GOP_EP_ALL_TO_ALL, "ep_dispatch_bwd", moe_dispatch_bytes (ls));
+  push_all_to_all (ops, ls, "ep_dispatch_bwd", shared, FALSE);
   graph_push_elementwise (ops, ls, "permute_bwd", routed, 1, 1, 0);
   graph_push_elementwise (ops, ls, "router_topk_bwd", t * ls->experts, 3, 1, 0);
   graph_push_gemm_backward (ops, ls, "router_dgrad", "router_wgrad", 1, (int64_t) t,

@@ -148,6 +148,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
   ls->ep = ls->etp = 1;
   ls->imbalance = 1;
+  ls->shared_overlap = FALSE;
   ls->cp = 1;
   ls->cp_kind = CP_P2P;
   ls->cm = cm;

@@ -37,6 +37,8 @@ typedef struct {
   const ComputeModel *cm;   /* GOP_COMPUTE: what prices it when not the
                              * run's model (an FP8 GEMM: graph/fp8.h);
                              * NULL for the run's */
+  int alongside;      /* GOP_EP_ALL_TO_ALL: the ops after it that run on a
+                       * side stream beside it (graph/moe.c); 0 unless set */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */
@@ -64,6 +66,7 @@ typedef struct {
   double capacity_factor;       /* 0: dropless */
   int ep, etp;
   double imbalance;
+  gboolean shared_overlap;      /* parallel.moe_shared_expert_overlap */
   /* Context parallelism (graph/cp.h): s is then a rank's seq_len / cp
    * tokens. cp 1 and p2p unless set. */
   int cp;

@@ -20,6 +20,8 @@
 typedef struct {
   uint64_t compute;     /* kernels and fused stretches, the optimizer */
   uint64_t tp;          /* TP collectives apart from compute */
+  uint64_t ep;          /* EP all-to-alls apart from compute (flows with
+                         * ep_flows) */
   uint64_t dp;          /* DP and ZeRO collectives (flows) */
   uint64_t sends;       /* pipeline sends (flows) */
   uint64_t host;        /* offload copies (flows) */
@@ -40,19 +42,25 @@ rank_edges (const RankOps *o)
 }
 
 /* Adds N items of one chunk's program: MODULES modules whose programs
- * hold TP pieces between them. */
+ * hold TP and EP pieces between them. */
 static void
 add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
-             uint64_t tp_pieces)
+             uint64_t tp_pieces, uint64_t ep_pieces)
 {
-  /* Fused, a chunk is one compute op; else each TP collective is an op
-   * and ends a stretch of kernels. ZeRO-3 cuts a stretch at every
-   * module, and gathers its parameters (fetched first when offloaded). */
+  /* Fused, a chunk is one compute op (but for EP all-to-alls that run as
+   * flows); else each TP collective is an op and ends a stretch of
+   * kernels. ZeRO-3 cuts a stretch at every module, and gathers its
+   * parameters (fetched first when offloaded). */
   uint64_t stretches = sim->zero3 ? modules : 1;
   if (!sim->fuse_tp)
     {
       o->tp = sat_add_u64 (o->tp, sat_mul_u64 (n, tp_pieces));
       stretches = sat_add_u64 (stretches, tp_pieces);
+    }
+  if (!sim->fuse_tp || sim->ep_flows)
+    {
+      o->ep = sat_add_u64 (o->ep, sat_mul_u64 (n, ep_pieces));
+      stretches = sat_add_u64 (stretches, ep_pieces);
     }
   o->compute = sat_add_u64 (o->compute, sat_mul_u64 (n, stretches));
   if (sim->zero3)
@@ -130,8 +138,11 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
                                   + (sim->ckpt ? sim->ckpt_load.tp_pieces : 0))
         + (first ? sim->emb_bwd.tp_pieces : 0)
         + (last ? sim->head_bwd.tp_pieces : 0);
-      add_program (sim, o, m, modules, fwd_tp);
-      add_program (sim, o, m, modules, bwd_tp);
+      uint64_t fwd_ep = layers * sim->layer_fwd.ep_pieces;
+      uint64_t bwd_ep = layers * (sim->layer_bwd.ep_pieces
+                                  + (rc ? rc->ep_pieces : 0));
+      add_program (sim, o, m, modules, fwd_tp, fwd_ep);
+      add_program (sim, o, m, modules, bwd_tp, bwd_ep);
       /* Megatron-Core's gathers under the first forward (param_prefetch):
        * one a module, each cutting a stretch. */
       if (sim->param_prefetch)
@@ -202,7 +213,7 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
    * it. */
   if (sim->host_launch > 0)
     o->issue = sat_add_u64 (sat_add_u64 (sat_add_u64 (o->compute, o->epilogue),
-                                         o->tp),
+                                         sat_add_u64 (o->tp, o->ep)),
                             sat_add_u64 (sat_add_u64 (o->sends, syncs + reads),
                                          sat_mul_u64 (2 * m, (uint64_t) v) + 1));
 }
@@ -218,7 +229,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
   gboolean full = sim->options->full;
   uint64_t per_stage = full ? (uint64_t) plan->tp * (uint64_t) plan->dp : 1;
   uint64_t ops = 0, events = 0, flows = 0, coll_ops = 0, edges = 0;
-  uint64_t dp_flows = 0;
+  uint64_t dp_flows = 0, ep_flows = 0;
   uint64_t colls = 0;
   /* A stage of a node or more sends to another node; a DP group wider
    * than a node spans nodes. */
@@ -233,8 +244,10 @@ sim_estimate (const Sim *sim, SimCost *cost)
       stage_ops (sim, s, &o);
       uint64_t rank_flows = sat_add_u64 (sat_add_u64 (o.dp, o.sends),
                                          o.host);
+      uint64_t rank_ep_flows = sim->ep_flows ? o.ep : 0;
       uint64_t rank_ops = sat_add_u64 (sat_add_u64 (o.compute, o.tp),
                                        sat_add_u64 (rank_flows, o.issue));
+      rank_ops = sat_add_u64 (rank_ops, o.ep);
       rank_ops = sat_add_u64 (rank_ops, o.epilogue);
       /* An op ends with an event; one whose bytes cross NICs ends them
        * first (a DP group or a pipeline neighbour in another node); in
@@ -247,10 +260,13 @@ sim_estimate (const Sim *sim, SimCost *cost)
                                   sat_mul_u64 (pp_across ? 2 : 1, o.sends)),
                      sat_mul_u64 (dp_across ? 2 : 1, dp_events)));
       rank_events = sat_add_u64 (rank_events, o.epilogue_events);
+      /* An EP all-to-all joins no peers: an event each, and its flow's. */
+      rank_events = sat_add_u64 (rank_events, sat_add_u64 (o.ep, rank_ep_flows));
       ops = sat_add_u64 (ops, sat_mul_u64 (per_stage, rank_ops));
       events = sat_add_u64 (events, sat_mul_u64 (per_stage, rank_events));
       flows = sat_add_u64 (flows, sat_mul_u64 (per_stage, rank_flows));
       dp_flows = sat_add_u64 (dp_flows, sat_mul_u64 (per_stage, o.dp));
+      ep_flows = sat_add_u64 (ep_flows, sat_mul_u64 (per_stage, rank_ep_flows));
       edges = sat_add_u64 (edges, sat_mul_u64 (per_stage, rank_edges (&o)));
       /* In full mode each collective's members are listed, and each
        * instance (one per group of members) is a Coll. */
@@ -308,6 +324,11 @@ sim_estimate (const Sim *sim, SimCost *cost)
   bytes = sat_add_u64 (bytes, sat_mul_u64 (flows - dp_flows, COMM_BYTES));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (dp_flows, sizeof (Comm)
                                            + (2 * dp_nodes + 2)
+                                             * sizeof (FlowUse)));
+  /* An EP all-to-all's Comm loads the NIC sides and uplinks of the GPUs
+   * it stands for: one in full mode, a node's in symmetric mode. */
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (ep_flows, sizeof (Comm)
+                                           + (2 * (full ? 1 : gpn) + 2)
                                              * sizeof (FlowUse)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (coll_ops, sizeof (uint32_t)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (colls, sizeof (Coll)));

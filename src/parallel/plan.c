@@ -87,6 +87,25 @@ refuse (GString *list, const ExperimentSpec *e, const char *where,
              label, e->framework->what, what, why, valid);
 }
 
+/* A parallel.KEY flag set to true (written at WHERE) that RULE of the
+ * framework allows; else refused, why being RULE's or, unset, that the
+ * flag is FLAG of Megatron-Core's VERSION. */
+static gboolean
+flag_allowed (GString *list, const ExperimentSpec *e, const FrameworkRule *rule,
+              const char *where, const char *key, const char *flag,
+              const char *version)
+{
+  if (rule->allowed)
+    return TRUE;
+  g_autofree char *what = g_strdup_printf ("parallel.%s", key);
+  g_autofree char *why = g_strdup_printf (
+    "it is Megatron-Core's %s (megatron/training/arguments.py, %s)", flag,
+    version);
+  g_autofree char *valid = g_strdup_printf ("%s: false", key);
+  refuse (list, e, where, what, rule->why ? rule->why : why, valid);
+  return FALSE;
+}
+
 /* The options of training.activation_checkpointing set, as
  * "partition_activations, cpu_checkpointing" (owned); NULL when none. */
 static char *
@@ -137,22 +156,26 @@ framework_rules (GString *list, const ExperimentSpec *e)
   if (p->sequence_parallel && p->tp > 1 && !f->sequence_parallel.allowed)
     refuse (list, e, mk->sequence_parallel, "sequence parallelism",
             f->sequence_parallel.why, "sequence_parallel: false");
-  if (p->param_gather_overlap)
-    {
-      if (!f->param_gather_overlap.allowed)
-        refuse (list, e, mk->param_gather_overlap,
-                "parallel.param_gather_overlap",
-                f->param_gather_overlap.why ? f->param_gather_overlap.why
-                : "it is Megatron-Core's --overlap-param-gather (megatron/"
-                  "training/arguments.py, core_r0.8.0)",
-                "param_gather_overlap: false");
-      else if (zs != 1 || !plan_dp_overlaps (e))
-        violation (list, mk->param_gather_overlap, "param_gather_overlap "
-                   "needs the distributed optimizer and --overlap-grad-reduce "
-                   "(megatron/training/arguments.py, core_r0.8.0): valid: "
-                   "zero.stage 1 with gradient_bucketing: true, or "
-                   "param_gather_overlap: false");
-    }
+  if (p->param_gather_overlap
+      && flag_allowed (list, e, &f->param_gather_overlap,
+                       mk->param_gather_overlap, "param_gather_overlap",
+                       "--overlap-param-gather", "core_r0.8.0")
+      && (zs != 1 || !plan_dp_overlaps (e)))
+    violation (list, mk->param_gather_overlap, "param_gather_overlap "
+               "needs the distributed optimizer and --overlap-grad-reduce "
+               "(megatron/training/arguments.py, core_r0.8.0): valid: "
+               "zero.stage 1 with gradient_bucketing: true, or "
+               "param_gather_overlap: false");
+  if (p->moe_shared_expert_overlap
+      && flag_allowed (list, e, &f->moe_shared_expert_overlap,
+                       mk->moe_shared_expert_overlap, "moe_shared_expert_overlap",
+                       "--moe-shared-expert-overlap", "core_r0.10.0")
+      && (e->model.experts == 0 || e->model.shared_experts == 0))
+    violation (list, mk->moe_shared_expert_overlap,
+               "moe_shared_expert_overlap overlaps an MoE layer's shared "
+               "experts with its all-to-alls (megatron/core/transformer/moe/"
+               "shared_experts.py, core_r0.10.0): valid: a model with "
+               "shared_experts, or moe_shared_expert_overlap: false");
   if (e->training.recompute == RECOMPUTE_SELECTIVE
       && !f->selective_recompute.allowed)
     refuse (list, e, mk->recompute, "selective recompute", f->selective_recompute.why,
@@ -559,6 +582,18 @@ plan_chunk_layers (const Plan *p, int stage)
 {
   const SpecIntList *sl = &p->spec->parallel.stage_layers;
   return sl->len > 0 ? sl->v[stage] : p->layers_per_chunk;
+}
+
+int
+plan_chunk_first_layer (const Plan *p, int stage, int chunk)
+{
+  const SpecIntList *sl = &p->spec->parallel.stage_layers;
+  if (sl->len == 0)
+    return (chunk * p->pp + stage) * p->layers_per_chunk;
+  int first = 0;
+  for (int s = 0; s < stage; s++)
+    first += sl->v[s];
+  return first;
 }
 
 /* ---- memory ------------------------------------------------------------

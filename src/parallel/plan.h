@@ -35,6 +35,13 @@ void plan_balanced_stages (int layers, int pp, SpecIntList *out);
 /* The layers in each of stage's chunks: layers_per_chunk, or the stage's
  * entry of parallel.stage_layers (whose plans have one chunk a stage). */
 int plan_chunk_layers (const Plan *plan, int stage);
+/* The model's index of the first layer of STAGE's chunk CHUNK: chunk c
+ * of stage s holds the (c pp + s)-th run of layers_per_chunk, as
+ * Megatron's interleaved schedule places them (TransformerLayer.
+ * _get_layer_offset, megatron/core/transformer/transformer_layer.py,
+ * core_r0.10.0), or the layers after the stages before it in
+ * parallel.stage_layers. */
+int plan_chunk_first_layer (const Plan *plan, int stage, int chunk);
 
 /* Checks every rule that does not depend on the micro-batch or virtual
  * stages (which may be auto), listing all that are violated, each with

@@ -18,27 +18,6 @@
 
 /* ---- building ops --------------------------------------------------------- */
 
-/* No op may last longer than this: a step of days means an input such as
- * compute.mfu: 1e-9 or a 1 b/s link, and int64 picoseconds would overflow
- * on the way to the end of the run. */
-#define MAX_OP_SECONDS (24 * 3600.0)
-
-/* Seconds to ticks of the op WHAT, noting the longest op that no sane
- * plan has. */
-static SimTime
-ticks (Sim *sim, double seconds, const char *what)
-{
-  if (!(seconds <= MAX_OP_SECONDS))
-    {
-      if (!(seconds <= sim->absurd))
-        {
-          sim->absurd = isnan (seconds) ? INFINITY : seconds;
-          sim->absurd_what = what;
-        }
-      return 0;
-    }
-  return sim_time_from_s (seconds);
-}
 
 static uint32_t
 add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
@@ -72,7 +51,7 @@ static uint32_t
 add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
               const char *name, int mb)
 {
-  return add_op (sim, rank, s, kind, ticks (sim, seconds, name), name, mb);
+  return add_op (sim, rank, s, kind, sim_ticks (sim, seconds, name), name, mb);
 }
 
 static void
@@ -81,104 +60,6 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   Edge e = { to, op_at (sim, from)->edges };
   op_at (sim, from)->edges = sim_store_push (&sim->edges, &e);
   op_at (sim, to)->waits++;
-}
-
-/* ---- pieces ---------------------------------------------------------------- */
-
-/* A graph op's piece: a kernel, or a TP collective over the TP group. */
-static Piece
-piece_of (Sim *sim, const GraphOp *g)
-{
-  Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
-  if (g->kind == GOP_COMPUTE)
-    {
-      p.dur = ticks (sim, compute_kernel_time (g->cm ? g->cm : &sim->cm,
-                                               &g->kernel), g->name);
-      return p;
-    }
-  if (g->kind == GOP_CP_SEND_RECV || g->kind == GOP_CP_ALL_TO_ALL)
-    {
-      /* Counted with the TP collectives (README: the breakdown's tp). */
-      p.kind = OPK_TP;
-      p.dur = ticks (sim, sim_cp_comm_time (sim, g), g->name);
-      return p;
-    }
-  if (g->kind == GOP_EP_ALL_TO_ALL)
-    {
-      p.kind = OPK_EP;
-      p.dur = ticks (sim, sim_moe_all_to_all_time (sim, g->comm_bytes), g->name);
-      return p;
-    }
-  CollKind ck = g->kind == GOP_TP_ALL_REDUCE ? COLL_ALL_REDUCE
-                : g->kind == GOP_TP_REDUCE_SCATTER ? COLL_REDUCE_SCATTER
-                : COLL_ALL_GATHER;
-  p.kind = OPK_TP;
-  p.dur = ticks (sim, net_collective_time (
-    &sim->net, ck, g->comm_bytes, net_group_shape (&sim->net, 0, sim->plan->tp, 1)),
-                 g->name);
-  return p;
-}
-
-/* The lead of a piece of n launches and GPU time dur, issued from
- * host_before after gpu_before of GPU work (see Builder): its first
- * launch, or its last when the host is the slower (its kernels taken as
- * dur / n each). */
-static SimTime
-piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
-            SimTime gpu_before)
-{
-  SimTime first = host_before + h - gpu_before;
-  SimTime last = host_before + n * h - gpu_before - (n - 1) * (dur / n);
-  return MAX (first, last);
-}
-
-/* Appends piece p to prog: its time, and the host's issuing of it. */
-static void
-program_add (Sim *sim, Program *prog, const Piece *p)
-{
-  prog->lead = MAX (prog->lead, piece_lead (sim->host_launch, p->launches,
-                                            p->dur, prog->host, prog->time));
-  prog->host = sim_time_add (prog->host, p->launches * sim->host_launch);
-  g_array_append_val (prog->pieces, *p);
-  prog->time = sim_time_add (prog->time, p->dur);
-  if (p->kind == OPK_TP || p->kind == OPK_EP)
-    {
-      prog->tp_time = sim_time_add (prog->tp_time, p->dur);
-      prog->tp_pieces++;
-    }
-  if (p->kind == OPK_EP)
-    prog->ep_time = sim_time_add (prog->ep_time, p->dur);
-}
-
-Program
-sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
-{
-  g_autoptr (GArray) gops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
-  emit (&sim->ls, gops);
-  return sim_program_from_ops (sim, gops);
-}
-
-Program
-sim_program_from_ops (Sim *sim, const GArray *gops)
-{
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0 };
-  for (guint i = 0; i < gops->len; i++)
-    {
-      const GraphOp *g = &g_array_index (gops, GraphOp, i);
-      Piece p = piece_of (sim, g);
-      if (g->overlap)
-        {
-          /* The next op (a GEMM) runs alongside: it comes first, then
-           * what of the collective outlasts it. */
-          const GraphOp *next = &g_array_index (gops, GraphOp, ++i);
-          g_assert (next->kind == GOP_COMPUTE);
-          Piece k = piece_of (sim, next);
-          program_add (sim, &prog, &k);
-          p.dur = MAX (p.dur - k.dur, 0);
-        }
-      program_add (sim, &prog, &p);
-    }
-  return prog;
 }
 
 /* ---- emitting a rank's program ---------------------------------------------- */
@@ -217,6 +98,9 @@ typedef struct {
                            * not the host */
   int mb;
   int dir;                /* of the chunk being emitted: 0 forward */
+  gboolean dense;         /* the layer being emitted runs dense_* */
+  uint32_t beside;        /* an EP all-to-all on the EP stream beside the */
+  int beside_left;        /* pieces left of those it runs beside, or 0 */
   uint32_t joined[GROUP_N];  /* collectives joined, per group kind */
   EpilogueOp epilogue[EPILOGUE_MAX];   /* sim_epilogue_ops of the stage */
   int n_epilogue;
@@ -343,11 +227,28 @@ flush (Builder *b)
   b->pending = b->pending_tp = b->pending_ep = b->pending_host = b->lead = 0;
 }
 
+/* An EP all-to-all's op ID, of piece P: it joins no peers (each rank's
+ * runs when it arrives); across nodes its bytes are a flow on the NICs. */
+static void
+ep_op (Builder *b, uint32_t id, const Piece *p)
+{
+  Sim *sim = b->sim;
+  if (sim->op_info != NULL)
+    g_array_index (sim->op_info, OpInfo, id).group = sim->ls.ep;
+  if (sim->ep_flows)
+    op_at (sim, id)->comm = sim_moe_comm (
+      sim, sim_global_rank (sim, b->stage, b->replica, b->tp_rank), b->stage,
+      p->bytes);
+}
+
+static void emit_piece (Builder *b, const Piece *p, const char *phase);
+
 static void
 emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  if (sim->fuse_tp)
+  /* Fused, but for EP all-to-alls that run as flows. */
+  if (sim->fuse_tp && (prog->ep_pieces == 0 || !sim->ep_flows))
     {
       /* All of it joins the compute op being fused: saturating sums of
        * non-negative times add in any order to the same total. */
@@ -364,28 +265,58 @@ emit_program (Builder *b, const Program *prog, const char *phase)
     }
   for (guint i = 0; i < prog->pieces->len; i++)
     {
-      const Piece *p = &g_array_index (prog->pieces, Piece, i);
-      SimTime host = p->launches * sim->host_launch;
-      if (p->kind == OPK_COMPUTE)
+      gboolean beside = b->beside_left > 0;
+      emit_piece (b, &g_array_index (prog->pieces, Piece, i), phase);
+      /* The side stream's last piece: what follows waits for the
+       * all-to-all beside them too. */
+      if (beside && --b->beside_left == 0)
         {
-          if (!b->has_pending)
-            b->pending_name = phase;
-          b->lead = MAX (b->lead, piece_lead (sim->host_launch, p->launches,
-                                              p->dur, b->pending_host,
-                                              b->pending));
-          b->pending_host = sim_time_add (b->pending_host, host);
-          b->pending = sim_time_add (b->pending, p->dur);
-          b->has_pending = TRUE;
-          continue;
+          flush (b);
+          b->wait = b->beside;
         }
-      flush (b);
-      add_issued (b, p->kind, p->dur, 0, p->name,
-                  piece_lead (sim->host_launch, p->launches, p->dur, 0, 0),
-                  host);
-      /* An EP all-to-all is timed at its static share: no peers joined. */
-      if (p->kind == OPK_TP)
-        join_group (b, b->last, GROUP_TP);
     }
+}
+
+/* A piece of a program that emit_program does not fuse whole. */
+static void
+emit_piece (Builder *b, const Piece *p, const char *phase)
+{
+  Sim *sim = b->sim;
+  SimTime host = p->launches * sim->host_launch;
+  if (p->kind == OPK_EP && p->alongside > 0 && sim->ep_flows)
+    {
+      /* Its flow runs on a stream of its own beside the pieces after
+       * it, from where the compute stream stands. */
+      flush (b);
+      uint32_t id = add_op (sim, b->rank, SIM_STREAM_EP, OPK_EP, p->dur,
+                            p->name, b->mb);
+      if (b->last != NONE)
+        add_edge (sim, b->last, id);
+      ep_op (b, id, p);
+      b->beside = id;
+      b->beside_left = p->alongside;
+      return;
+    }
+  if (p->kind == OPK_COMPUTE || (sim->fuse_tp && p->kind == OPK_TP))
+    {
+      if (!b->has_pending)
+        b->pending_name = phase;
+      b->lead = MAX (b->lead, sim_piece_lead (sim->host_launch, p->launches,
+                                          p->dur, b->pending_host, b->pending));
+      b->pending_host = sim_time_add (b->pending_host, host);
+      b->pending = sim_time_add (b->pending, p->dur);
+      if (p->kind == OPK_TP)
+        b->pending_tp = sim_time_add (b->pending_tp, p->dur);
+      b->has_pending = TRUE;
+      return;
+    }
+  flush (b);
+  add_issued (b, p->kind, p->dur, 0, p->name,
+              sim_piece_lead (sim->host_launch, p->launches, p->dur, 0, 0), host);
+  if (p->kind == OPK_TP)
+    join_group (b, b->last, GROUP_TP);
+  if (p->kind == OPK_EP)
+    ep_op (b, b->last, p);
 }
 
 /* A data-parallel collective op on the rank's DP stream: its duration
@@ -512,6 +443,13 @@ emit_grads (Builder *b, double params, uint32_t after)
   return last;
 }
 
+/* The parameters of the layer being emitted. */
+static double
+layer_params (const Builder *b)
+{
+  return b->dense ? b->sim->dense_params : b->sim->layer_params;
+}
+
 /* The modules ZeRO-3 gathers one at a time. */
 typedef enum { MODULE_EMBEDDING, MODULE_LAYER, MODULE_HEAD } ModuleKind;
 
@@ -528,7 +466,8 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
 {
   Sim *sim = b->sim;
   double w = sim->cm.bytes_per_element;
-  double big = kind == MODULE_LAYER ? sim->layer_weights
+  double big = kind == MODULE_LAYER ? (b->dense ? sim->dense_weights
+                                                 : sim->layer_weights)
                : kind == MODULE_EMBEDDING ? params
                : params - 2.0 * sim->ls.h;
   int n_big = kind == MODULE_LAYER ? 4 : kind == MODULE_EMBEDDING ? 2
@@ -599,7 +538,7 @@ begin_module (Builder *b, ModuleKind kind)
   Sim *sim = b->sim;
   if (!gathers (b))
     return;
-  double params = kind == MODULE_LAYER ? sim->layer_params
+  double params = kind == MODULE_LAYER ? layer_params (b)
                   : kind == MODULE_EMBEDDING ? sim->emb_params
                   : sim->head_params;
   flush (b);
@@ -641,7 +580,9 @@ static void
 emit_layer_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  if (prog != &sim->layer_fwd || sim->layer_fwd_mlp.pieces == NULL)
+  const Program *mlp = prog == &sim->layer_fwd ? &sim->layer_fwd_mlp
+                       : prog == &sim->dense_fwd ? &sim->dense_fwd_mlp : NULL;
+  if (mlp == NULL || mlp->pieces == NULL)
     {
       emit_program (b, prog, phase);
       return;
@@ -649,7 +590,7 @@ emit_layer_program (Builder *b, const Program *prog, const char *phase)
   emit_program (b, &sim->layer_fwd_attn, phase);
   flush (b);
   b->sync = b->last;
-  emit_program (b, &sim->layer_fwd_mlp, phase);
+  emit_program (b, mlp, phase);
 }
 
 /* A copy of a checkpoint between the GPU and the host (cpu_checkpointing)
@@ -665,7 +606,7 @@ checkpoint_copy (Builder *b, gboolean to_host, const char *name)
   double seconds;
   flush (b);
   uint32_t comm = pcie_comm (b, to_host, sim->ckpt_bytes, &seconds);
-  add_issued (b, OPK_OFFLOAD, ticks (sim, seconds, name), 0, name,
+  add_issued (b, OPK_OFFLOAD, sim_ticks (sim, seconds, name), 0, name,
               sim->host_launch, sim->host_launch);
   op_at (sim, b->last)->comm = comm;
   b->sync = b->last;
@@ -780,7 +721,7 @@ build_pp_comm (Builder *b, int dir)
                               + MAX (across, 0));
   c.intra_s += sim_time_to_s (sim->pp_gather);
   c.pipelined = FALSE;
-  sim->pp_dur[k] = ticks (sim, net_static_time (&sim->net, &c, 0),
+  sim->pp_dur[k] = sim_ticks (sim, net_static_time (&sim->net, &c, 0),
                           dir == 0 ? "send_activations" : "send_gradients");
   sim->pp_comm[k] = stage_send_comm (b, peer_stage, &c);
 }
@@ -828,11 +769,11 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
    * (x.float().sum() and float(): has_overflow_serial, _has_inf_or_nan),
    * each issued at a bare op's cost (OP_LAUNCH_S, a torch.add from
    * Python), not at the 45 us a kernel of module-level code. */
-  SimTime host = sim_time_add (o->serial * ticks (sim, sim->cm.op_launch_s,
+  SimTime host = sim_time_add (o->serial * sim_ticks (sim, sim->cm.op_launch_s,
                                                   "op_launch"),
                                o->launches * sim->host_launch);
   uint32_t id = add_issued (b, OPK_EPILOGUE,
-                            ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
+                            sim_ticks (sim, net_static_time (&sim->net, &c, 0), o->name),
                             0, o->name, host, host);
   if (o->group == GROUP_EMBEDDING)
     op_at (sim, id)->comm = stage_send_comm (b, peer, &c);
@@ -908,10 +849,12 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         emit_module (b, MODULE_EMBEDDING, NULL, &sim->emb_fwd, "forward");
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
+          b->dense = sim_layer_is_dense (sim, b->stage, chunk, l);
           begin_checkpoint (b, dir);
           if (mb == 0 && sim->fp8_weights.pieces != NULL)
             emit_program (b, &sim->fp8_weights, "forward");
-          emit_module (b, MODULE_LAYER, NULL, &sim->layer_fwd, "forward");
+          emit_module (b, MODULE_LAYER, NULL,
+                       b->dense ? &sim->dense_fwd : &sim->layer_fwd, "forward");
           end_checkpoint (b);
         }
       if (sim->fp8_update[0].pieces != NULL)
@@ -926,7 +869,6 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
        * every micro-batch, or with autograd's on all but the first. */
       gboolean accumulates = e->zero.stage < 2
         && (mb > 0 || e->parallel.grad_accumulation != GRAD_ACC_AUTOGRAD);
-      const Program *bwd = accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd;
       if (last)
         {
           emit_module (b, MODULE_HEAD, NULL,
@@ -936,10 +878,16 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
         }
       for (int l = 0; l < plan_chunk_layers (plan, b->stage); l++)
         {
+          b->dense = sim_layer_is_dense (sim, b->stage, chunk, l);
+          const Program *bwd = b->dense
+            ? (accumulates ? &sim->dense_bwd_acc : &sim->dense_bwd)
+            : (accumulates ? &sim->layer_bwd_acc : &sim->layer_bwd);
+          const Program *rc = b->dense && sim->recompute == &sim->layer_fwd
+                              ? &sim->dense_fwd : sim->recompute;
           begin_checkpoint (b, dir);
-          emit_module (b, MODULE_LAYER, sim->recompute, bwd, "backward");
+          emit_module (b, MODULE_LAYER, rc, bwd, "backward");
           end_checkpoint (b);
-          bucket += sim->layer_params;
+          bucket += layer_params (b);
           if (bucketing && bucket >= bucket_cap)
             {
               flush (b);
@@ -1079,7 +1027,9 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
-      stage_params += plan_chunk_layers (plan, stage) * sim->layer_params;
+      for (int l = 0; l < plan_chunk_layers (plan, stage); l++)
+        stage_params += sim_layer_is_dense (sim, stage, c, l) ? sim->dense_params
+                                                              : sim->layer_params;
       tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
         stage_params += sim->emb_params, tensors += 2;
@@ -1135,7 +1085,7 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
           b.sync = last_dp != NONE ? last_dp : b.last;
         }
       SimTime host = launches * sim->host_launch;
-      SimTime adam = ticks (sim, compute_memory_time (
+      SimTime adam = sim_ticks (sim, compute_memory_time (
         &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)), "optimizer");
       opt = updated = add_issued (&b, OPK_OPTIMIZER, adam, adam,
                                   "optimizer", host, host);
@@ -1235,16 +1185,13 @@ checkpoint_programs (Sim *sim)
   };
   sim->ckpt = ac;
   sim->ckpt_bytes = part;
-  sim->ckpt_save = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
-                               0, 0, 0, 0, 0 };
-  sim->ckpt_load = (Program) { g_array_new (FALSE, FALSE, sizeof (Piece)),
-                               0, 0, 0, 0, 0 };
+  g_autoptr (GArray) save = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  g_autoptr (GArray) load = g_array_new (FALSE, FALSE, sizeof (GraphOp));
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     if (ops[i].on)
-      {
-        Piece p = piece_of (sim, &ops[i].op);
-        program_add (sim, ops[i].save ? &sim->ckpt_save : &sim->ckpt_load, &p);
-      }
+      g_array_append_val (ops[i].save ? save : load, ops[i].op);
+  sim->ckpt_save = sim_program_from_ops (sim, save);
+  sim->ckpt_load = sim_program_from_ops (sim, load);
 }
 
 /* topology.variability's factors (sim.h). Full mode's slow nodes are
@@ -1298,7 +1245,7 @@ sim_prepare (Sim *sim)
                       e->training.precision);
   /* The flat MFU model has no host; a topology may say what its host's
    * issuing costs. */
-  sim->host_launch = ticks (sim, sim->cm.host_launch_s > 0
+  sim->host_launch = sim_ticks (sim, sim->cm.host_launch_s > 0
                                  && e->topology.host.kernel_launch_s > 0
                                  ? e->topology.host.kernel_launch_s
                                  : sim->cm.host_launch_s, "kernel_launch");
@@ -1357,7 +1304,7 @@ sim_prepare (Sim *sim)
   sim->pp_bytes = sim->cm.bytes_per_element * plan->micro_batch
                  * (double) e->model.seq_len * e->model.hidden / plan->tp;
   if (plan->tp > 1 && !sim->ls.sequence_parallel)
-    sim->pp_gather = ticks (sim, net_collective_time (
+    sim->pp_gather = sim_ticks (sim, net_collective_time (
       &sim->net, COLL_ALL_GATHER, sim->pp_bytes * plan->tp,
       net_group_shape (&sim->net, 0, plan->tp, 1)), "gather_activations");
 
@@ -1483,6 +1430,8 @@ sim_clear (Sim *sim)
                         &sim->layer_fwd_attn.pieces,
                         &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
+                        &sim->dense_fwd.pieces, &sim->dense_fwd_mlp.pieces,
+                        &sim->dense_bwd.pieces, &sim->dense_bwd_acc.pieces,
                         &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
                         &sim->ckpt_load.pieces, &sim->fp8_weights.pieces,
                         &sim->fp8_update[0].pieces, &sim->fp8_update[1].pieces,

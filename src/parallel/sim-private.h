@@ -130,6 +130,10 @@ typedef struct {
   SimTime dur;
   int launches;         /* kernels (NCCL calls) the host issues for it */
   const char *name;
+  double bytes;         /* an EP all-to-all's, per rank (OPK_EP) */
+  int alongside;        /* of an EP all-to-all: the pieces after it that
+                         * run beside it (GraphOp.alongside), its dur
+                         * what outlasts them */
 } Piece;
 
 /* A program: its pieces, and their time on their own (kernels and TP
@@ -140,6 +144,7 @@ typedef struct {
   SimTime time, tp_time;
   SimTime ep_time;        /* of tp_time: EP all-to-alls (OPK_EP) */
   guint tp_pieces;        /* of pieces: TP collectives */
+  guint ep_pieces;        /* of pieces: EP all-to-alls */
   SimTime host, lead;     /* the host's time to issue it, and its lead
                            * (sim-build.c's Builder) from its start */
 } Program;
@@ -217,6 +222,11 @@ typedef struct {
   /* layer_fwd's halves, where the host waits for the device between
    * them (FrameworkProfile.layer_sync); pieces NULL otherwise. */
   Program layer_fwd_attn, layer_fwd_mlp;
+  /* An MoE model's dense layers (model.dense_layers, moe_layer_frequency;
+   * sim-moe.c): the dense layer's programs, the layer_* above being the
+   * MoE layer's. Pieces NULL when every layer is alike. */
+  Program dense_fwd, dense_fwd_mlp, dense_bwd, dense_bwd_acc;
+  double dense_params, dense_weights;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
   const Program *recompute;
@@ -262,6 +272,9 @@ typedef struct {
    * tp > 1 plan several-fold. Kept apart for a trace, which shows them,
    * and in full mode, where peers synchronize on them. */
   gboolean fuse_tp;
+  /* The EP all-to-alls cross NICs: each is an op of its own whose bytes
+   * run as a flow (sim-moe.c), never fused. */
+  gboolean ep_flows;
   GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
                            * of its dur, the TP collectives fused into it */
   GArray *ep_part;        /* the same: of those, the EP all-to-alls */
@@ -345,21 +358,39 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
  * sim->options (sim->plan, sim->options set, the rest zero): nothing
  * that grows with the plan's sizes. */
 void sim_prepare (Sim *sim);
-/* A program from a graph emitter over sim->ls (sim-build.c). */
+/* Seconds to ticks of the op WHAT, noting in sim->absurd the longest op
+ * that no sane plan has (over a day: 0 ticks then) (sim-program.c). */
+SimTime sim_ticks (Sim *sim, double seconds, const char *what);
+/* The lead of a piece of n launches and GPU time dur, issued from
+ * host_before after gpu_before of GPU work (sim-build.c's Builder): its
+ * first launch, or its last when the host is the slower (sim-program.c). */
+SimTime sim_piece_lead (SimTime h, int n, SimTime dur, SimTime host_before,
+                        SimTime gpu_before);
+/* A program from a graph emitter over sim->ls (sim-program.c). */
 Program sim_program_from_graph (Sim *sim,
                                 void (*emit) (const LayerShape *, GArray *));
 /* A program of the GraphOps OPS (what sim_program_from_graph builds
  * from its emitter's). */
 Program sim_program_from_ops (Sim *sim, const GArray *ops);
 /* An MoE model's layer programs, parameters and EP group (sim-moe.c):
- * replaces the dense layer's; nothing for a dense model. */
+ * replaces the dense layer's, kept in dense_* where the model has dense
+ * layers too; nothing for a dense model. */
 void sim_moe_programs (Sim *sim);
+/* Whether layer L of STAGE's chunk CHUNK runs the dense layer's programs
+ * (dense_*) rather than layer_* (sim-moe.c). */
+gboolean sim_layer_is_dense (const Sim *sim, int stage, int chunk, int l);
 /* training.precision: fp8 (sim-fp8.c): the FP8 compute model in sim->ls,
  * before the layer programs are built; then TE's programs around them. */
 void sim_fp8_init (Sim *sim);
 void sim_fp8_programs (Sim *sim);
-/* The time of an EP all-to-all of BYTES per rank (sim-moe.c). */
+/* The time of an EP all-to-all of BYTES per rank at the static share
+ * (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
+/* The Comm of the EP all-to-all of BYTES per rank that simulated rank
+ * RANK (global rank GLOBAL, of STAGE) runs: the NICs and uplinks of its
+ * GPUs, or of the GPUs of its stage in its node in symmetric mode; NONE
+ * when it crosses no NIC. */
+uint32_t sim_moe_comm (Sim *sim, int global, int stage, double bytes);
 /* The time of a context-parallel transfer (sim-cp.c): a ring step's
  * send and receive (GOP_CP_SEND_RECV) or Ulysses' all-to-all
  * (GOP_CP_ALL_TO_ALL) over the CP group. */

@@ -19,7 +19,7 @@ static const char *const op_kind_category[OPK_N] = {
 
 static const char *const stream_names[SIM_N_STREAMS] = {
   "compute", "pp send", "dp", "zero gather", "to host", "from host", "cpu adam",
-  "host",
+  "host", "ep",
 };
 
 /* ---- running ---------------------------------------------------------------- */
@@ -197,6 +197,8 @@ account (Sim *sim, uint32_t id, Stream *st)
         bd->dp_comm += gap;
       else if (dep != NULL && dep->kind == OPK_OFFLOAD)
         bd->offload += gap;
+      else if (dep != NULL && dep->kind == OPK_EP)
+        bd->ep_comm += gap;
       else
         bd->bubble += gap;
     }

@@ -51,6 +51,8 @@ typedef enum {
   SIM_STREAM_FROM_HOST, /* offload: parameters up */
   SIM_STREAM_CPU,       /* offload: the CPUs' Adam step */
   SIM_STREAM_HOST,      /* the CPU thread that issues the GPU's kernels */
+  SIM_STREAM_EP,        /* an EP all-to-all beside a side stream's
+                         * kernels (parallel.moe_shared_expert_overlap) */
   SIM_N_STREAMS
 } SimStream;
 
