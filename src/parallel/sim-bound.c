@@ -2,21 +2,23 @@
  * sim_plan_bound), which lets `trainsim search` skip the plans that cannot
  * beat the ones it has replayed.
  *
- * Why it is a lower bound. The builder (sim-build.c) puts every kernel of
- * a stage on the stage's compute stream, one op after another in the
- * schedule's order, each op as long as the sum of its kernels' times
- * (stretched by topology.variability's factor, never shortened where the
- * factor is at least 1), and the replay runs a stream's ops one at a
- * time. The bound counts only kernels that every schedule runs: per
+ * Why it is a lower bound. The builder (sim-build.c) puts every piece of
+ * a layer program on the stage's compute stream, one op after another in
+ * the schedule's order: kernels, each op as long as the sum of its
+ * kernels' times (stretched by topology.variability's factor, never
+ * shortened where the factor is at least 1), and the TP, CP and EP
+ * collectives inside the layers, which carry no flow and last their
+ * fixed time (sim.c, launch); the replay runs a stream's ops one at a
+ * time. The bound counts only programs that every schedule runs: per
  * micro-batch and model chunk, each layer's forward, its backward (the
  * cheaper of the accumulating and the plain one), and what recompute
  * runs again, the embedding's forward and backward on the first virtual
  * stage, the head's on the last; the programs are sim_prepare's own, so
- * their times are the replay's to the picosecond. TP, CP and EP
- * collectives, pipeline sends, data parallelism, the optimizer, host
- * launches and everything else the replay adds are left out: the bound
- * assumes they cost nothing and overlap perfectly. On top of stage s's
- * kernels W_s come two chains the pipeline cannot overlap away: the
+ * their times are the replay's to the picosecond. Pipeline sends, data
+ * parallelism, the optimizer, host launches and everything else the
+ * replay adds are left out: the bound assumes they cost nothing and
+ * overlap perfectly. On top of stage s's work W_s come two chains the
+ * pipeline cannot overlap away: the
  * stage's first op waits for the micro-batch's forward through virtual
  * stages 0 .. s-1 (each chunk's forward ends before its send, which the
  * next chunk's first op waits for), and its last op is a backward whose
@@ -25,22 +27,23 @@
  *
  *   max over s of  sum_{s' < s} F_s'  +  W_s  +  sum_{s' < s} B_s'
  *
- * with F and B one chunk's forward and backward kernels on stage s' (the
- * embedding's on stage 0). Pruning on it changes nothing that search
+ * with F and B one chunk's forward and backward programs on stage s'
+ * (the embedding's on stage 0). Pruning on it changes nothing that search
  * prints (plansearch.c). */
 #include "parallel/sim-private.h"
 
-/* The time of PROG's kernels, without its TP, CP and EP collectives. */
+/* The time of PROG on the compute stream: its kernels and its TP, CP
+ * and EP collectives. */
 static SimTime
-kernels (const Program *prog)
+stream_time (const Program *prog)
 {
-  return prog->time - prog->tp_time;
+  return prog->time;
 }
 
 static SimTime
-kernels_min (const Program *a, const Program *b)
+stream_min (const Program *a, const Program *b)
 {
-  return MIN (kernels (a), kernels (b));
+  return MIN (stream_time (a), stream_time (b));
 }
 
 /* The least factor topology.variability puts on any GPU op of the
@@ -81,21 +84,21 @@ sim_plan_bound (const Plan *plan, SimBound *bound)
 
   const ExperimentSpec *e = plan->spec;
   gboolean ds = e->zero.stage >= 2;   /* plain backward only, as emit_chunk */
-  SimTime fwd = kernels (&sim.layer_fwd);
+  SimTime fwd = stream_time (&sim.layer_fwd);
   if (sim.layer_fwd_mlp.pieces != NULL)
-    fwd = MIN (fwd, kernels (&sim.layer_fwd_attn) + kernels (&sim.layer_fwd_mlp));
+    fwd = MIN (fwd, stream_time (&sim.layer_fwd_attn) + stream_time (&sim.layer_fwd_mlp));
   /* Full recompute runs the forward again (in halves with layer_sync). */
   SimTime again = sim.recompute == &sim.layer_fwd ? fwd
-                  : sim.recompute != NULL ? kernels (sim.recompute) : 0;
-  SimTime bwd = (ds ? kernels (&sim.layer_bwd)
-                    : kernels_min (&sim.layer_bwd, &sim.layer_bwd_acc))
+                  : sim.recompute != NULL ? stream_time (sim.recompute) : 0;
+  SimTime bwd = (ds ? stream_time (&sim.layer_bwd)
+                    : stream_min (&sim.layer_bwd, &sim.layer_bwd_acc))
                 + again;
-  SimTime emb_fwd = kernels (&sim.emb_fwd);
-  SimTime emb_bwd = ds ? kernels (&sim.emb_bwd)
-                       : kernels_min (&sim.emb_bwd, &sim.emb_bwd_acc);
-  SimTime head = kernels (&sim.head_fwd)
-                 + (ds ? kernels (&sim.head_bwd)
-                       : kernels_min (&sim.head_bwd, &sim.head_bwd_acc));
+  SimTime emb_fwd = stream_time (&sim.emb_fwd);
+  SimTime emb_bwd = ds ? stream_time (&sim.emb_bwd)
+                       : stream_min (&sim.emb_bwd, &sim.emb_bwd_acc);
+  SimTime head = stream_time (&sim.head_fwd)
+                 + (ds ? stream_time (&sim.head_bwd)
+                       : stream_min (&sim.head_bwd, &sim.head_bwd_acc));
   int m = plan->micro_batches, v = plan->virtual_stages;
   /* In picoseconds as doubles: exact up to 2^53 ps (2.5 hours), and a
    * sum that rounds there stays far below a day's op. */
