@@ -79,25 +79,34 @@ run_candidate (gpointer data, gpointer user_data)
   g_atomic_int_inc (&w->done);
 }
 
-/* Whether the plan of C fits in memory (its sizes already checked), and
- * its bound (sim_plan_bound) when it does. */
+/* GThreadPool's function: the bound (sim_plan_bound) of candidate DATA,
+ * whose plan fits. */
+static void
+bound_candidate (gpointer data, gpointer user_data)
+{
+  PlanCandidate *c = data;
+  const ExperimentSpec *e = &c->spec;
+  Plan plan;
+  SimBound bound;
+  gboolean made = plan_make (&plan, e, e->parallel.micro_batch,
+                             e->parallel.virtual_stages, NULL);
+  g_assert (made);
+  sim_plan_bound (&plan, &bound);
+  c->bound_s = bound.step_s;
+  c->fails = bound.fails;
+}
+
+/* Whether the plan of e fits in memory (its sizes already checked). */
 static gboolean
-fits (PlanCandidate *c)
+fits (const ExperimentSpec *e)
 {
   Plan plan;
   MemoryBreakdown mem;
-  const ExperimentSpec *e = &c->spec;
   if (!plan_make (&plan, e, e->parallel.micro_batch,
                   e->parallel.virtual_stages, NULL))
     return FALSE;
   plan_memory (&plan, &mem);
-  if (!plan_memory_fits (&mem))
-    return FALSE;
-  SimBound bound;
-  sim_plan_bound (&plan, &bound);
-  c->bound_s = bound.step_s;
-  c->fails = bound.fails;
-  return TRUE;
+  return plan_memory_fits (&mem);
 }
 
 /* The axes a --set holds fixed: search walks the others. */
@@ -158,7 +167,7 @@ add_layout (GArray *cands, const ExperimentSpec *e, const Pins *pins, guint *val
           if (!plan_check (&c.spec, NULL))
             continue;
           (*valid)++;
-          if (!fits (&c))
+          if (!fits (&c.spec))
             continue;
           c.index = cands->len;
           g_array_append_val (cands, c);
@@ -399,10 +408,15 @@ plansearch_run (const ExperimentSpec *base, const char *const *sets,
   g_mutex_init (&w.lock);
   for (guint i = 0; i < cands->len; i++)
     w.order[i] = i;
+  /* The bounds first, on the same threads: each takes a plan's programs. */
+  GThreadPool *pool = g_thread_pool_new (bound_candidate, NULL, jobs, TRUE,
+                                         NULL);
+  for (guint i = 0; w.keep > 0 && i < cands->len; i++)
+    g_thread_pool_push (pool, &g_array_index (cands, PlanCandidate, i), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
   g_qsort_with_data (w.order, (gint) cands->len, sizeof (guint), by_bound,
                      cands);
-  GThreadPool *pool = g_thread_pool_new (run_candidate, &w, jobs, TRUE,
-                                         NULL);
+  pool = g_thread_pool_new (run_candidate, &w, jobs, TRUE, NULL);
   for (guint i = 0; i < cands->len; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
   Progress line;
