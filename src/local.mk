@@ -26,7 +26,7 @@ libtrainsim_la_SOURCES = \
 	src/parallel/sim.h src/parallel/sim-private.h src/parallel/sim.c \
 	src/parallel/sim-build.c src/parallel/sim-program.c src/parallel/sim-comm.c \
 	src/parallel/sim-epilogue.c src/parallel/sim-moe.c src/parallel/sim-fp8.c \
-	src/parallel/sim-cp.c src/parallel/sim-store.c \
+	src/parallel/sim-cp.c src/parallel/sim-store.c src/parallel/sim-bound.c \
 	src/parallel/budget.h src/parallel/budget.c \
 	src/config/spec.h src/config/spec.c \
 	src/config/framework.h src/config/framework.c \

@@ -790,6 +790,20 @@ awk '/^ +[0-9.]+ s, model / { t = $1 }
 grep -q 'host-bound' "$tmp/out" || fail_because "no host-bound part"
 verdict "search's breakdown parts add up to each plan's time"
 
+# Search skips the plans whose lower bound exceeds the fastest it has
+# replayed (plansearch.h); TRAINSIM_NO_PRUNE replays them all. Both print
+# the same bytes: the ranked plans, their breakdowns and the count.
+for format in table json; do
+  ts search "$srcdir/experiments/tiny.yaml" --top 4 -j 2 -f "$format"
+  cp "$tmp/out" "$tmp/pruned"
+  export TRAINSIM_NO_PRUNE=1
+  ts search "$srcdir/experiments/tiny.yaml" --top 4 -j 2 -f "$format"
+  unset TRAINSIM_NO_PRUNE
+  [ "$rc" -eq 0 ] || fail_because "$format: exit status $rc"
+  cmp -s "$tmp/pruned" "$tmp/out" || fail_because "$format: pruning changes the output"
+done
+verdict "search prints the same with and without pruning"
+
 # --- an output over the input ---------------------------------------------------
 
 # -o or -t naming the experiment would replace what was read: refused,

@@ -1391,6 +1391,70 @@ START_TEST (test_tp_overlap)
 }
 END_TEST
 
+/* base_spec with schedule S of V virtual stages and ZeRO stage ZERO. */
+static ExperimentSpec
+schedule_spec (int gpus, int tp, int pp, int micro_batch, int global_batch,
+               Schedule s, int v, int zero)
+{
+  ExperimentSpec e = base_spec (gpus, tp, pp, micro_batch, global_batch);
+  e.parallel.schedule = s;
+  e.parallel.virtual_stages = v;
+  e.zero.stage = zero;
+  return e;
+}
+
+/* sim_plan_bound: never above the replay's step, and no looser than
+ * half of it, on plans of every schedule, recompute, ZeRO stage and
+ * framework, with and without the variability of symmetric mode. */
+START_TEST (test_plan_bound)
+{
+  static const struct { int gpus, tp, pp, mb, gb; Schedule s; int v, zero;
+                        Recompute rc; const char *framework;
+                        double spread; } cases[] = {
+    { 1, 1, 1, 4, 16, SCHEDULE_1F1B, 1, 0, RECOMPUTE_NONE, NULL, 0 },
+    { 16, 2, 2, 2, 32, SCHEDULE_1F1B, 1, 0, RECOMPUTE_FULL, NULL, 0 },
+    { 32, 4, 2, 1, 32, SCHEDULE_GPIPE, 1, 0, RECOMPUTE_NONE, NULL, 0 },
+    { 32, 2, 4, 1, 64, SCHEDULE_INTERLEAVED, 2, 1, RECOMPUTE_SELECTIVE,
+      NULL, 0 },
+    { 16, 1, 1, 1, 32, SCHEDULE_1F1B, 1, 3, RECOMPUTE_FULL, NULL, 0 },
+    { 8, 2, 2, 1, 16, SCHEDULE_1F1B, 1, 1, RECOMPUTE_FULL,
+      "megatron-deepspeed", 0 },
+    { 64, 2, 8, 1, 64, SCHEDULE_1F1B, 1, 0, RECOMPUTE_NONE, NULL, 0.05 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ExperimentSpec e = schedule_spec (cases[i].gpus, cases[i].tp,
+                                        cases[i].pp, cases[i].mb, cases[i].gb,
+                                        cases[i].s, cases[i].v, cases[i].zero);
+      e.training.recompute = cases[i].rc;
+      e.topology.variability.gpu_speed_spread = cases[i].spread;
+      if (cases[i].framework != NULL)
+        use_framework (&e, cases[i].framework);
+      else
+        framework_for (&e);
+      SimResult r = run (&e, FALSE);
+      Plan plan;
+      ck_assert (plan_make (&plan, &e, cases[i].mb, cases[i].v, NULL));
+      SimBound b;
+      sim_plan_bound (&plan, &b);
+      ck_assert_msg (!b.fails, "case %u: the bound says the replay fails", i);
+      ck_assert_msg (b.step_s <= r.iteration_time_s
+                     && b.step_s > 0.5 * r.iteration_time_s,
+                     "case %u: bound %.9g s, step %.9g s", i, b.step_s,
+                     r.iteration_time_s);
+    }
+  /* Four stages of two GPUs share each node: the replay takes every
+   * rank, whose drawn speeds may beat the nominal, so there is no bound. */
+  ExperimentSpec e = base_spec (16, 2, 8, 1, 16);
+  e.topology.variability.gpu_speed_spread = 0.05;
+  Plan plan;
+  ck_assert (plan_make (&plan, &e, 1, 1, NULL) && plan_stages_share_nodes (&plan));
+  SimBound b;
+  sim_plan_bound (&plan, &b);
+  ck_assert_msg (b.step_s == 0 && !b.fails, "bound %.9g s", b.step_s);
+}
+END_TEST
+
 START_TEST (test_full_equals_symmetric)
 {
   /* Every plan of up to 64 GPUs here: the two modes agree within 0.1 %. */
@@ -1407,11 +1471,9 @@ START_TEST (test_full_equals_symmetric)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      ExperimentSpec e = base_spec (cases[i].gpus, cases[i].tp, cases[i].pp,
-                                    cases[i].mb, cases[i].gb);
-      e.parallel.schedule = cases[i].s;
-      e.parallel.virtual_stages = cases[i].v;
-      e.zero.stage = cases[i].zero;
+      ExperimentSpec e = schedule_spec (cases[i].gpus, cases[i].tp,
+                                        cases[i].pp, cases[i].mb, cases[i].gb,
+                                        cases[i].s, cases[i].v, cases[i].zero);
       framework_for (&e);
       e.parallel.gradient_bucketing = cases[i].bucketing;
       e.training.recompute = cases[i].rc;
@@ -3241,6 +3303,7 @@ sim_suite (void)
   tcase_add_test (exec, test_offload_delayed_update);
   tcase_add_test (exec, test_offload_shares_pcie_with_nic);
   tcase_add_test (exec, test_full_equals_symmetric);
+  tcase_add_test (exec, test_plan_bound);
   tcase_add_test (exec, test_variability_slowest_of_n);
   tcase_add_test (exec, test_variability_full_agrees);
   tcase_add_test (exec, test_cost_estimate);

@@ -9,6 +9,7 @@
 
 #include "base/errors.h"
 #include "config/config.h"
+#include "sweep/plansearch.h"
 #include "sweep/sweep.h"
 
 static char *data_dir;   /* $srcdir/tests/data */
@@ -466,6 +467,53 @@ START_TEST (test_merge_keeps_a_shard_named_first)
 }
 END_TEST
 
+/* --- search's pruning ------------------------------------------------------- */
+
+/* Pruning by the plans' bounds (plansearch.h) leaves the KEEP fastest and
+ * the counts as a walk that replays every plan has them, and prunes. */
+START_TEST (test_search_prunes_the_same)
+{
+  g_autofree char *path = tmp_file ("search.yaml",
+    "schema_version: 1\nmodel: {name: tiny, layers: 8, hidden: 1024, "
+    "heads: 16, seq_len: 1024}\ntopology: tinycluster\ngpus: 8\n"
+    "parallel: {tp: 1, pp: 1, micro_batch: 1, global_batch: 32}\n");
+  ExperimentSpec base;
+  GError *error = NULL;
+  ck_assert_msg (config_load_experiment (path, NULL, &base, &error), "%s",
+                 error ? error->message : "?");
+  guint all_ok, all_valid, none;
+  g_autoptr (GArray) all = plansearch_run (&base, NULL, 1, 0, &all_ok,
+                                           &all_valid, &none);
+  ck_assert_uint_eq (none, 0);
+  ck_assert_uint_gt (all_ok, 10);
+  for (guint keep = 1; keep <= 3; keep += 2)
+    for (int jobs = 1; jobs <= 2; jobs++)
+      {
+        guint ok, valid, pruned;
+        g_autoptr (GArray) some = plansearch_run (&base, NULL, jobs, keep, &ok,
+                                                  &valid, &pruned);
+        ck_assert_uint_eq (ok, all_ok);
+        ck_assert_uint_eq (valid, all_valid);
+        ck_assert_msg (pruned > 0 && pruned < all_ok - keep + 1,
+                       "keep %u: %u of %u pruned", keep, pruned, all_ok);
+        for (guint i = 0; i < keep; i++)
+          {
+            const PlanCandidate *a = &g_array_index (all, PlanCandidate, i);
+            const PlanCandidate *b = &g_array_index (some, PlanCandidate, i);
+            g_autofree char *la = plansearch_label (a);
+            g_autofree char *lb = plansearch_label (b);
+            ck_assert_msg (!b->pruned && strcmp (la, lb) == 0
+                           && a->result.iteration_time_s
+                              == b->result.iteration_time_s,
+                           "keep %u, rank %u: %s (%.9g s) against %s (%.9g s)",
+                           keep, i + 1, lb, b->result.iteration_time_s, la,
+                           a->result.iteration_time_s);
+          }
+      }
+  experiment_spec_clear (&base);
+}
+END_TEST
+
 static Suite *
 sweep_suite (void)
 {
@@ -488,6 +536,11 @@ sweep_suite (void)
   tcase_add_test (tc, test_zip_rows);
   tcase_add_test (tc, test_zip_settings);
   tcase_add_loop_test (tc, test_zip_refuses, 0, G_N_ELEMENTS (bad_zips));
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("search");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_search_prunes_the_same);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("merge");

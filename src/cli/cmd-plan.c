@@ -264,7 +264,8 @@ choose (const ExperimentSpec *base, const char *const *sets, int jobs,
       return TRUE;
     }
   guint n_ok, n_valid;
-  g_autoptr (GArray) cands = plansearch_run (base, sets, jobs, &n_ok, &n_valid);
+  g_autoptr (GArray) cands = plansearch_run (base, sets, jobs, 1, &n_ok, &n_valid,
+                                              NULL);
   if (n_ok == 0)
     {
       g_autofree char *fw = framework_label (base->framework);

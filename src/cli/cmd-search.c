@@ -183,7 +183,8 @@ cli_search (int argc, char **argv)
   guint n_ok, n_valid;
   g_autoptr (GArray) cands = plansearch_run (
     &base, (const char *const *) sets,
-    jobs > 0 ? jobs : (int) g_get_num_processors (), &n_ok, &n_valid);
+    jobs > 0 ? jobs : (int) g_get_num_processors (), (guint) top, &n_ok,
+    &n_valid, NULL);
   int status = 0;
   g_autofree char *fw = framework_label (base.framework);
   if (n_valid == 0)

@@ -436,3 +436,8 @@ int sim_epilogue_ops (const Sim *sim, int stage, int tensors,
                       EpilogueOp *out);
 /* Frees what sim_prepare and sim_build made. */
 void sim_clear (Sim *sim);
+/* The options sim_run_plan replays PLAN with: OPTIONS, but every rank
+ * (full) where stages share nodes and that costs little. Returns whether
+ * the stages share nodes. */
+gboolean sim_choose_mode (const Plan *plan, const SimOptions *options,
+                          SimOptions *chosen);

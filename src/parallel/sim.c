@@ -416,24 +416,33 @@ sim_stream_names (void)
 }
 
 gboolean
+sim_choose_mode (const Plan *plan, const SimOptions *options,
+                 SimOptions *chosen)
+{
+  /* Where stages share nodes, one rank per stage misses their sharing
+   * of the NICs: every rank is replayed instead when that costs little
+   * (SIM_FULL_AUTO_EVENTS), and the result says so when it does not. */
+  *chosen = *options;
+  gboolean shared = !options->full && plan_stages_share_nodes (plan);
+  if (shared)
+    {
+      SimCost full_cost;
+      chosen->full = TRUE;
+      sim_plan_cost (plan, chosen, &full_cost);
+      chosen->full = full_cost.events <= SIM_FULL_AUTO_EVENTS;
+    }
+  return shared;
+}
+
+gboolean
 sim_run_plan (const Plan *plan, const SimOptions *options, SimResult *result,
               GError **error)
 {
   const ExperimentSpec *e = plan->spec;
   /* For messages: the file's name shown (base/text.h). */
   g_autofree char *file = text_shown (e->marks.file ? e->marks.file : "experiment");
-  /* Where stages share nodes, one rank per stage misses their sharing
-   * of the NICs: every rank is replayed instead when that costs little
-   * (SIM_FULL_AUTO_EVENTS), and the result says so when it does not. */
-  SimOptions chosen = *options;
-  gboolean shared = !options->full && plan_stages_share_nodes (plan);
-  if (shared)
-    {
-      SimCost full_cost;
-      chosen.full = TRUE;
-      sim_plan_cost (plan, &chosen, &full_cost);
-      chosen.full = full_cost.events <= SIM_FULL_AUTO_EVENTS;
-    }
+  SimOptions chosen;
+  gboolean shared = sim_choose_mode (plan, options, &chosen);
   Sim sim = { plan, &chosen };
   sim_prepare (&sim);
   /* Nothing that grows with the plan is allocated before the budget

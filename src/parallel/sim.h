@@ -78,6 +78,17 @@ typedef struct {
  * variable), which it checks before it allocates anything. */
 gboolean sim_run_plan (const Plan *plan, const SimOptions *options,
                        SimResult *result, GError **error);
+/* A lower bound on the step that sim_run_plan replays for PLAN, worked
+ * out without the replay (sim-bound.c says why it is one), and whether
+ * that replay is sure to fail. */
+typedef struct {
+  double step_s;        /* <= the replay's iteration_time_s; 0 where a
+                         * GPU can run faster than nominal (full mode's
+                         * variability draws) */
+  gboolean fails;       /* over the budgets, or an op of more than a day
+                         * in the layer programs: the replay fails */
+} SimBound;
+void sim_plan_bound (const Plan *plan, SimBound *bound);
 /* Checks the experiment's plan, resolves `auto` micro-batch and virtual
  * stages by replaying each candidate (the fastest that fits memory wins;
  * ties go to the smaller values), and replays the chosen plan. */

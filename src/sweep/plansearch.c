@@ -5,6 +5,7 @@
 #include "config/framework.h"
 #include "parallel/plan.h"
 #include "parallel/sim.h"
+#include <math.h>
 #include <string.h>
 
 #define SEARCH_MAX_MICRO_BATCH 16
@@ -16,15 +17,83 @@
 #define SEARCH_CP_MIN_SEQ 8192
 #define SEARCH_MAX_VIRTUAL_STAGES 8
 
-/* USER_DATA: the count of finished candidates (a gint, atomic). */
+/* The walk's shared state: the candidates in the order they replay
+ * (by bound), and the KEEP fastest times replayed so far, which decide
+ * what the rest may skip. */
+typedef struct {
+  GArray *cands;
+  guint *order;           /* owned: indices into cands, by bound */
+  guint keep;             /* 0: replay every plan */
+  GMutex lock;            /* guards best and found */
+  double *best;           /* owned: keep times, ascending */
+  guint found;
+  gint done;              /* candidates finished (atomic) */
+} Walk;
+
+/* The time a candidate must beat to matter: the KEEP-th fastest
+ * replayed, or infinity while fewer have replayed. */
+static double
+walk_threshold (Walk *w)
+{
+  g_mutex_lock (&w->lock);
+  double t = w->keep > 0 && w->found >= w->keep ? w->best[w->keep - 1]
+                                                 : INFINITY;
+  g_mutex_unlock (&w->lock);
+  return t;
+}
+
+static void
+walk_record (Walk *w, double t)
+{
+  g_mutex_lock (&w->lock);
+  guint n = MIN (w->found, w->keep), i = n;
+  for (; i > 0 && w->best[i - 1] > t; i--)
+    if (i < w->keep)
+      w->best[i] = w->best[i - 1];
+  if (i < w->keep)
+    w->best[i] = t;
+  w->found++;
+  g_mutex_unlock (&w->lock);
+}
+
+/* DATA: a position in w->order plus one. A candidate whose bound exceeds
+ * the threshold is skipped (pruned): its step would exceed the KEEP
+ * fastest found, so it ranks after them whatever its time. The bound is
+ * compared strictly: a plan that could tie may rank first on its index. */
 static void
 run_candidate (gpointer data, gpointer user_data)
 {
+  Walk *w = user_data;
+  guint k = w->order[GPOINTER_TO_UINT (data) - 1];
+  PlanCandidate *c = &g_array_index (w->cands, PlanCandidate, k);
+  if (w->keep > 0 && !c->fails && c->bound_s > walk_threshold (w))
+    c->pruned = c->ok = TRUE;
+  else
+    {
+      SimOptions options = { FALSE, NULL };
+      c->ok = sim_run (&c->spec, &options, &c->result, NULL)
+              && c->result.fits_memory;
+      if (c->ok && w->keep > 0)
+        walk_record (w, c->result.iteration_time_s);
+    }
+  g_atomic_int_inc (&w->done);
+}
+
+/* GThreadPool's function: the bound (sim_plan_bound) of candidate DATA,
+ * whose plan fits. */
+static void
+bound_candidate (gpointer data, gpointer user_data)
+{
   PlanCandidate *c = data;
-  SimOptions options = { FALSE, NULL };
-  c->ok = sim_run (&c->spec, &options, &c->result, NULL)
-          && c->result.fits_memory;
-  g_atomic_int_inc ((gint *) user_data);
+  const ExperimentSpec *e = &c->spec;
+  Plan plan;
+  SimBound bound;
+  gboolean made = plan_make (&plan, e, e->parallel.micro_batch,
+                             e->parallel.virtual_stages, NULL);
+  g_assert (made);
+  sim_plan_bound (&plan, &bound);
+  c->bound_s = bound.step_s;
+  c->fails = bound.fails;
 }
 
 /* Whether the plan of e fits in memory (its sizes already checked). */
@@ -223,13 +292,16 @@ enumerate (GArray *cands, const ExperimentSpec *base, const Pins *pins, guint *v
     }
 }
 
+/* The replayed plans that fit by time, then those pruned, then those
+ * that failed or do not fit; each in the order of enumeration on a tie. */
 static int
 by_time (gconstpointer a, gconstpointer b)
 {
   const PlanCandidate *x = a, *y = b;
-  if (x->ok != y->ok)
-    return x->ok ? -1 : 1;
-  if (x->result.iteration_time_s != y->result.iteration_time_s)
+  int rx = !x->ok ? 2 : x->pruned, ry = !y->ok ? 2 : y->pruned;
+  if (rx != ry)
+    return rx < ry ? -1 : 1;
+  if (rx == 0 && x->result.iteration_time_s != y->result.iteration_time_s)
     return x->result.iteration_time_s < y->result.iteration_time_s ? -1 : 1;
   return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -306,32 +378,68 @@ plansearch_sets (const PlanCandidate *c)
   return sets;
 }
 
+/* Positions in DATA's candidates by bound, then by index. */
+static gint
+by_bound (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const GArray *cands = data;
+  const PlanCandidate *x = &g_array_index (cands, PlanCandidate, *(const guint *) a);
+  const PlanCandidate *y = &g_array_index (cands, PlanCandidate, *(const guint *) b);
+  if (x->bound_s != y->bound_s)
+    return x->bound_s < y->bound_s ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
 GArray *
 plansearch_run (const ExperimentSpec *base, const char *const *sets,
-                int jobs, guint *n_ok, guint *n_valid)
+                int jobs, guint keep, guint *n_ok, guint *n_valid,
+                guint *n_pruned)
 {
   Pins pins;
   pins_from_sets (&pins, sets);
   GArray *cands = g_array_new (FALSE, FALSE, sizeof (PlanCandidate));
   *n_valid = 0;
   enumerate (cands, base, &pins, n_valid);
-  gint done = 0;
-  GThreadPool *pool = g_thread_pool_new (run_candidate, &done, jobs, TRUE,
-                                         NULL);
+  /* A debugging aid (trainsim(1), ENVIRONMENT): every plan replayed. */
+  const char *no_prune = g_getenv ("TRAINSIM_NO_PRUNE");
+  Walk w = { cands, g_new (guint, MAX (cands->len, 1)),
+             no_prune != NULL && *no_prune != '\0' ? 0 : keep };
+  w.best = g_new (double, MAX (w.keep, 1));
+  g_mutex_init (&w.lock);
   for (guint i = 0; i < cands->len; i++)
+    w.order[i] = i;
+  /* The bounds first, on the same threads: each takes a plan's programs. */
+  GThreadPool *pool = g_thread_pool_new (bound_candidate, NULL, jobs, TRUE,
+                                         NULL);
+  for (guint i = 0; w.keep > 0 && i < cands->len; i++)
     g_thread_pool_push (pool, &g_array_index (cands, PlanCandidate, i), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_qsort_with_data (w.order, (gint) cands->len, sizeof (guint), by_bound,
+                     cands);
+  pool = g_thread_pool_new (run_candidate, &w, jobs, TRUE, NULL);
+  for (guint i = 0; i < cands->len; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
   Progress line;
   progress_init (&line, "plans", cands->len, 0);
-  while (line.on && (guint) g_atomic_int_get (&done) < cands->len)
+  while (line.on && (guint) g_atomic_int_get (&w.done) < cands->len)
     {
-      progress_draw (&line, (guint64) g_atomic_int_get (&done), NULL);
+      progress_draw (&line, (guint64) g_atomic_int_get (&w.done), NULL);
       g_usleep (G_USEC_PER_SEC / 10);
     }
   g_thread_pool_free (pool, FALSE, TRUE);
   progress_clear (&line);
+  g_mutex_clear (&w.lock);
+  g_free (w.best);
+  g_free (w.order);
   g_array_sort (cands, by_time);
   *n_ok = 0;
+  guint pruned = 0;
   for (guint i = 0; i < cands->len; i++)
-    *n_ok += g_array_index (cands, PlanCandidate, i).ok;
+    {
+      *n_ok += g_array_index (cands, PlanCandidate, i).ok;
+      pruned += g_array_index (cands, PlanCandidate, i).pruned;
+    }
+  if (n_pruned != NULL)
+    *n_pruned = pruned;
   return cands;
 }
