@@ -1443,6 +1443,28 @@ START_TEST (test_plan_bound)
                      "case %u: bound %.9g s, step %.9g s", i, b.step_s,
                      r.iteration_time_s);
     }
+  /* A mixture of experts whose EP all-to-alls cross nodes as flows, with
+   * and without the shared experts beside them (sim-moe.c): the bound
+   * stays below the step. */
+  for (int on = 0; on <= 1; on++)
+    {
+      ExperimentSpec m = moe_small_spec (8, 0);
+      m.model.shared_experts = 2;
+      m.gpus = 8;
+      m.parallel.global_batch = 8;
+      m.topology.gpus_per_node = 4;
+      m.topology.inter_node.nics_per_node = 1;
+      m.parallel.ep = 8;
+      m.parallel.moe_shared_expert_overlap = on;
+      SimResult r = run (&m, FALSE);
+      Plan plan;
+      ck_assert (plan_make (&plan, &m, m.parallel.micro_batch, 1, NULL));
+      SimBound b;
+      sim_plan_bound (&plan, &b);
+      ck_assert_msg (!b.fails && b.step_s <= r.iteration_time_s && b.step_s > 0,
+                     "MoE, overlap %d: bound %.9g s, step %.9g s", on, b.step_s,
+                     r.iteration_time_s);
+    }
   /* Four stages of two GPUs share each node: the replay takes every
    * rank, whose drawn speeds may beat the nominal, so there is no bound. */
   ExperimentSpec e = base_spec (16, 2, 8, 1, 16);
