@@ -42,9 +42,10 @@ libtrainsim_la_SOURCES = \
 	src/sweep/goodput.h src/sweep/goodput.c \
 	src/sweep/energy.h src/sweep/energy.c \
 	src/sweep/family.h src/sweep/family.c \
-	src/output/plot.h src/output/plot-table.h src/output/plot-private.h \
+	src/output/plot.h src/output/plot-table.h src/output/plot-private.h src/output/plot-figure.h \
 	src/output/plot-table.c \
-	src/output/plot.c \
+	src/output/plot.c src/output/plot-gnuplot.c src/output/plot-xy.c \
+	src/output/plot-stack.c src/output/plot-heatmap.c \
 	src/cli/cli.h src/cli/cli.c src/cli/cmd-run.c src/cli/run-hints.h src/cli/run-hints.c src/cli/cmd-validate.c \
 	src/cli/cmd-sweep.c src/cli/cmd-merge.c src/cli/cmd-plot.c \
 	src/cli/cmd-search.c src/cli/cmd-collective.c src/cli/cmd-plan.c \

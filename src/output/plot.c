@@ -15,7 +15,7 @@
  * script reads like one written by hand and a paper author can restyle it
  * without knowing trainsim. The data file has one block per series,
  * separated by two blank lines, so gnuplot's `index` picks a series. */
-#include "output/plot-private.h"
+#include "output/plot-figure.h"
 #include "base/errors.h"
 #include "base/outfile.h"
 #include "base/units.h"
@@ -29,8 +29,7 @@
 #include <unistd.h>
 
 /* The kinds' names, in PlotKind's order; their writers are at the end. */
-static const char *const kind_names[] = { "line", "bars", "heatmap", "stack" };
-G_STATIC_ASSERT (G_N_ELEMENTS (kind_names) == PLOT_N);
+const char *const kind_names[PLOT_N] = { "line", "bars", "heatmap", "stack" };
 
 int
 plot_kind_parse (const char *name)
@@ -131,7 +130,7 @@ column_label_find (const char *column)
   return NULL;
 }
 
-static const char *
+const char *
 column_label (const PlotTable *table, int col)
 {
   const char *name = g_ptr_array_index (table->header, col);
@@ -140,7 +139,7 @@ column_label (const PlotTable *table, int col)
   return l ? l->label : name;
 }
 
-static const char *
+const char *
 column_legend (const PlotTable *table, int col)
 {
   const char *name = g_ptr_array_index (table->header, col);
@@ -151,16 +150,6 @@ column_legend (const PlotTable *table, int col)
 
 /* ------------------------------------------------------------------- axes */
 
-/* The distinct values of a column along an axis: numeric ones in
- * increasing order, text in the order first seen (a sweep's own order). */
-typedef struct {
-  GPtrArray *labels;   /* owned: char *, the cells as written */
-  GPtrArray *shown;    /* owned: char *, the text in the key and the tics,
-                        * valid UTF-8 (a table's cells may be any bytes) */
-  GArray *values;      /* owned: double, when numeric */
-  gboolean numeric;
-  GHashTable *index;   /* owned: key -> position + 1 */
-} Axis;
 
 static void
 axis_clear (Axis *axis)
@@ -247,7 +236,7 @@ axis_build (Axis *axis, const PlotTable *table, const GArray *rows, int col)
 }
 
 /* The position of the value @s on @axis, or -1 when it has none. */
-static int
+int
 axis_find (const Axis *axis, const char *s)
 {
   g_autofree char *key = axis_key (axis, s);
@@ -266,7 +255,7 @@ axis_position (const Axis *axis, const char *s)
 }
 
 /* The largest value along a numeric axis (0 for categories). */
-static double
+double
 axis_max (const Axis *axis)
 {
   double hi = 0;
@@ -404,32 +393,7 @@ axis_describe_topologies (Axis *axis, const char *near)
 
 /* ----------------------------------------------------------------- figure */
 
-/* A figure draws at most 7 x 7 series, each unlike the others (7
- * colours, each with 7 markers or fills: series_variant); more would be a
- * legend no one reads, and a --by column of 50,000 values kept gnuplot
- * busy for minutes. */
-#define PLOT_MAX_SERIES 49
 
-/* From this value on, a log axis is drawn in decades with SI prefixes
- * (1M, 10G): a million is more GPUs than any cluster has. */
-#define PLOT_SI_FROM 1e6
-
-typedef struct {
-  const PlotTable *table;
-  const PlotSpec *spec;
-  int x, by, y;        /* columns; by -1 without --by; y -1 for a stack */
-  int status;          /* the status column, or -1 */
-  GArray *values;      /* owned: int, the numeric columns drawn */
-  Axis xs, series;     /* series: --by values, or a heatmap's y categories */
-  int *cells;          /* owned: [series][x] -> row, or -1 */
-  int *failed;         /* owned: [series][x] -> where no row is ok, the first
-                        * row whose status is not; or -1 (heatmap only) */
-  double *drawn;       /* owned: [block][x] -> the number drawn, or NaN; a
-                        * block is a series, or a part of a stack */
-  double lo, hi;       /* the range of the numbers drawn */
-  GArray *slivers;     /* owned: int, the parts of a stack drawn as one,
-                        * the last block (stack_merge_slivers); or empty */
-} Figure;
 
 static void
 figure_clear (Figure *f)
@@ -445,13 +409,13 @@ figure_clear (Figure *f)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Figure, figure_clear)
 
-static int
+int
 figure_cell (const Figure *f, guint s, guint x)
 {
   return f->cells[s * f->xs.labels->len + x];
 }
 
-static double
+double
 figure_drawn (const Figure *f, guint b, guint x)
 {
   return f->drawn[b * f->xs.labels->len + x];
@@ -467,7 +431,7 @@ row_ok (const Figure *f, guint r)
          || strcmp (plot_table_cell (f->table, r, f->status), "ok") == 0;
 }
 
-static double
+double
 cell_value (const Figure *f, int row, int col)
 {
   double v;
@@ -479,7 +443,7 @@ cell_value (const Figure *f, int row, int col)
 }
 
 /* The time breakdown of report.h, the default of a stack, in its order. */
-static const char *const breakdown_columns[] = {
+const char *const breakdown_columns[BREAKDOWN_N] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.ep_comm",
   "breakdown_s.bubble",
   "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.epilogue",
@@ -1004,10 +968,26 @@ stack_merge_slivers (Figure *f)
 }
 
 /* Whether block @b of a stack is its merged slivers. */
-static gboolean
+gboolean
 stack_block_is_slivers (const Figure *f, guint b)
 {
   return f->slivers->len > 0 && b == f->values->len - 1;
+}
+
+/* The key entry of part @b of a stack: its legend; "other" for the
+ * merged slivers; and "(under N %)" for a part under STACK_SLIVER of
+ * every bar. */
+char *
+stack_part_title (const Figure *f, guint b)
+{
+  double share = stack_part_share (f, b);
+  g_autofree char *under = g_strdup_printf (" (under %.0f %%)",
+                                            MAX (ceil (share * 100), 1));
+
+  if (stack_block_is_slivers (f, b))
+    return g_strdup_printf ("other%s", share < STACK_SLIVER ? under : "");
+  return g_strdup_printf ("%s%s", column_legend (f->table, g_array_index (f->values, int, b)),
+                          share < STACK_SLIVER ? under : "");
 }
 
 /* Each stack's parts over their sum; a stack that sums to zero has no
@@ -1180,1000 +1160,6 @@ figure_build (Figure *f, GString *notes, GError **error)
     g_string_append_printf (notes, "marked %u cell%s where no row is ok\n",
                             marked, marked == 1 ? "" : "s");
   return figure_labels (f, error) && figure_values (f, notes, error);
-}
-
-/* ------------------------------------------------------------ gnuplot text
- *
- * A CSV may come from anyone, so its cells and column names, like the file
- * names and --title, are text to show and never gnuplot to run. gnuplot
- * runs `command` inside a double-quoted string (and anywhere outside a
- * string), expands @macros outside strings, and ends a string or a
- * comment at a line break, after which the next line is a command. So
- * such text reaches the script only through append_gp_string (a
- * single-quoted string, which expands nothing) or, in a comment, through
- * one_line; in the data file, which gnuplot reads as data and never runs,
- * it is still kept to its line. Only the script's own constants are
- * written double-quoted. */
-
-/* S as a gnuplot string expression: single-quoted, where nothing is
- * expanded, with a quote and a line break (a two-line title) joined on
- * as the constants "'" and "\n": the only double-quoted parts, which hold
- * nothing of S. (gnuplot 5.4 reads the escape '' at the start of a string
- * as an empty string.) Other control characters become spaces. Accepted
- * wherever the script puts text (labels, titles, tic labels, assignments). */
-static void
-append_gp_string (GString *out, const char *s)
-{
-  g_autofree char *valid = g_utf8_make_valid (s, -1);
-
-  g_string_append_c (out, '\'');
-  for (const unsigned char *p = (const unsigned char *) valid; *p; p++)
-    if (*p == '\'')
-      g_string_append (out, "'.\"'\".'");
-    else if (*p == '\n')
-      g_string_append (out, "'.\"\\n\".'");
-    else
-      g_string_append_c (out, *p < 0x20 || *p == 0x7f ? ' ' : (char) *p);
-  g_string_append_c (out, '\'');
-}
-
-/* S as a tic label: a string as append_gp_string writes it, whose '%'
- * are doubled, since gnuplot formats a tic label as it formats numbers
- * ("100%" is a bad format, "%d GPUs" would show the tic's value). */
-static void
-append_gp_tic_label (GString *out, const char *s)
-{
-  g_auto (GStrv) parts = g_strsplit (s, "%", -1);
-  g_autofree char *doubled = g_strjoinv ("%%", parts);
-  append_gp_string (out, doubled);
-}
-
-/* The file NAME (a base name) as gnuplot is to take it: gnuplot reads
- * '<cmd' as a command to read from (a script to load, data to plot),
- * '|cmd' as one to write to, and '-' and '$x' as other sources, so a name
- * that starts with anything but a letter, a digit, '_' or '.' becomes
- * "./NAME". Owned. */
-static char *
-gp_file_name (const char *name)
-{
-  return g_ascii_isalnum (name[0]) || name[0] == '_' || name[0] == '.'
-         ? g_strdup (name) : g_strconcat ("./", name, NULL);
-}
-
-/* The file NAME as a gnuplot string (gp_file_name). */
-static void
-append_gp_file (GString *out, const char *name)
-{
-  g_autofree char *path = gp_file_name (name);
-
-  append_gp_string (out, path);
-}
-
-/* S on one line, control characters as spaces, for a comment of the
- * script or the data file: a line break would end the comment. */
-static char *
-one_line (const char *s)
-{
-  char *line = g_utf8_make_valid (s, -1);
-
-  for (char *p = line; *p; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      *p = ' ';
-  return line;
-}
-
-/* A quoted text column of the data file: gnuplot has no escape there, so
- * a quote becomes ' and the text stays on its line. */
-static void
-append_dat_string (GString *out, const char *s)
-{
-  g_autofree char *line = one_line (s);
-
-  g_string_append_c (out, '"');
-  for (const char *p = line; *p; p++)
-    g_string_append_c (out, *p == '"' ? '\'' : *p);
-  g_string_append_c (out, '"');
-}
-
-/* "%.10g" in the C locale: more digits than any figure shows, and the
- * same bytes everywhere. */
-static void
-append_num (GString *out, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (v == 0.0)
-    v = 0.0;  /* -0 */
-  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.10g", v));
-}
-
-/* Okabe and Ito's palette: told apart with every common colour vision
- * deficiency, and by point shape in greyscale. Yellow (#F0E442) is left
- * out, too light on white. */
-static const char *const series_colours[] = {
-  "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-  "#000000",
-};
-
-/* Filled circle, square, triangle, diamond, inverted triangle, pentagon,
- * star: a series stays apart from its neighbours in greyscale. */
-static const int series_points[] = { 7, 5, 9, 13, 11, 15, 3 };
-G_STATIC_ASSERT (G_N_ELEMENTS (series_points) == G_N_ELEMENTS (series_colours));
-
-/* The dash types of the lines (solid, dashed, dash-dot, dash-dot-dot, long,
- * short, long-short) and the fills of the bars (solid, then hatched one
- * way, the other, crossed, and denser): with the points, what tells the
- * series apart in a greyscale print. Dotted (dt 3) is left for the ideal
- * scaling lines. */
-static const char *const series_dashes[] = {
-  "1", "2", "4", "5", "(12,6)", "(3,3)", "(12,4,4,4)",
-};
-G_STATIC_ASSERT (G_N_ELEMENTS (series_dashes) == G_N_ELEMENTS (series_colours));
-static const char *const series_fills[] = {
-  "solid 0.9", "pattern 5", "pattern 4", "pattern 1", "pattern 7",
-  "pattern 6", "pattern 2",
-};
-G_STATIC_ASSERT (G_N_ELEMENTS (series_fills) == G_N_ELEMENTS (series_colours));
-
-/* The n-th variant of style S's marker or fill (of the 7 of each): series
- * past the seventh take the colour of series s % 7 with another marker or
- * fill, shifted by 3 a cycle (3 and 7 have no common factor), so the first
- * 49 series all differ in more than colour. */
-static gsize
-series_variant (guint s)
-{
-  gsize n = G_N_ELEMENTS (series_colours);
-  return (s % n + 3 * (s / n)) % n;
-}
-
-/* " ls N" for series S, and past the first seven " pt P", its marker. */
-static void
-append_line_style (GString *gp, guint s)
-{
-  gsize n = G_N_ELEMENTS (series_colours);
-  g_string_append_printf (gp, " ls %zu", (gsize) s % n + 1);
-  if (s >= n)
-    g_string_append_printf (gp, " pt %d", series_points[series_variant (s)]);
-}
-
-/* Terminals by extension. A PDF's size is in inches and its font in
- * points; the PNG is the same figure at 200 dpi, and the SVG at 100 (its
- * units are pixels), so one --size and --font give all three alike. The
- * terminals draw points at different sizes, hence @pointsize. */
-typedef struct {
-  const char *ext;
-  const char *name;       /* the gnuplot terminal */
-  const char *unit;       /* of its size: "in", or "" for pixels */
-  double per_inch;        /* its size units per inch */
-  double font_scale;      /* its font size per point */
-  const char *options;    /* what follows the size */
-  const char *pointsize;
-} Terminal;
-
-static const Terminal terminals[] = {
-  { ".pdf", "pdfcairo", "in", 1, 1, "linewidth 1.5", "0.55" },
-  { ".png", "pngcairo", "", 200, 2, "linewidth 3 background \"#ffffff\"",
-    "1.2" },
-  { ".svg", "svg", "", 100, 1,
-    "dynamic linewidth 1.5 background \"#ffffff\"", "0.8" },
-};
-
-static const Terminal *
-terminal_for (const char *figure)
-{
-  gsize n = strlen (figure);
-
-  for (gsize i = 0; i < G_N_ELEMENTS (terminals); i++)
-    {
-      gsize e = strlen (terminals[i].ext);
-
-      if (n > e && g_ascii_strcasecmp (figure + n - e, terminals[i].ext) == 0)
-        return &terminals[i];
-    }
-  return NULL;
-}
-
-/* What the figure is drawn on: a terminal, and the figure's size and
- * font. The default, 5 x 3.2 in with a 10 pt font, fits a page; a paper's
- * column takes --size 3.3x2.2 --font 8. */
-typedef struct {
-  const Terminal *term;
-  double width, height;  /* inches */
-  double font;           /* points */
-} Page;
-
-/* The bounds of --size and --font: a figure a paper can hold, and a font
- * it can be read in. */
-#define PAGE_MIN_IN 0.5
-#define PAGE_MAX_IN 50
-#define FONT_MIN_PT 4
-#define FONT_MAX_PT 72
-
-static gboolean
-page_parse (Page *page, const PlotSpec *spec, GError **error)
-{
-  page->term = terminal_for (spec->figure);
-  page->width = 5;
-  page->height = 3.2;
-  page->font = 10;
-  if (page->term == NULL)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
-                   "-o %s: unknown figure type; name it .pdf, .svg or .png",
-                   spec->figure);
-      return FALSE;
-    }
-  /* The script names the figure and its data in gnuplot strings, which
-   * hold text and line breaks (append_gp_string): a name with anything
-   * else (invalid UTF-8, another control character) would be written there
-   * other than the files trainsim writes. */
-  gboolean printable = g_utf8_validate (spec->figure, -1, NULL);
-  for (const char *p = spec->figure; printable && *p; p++)
-    printable = *p == '\n' || ((unsigned char) *p >= 0x20 && *p != 0x7f);
-  if (!printable)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE, "-o: the figure's name is not "
-                   "printable UTF-8; give it one that is, such as figure.pdf");
-      return FALSE;
-    }
-  if (spec->size != NULL)
-    {
-      g_auto (GStrv) wh = g_strsplit_set (spec->size, "xX", -1);
-
-      if (g_strv_length (wh) != 2 || !units_number (wh[0], &page->width)
-          || !units_number (wh[1], &page->height)
-          || page->width < PAGE_MIN_IN || page->width > PAGE_MAX_IN
-          || page->height < PAGE_MIN_IN || page->height > PAGE_MAX_IN)
-        {
-          g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
-                       "--size '%s': expected WIDTHxHEIGHT in inches, each "
-                       "from %g to %g, e.g. 3.3x2.2 for a paper's column",
-                       spec->size, (double) PAGE_MIN_IN, (double) PAGE_MAX_IN);
-          return FALSE;
-        }
-    }
-  if (spec->font != NULL
-      && (!units_number (spec->font, &page->font) || page->font < FONT_MIN_PT
-          || page->font > FONT_MAX_PT))
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_USAGE,
-                   "--font '%s': expected a size in points from %d to %d, "
-                   "e.g. 8", spec->font, FONT_MIN_PT, FONT_MAX_PT);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* The page's `set terminal` line. Pixels are whole. */
-static void
-append_terminal (GString *gp, const Page *page)
-{
-  const Terminal *t = page->term;
-  gboolean pixels = *t->unit == '\0';
-  double w = page->width * t->per_inch, h = page->height * t->per_inch;
-
-  g_string_append_printf (gp, "set terminal %s noenhanced font \"Helvetica,",
-                          t->name);
-  append_num (gp, page->font * t->font_scale);
-  g_string_append (gp, "\" size ");
-  append_num (gp, pixels ? round (w) : w);
-  g_string_append_printf (gp, "%s,", t->unit);
-  append_num (gp, pixels ? round (h) : h);
-  g_string_append_printf (gp, "%s %s\n", t->unit, t->options);
-}
-
-char *
-plot_sibling_path (const char *figure, const char *ext)
-{
-  const char *slash = strrchr (figure, '/');
-  const char *dot = strrchr (slash ? slash + 1 : figure, '.');
-  gsize stem = dot && dot != (slash ? slash + 1 : figure)
-               ? (gsize) (dot - figure) : strlen (figure);
-
-  return g_strdup_printf ("%.*s%s", (int) stem, figure, ext);
-}
-
-/* The settings every kind shares: terminal, output, styles, labels. */
-static void
-append_preamble (GString *gp, const Figure *f, const Page *page,
-                 const char *xlabel, const char *ylabel)
-{
-  const PlotSpec *spec = f->spec;
-  g_autofree char *fig = g_path_get_basename (spec->figure);
-  g_autofree char *dat_path = plot_sibling_path (spec->figure, ".dat");
-  g_autofree char *gp_path = plot_sibling_path (spec->figure, ".gp");
-  g_autofree char *dat = g_path_get_basename (dat_path);
-  g_autofree char *self = g_path_get_basename (gp_path);
-  g_autofree char *csv = g_path_get_basename (f->table->name);
-  g_autofree char *self_line = one_line (self), *csv_line = one_line (csv);
-  g_autofree char *dat_line = one_line (dat);
-
-  /* Each name is followed by text of the line's own: a comment ending in
-   * a backslash would go on to swallow the next line. */
-  g_string_append_printf (gp,
-    "# %s: a %s plot of %s, written by trainsim plot; the data is in %s.\n"
-    "# Restyle it freely, then run it from this directory: gnuplot %s\n\n"
-    "set encoding utf8\n",
-    self_line, kind_names[spec->kind], csv_line, dat_line, self_line);
-  append_terminal (gp, page);
-  g_string_append (gp, "# trainsim sets outfile to a temporary name it "
-                   "renames once gnuplot succeeds.\n"
-                   "if (!exists(\"outfile\")) outfile = ");
-  append_gp_file (gp, fig);
-  g_string_append (gp, "\nset output outfile\ndatafile = ");
-  append_gp_file (gp, dat);
-  g_string_append (gp, "\n\n");
-  for (gsize i = 0; i < G_N_ELEMENTS (series_colours); i++)
-    g_string_append_printf (gp, "set style line %zu lc rgb \"%s\" lw 1.5 "
-                            "pt %d dt %s\n", i + 1, series_colours[i],
-                            series_points[i], series_dashes[i]);
-  g_string_append_printf (gp, "set pointsize %s\n", page->term->pointsize);
-  g_string_append (gp, "set border 3 lw 1\nset tics nomirror out\n"
-                   "set grid back lt 1 lc rgb \"#dddddd\" lw 1\n");
-  if (spec->title != NULL)
-    {
-      g_string_append (gp, "set title ");
-      append_gp_string (gp, spec->title);
-      g_string_append_c (gp, '\n');
-    }
-  const char *axes[][2] = { { "xlabel", xlabel }, { "ylabel", ylabel } };
-  for (gsize i = 0; i < G_N_ELEMENTS (axes); i++)
-    if (axes[i][1] != NULL)
-      {
-        g_string_append_printf (gp, "set %s ", axes[i][0]);
-        append_gp_string (gp, axes[i][1]);
-        g_string_append_c (gp, '\n');
-      }
-}
-
-/* The key, titled @title (the series' column), where @needed. */
-static void
-append_key (GString *gp, gboolean needed, const char *title,
-            const char *where)
-{
-  if (!needed)
-    {
-      g_string_append (gp, "unset key\n");
-      return;
-    }
-  g_string_append_printf (gp, "set key %s Left reverse noautotitle "
-                          "samplen 2.5 spacing 1.1", where);
-  if (title != NULL)
-    {
-      g_string_append (gp, " title ");
-      append_gp_string (gp, title);
-    }
-  g_string_append_c (gp, '\n');
-}
-
-/* Where the key of the series goes: right of the plot, or above it in a
- * row on a figure narrower than 4 in (a paper's column), or when a
- * series' name is long (a topology's description), where a key at the
- * side would take a third of the width or more. A vertical key of a
- * stack is inverted, its first part at the bottom as in the bars. */
-static const char *
-key_place (const Page *page, const Axis *series, gboolean stacked)
-{
-  glong longest = 0;
-
-  for (guint i = 0; !stacked && i < series->shown->len; i++)
-    longest = MAX (longest, g_utf8_strlen (g_ptr_array_index (series->shown,
-                                                              i), -1));
-  if (page->width < 4 || longest > 24)
-    return "outside top center horizontal";
-  return stacked ? "outside right top vertical invert"
-                 : "outside right top vertical";
-}
-
-/* Many or long category labels along x are slanted, not overlapped. */
-static void
-append_slant (GString *gp, const Axis *cats)
-{
-  gsize longest = 0;
-
-  for (guint i = 0; i < cats->shown->len; i++)
-    longest = MAX (longest, strlen (g_ptr_array_index (cats->shown, i)));
-  if (cats->shown->len > 8 || longest > 10)
-    g_string_append (gp, "set xtics rotate by 30 right\n");
-}
-
-/* Category tics at 0, 1, 2... along @axis ("x" or "y"). */
-static void
-append_category_tics (GString *gp, const char *axis, const Axis *cats)
-{
-  g_string_append_printf (gp, "set %stics (", axis);
-  for (guint i = 0; i < cats->shown->len; i++)
-    {
-      g_string_append (gp, i ? ", " : "");
-      append_gp_tic_label (gp, g_ptr_array_index (cats->shown, i));
-      g_string_append_printf (gp, " %u", i);
-    }
-  g_string_append (gp, ")\n");
-}
-
-/* Whether a value of @axis is shown by a text other than its own. */
-static gboolean
-axis_relabelled (const Axis *axis)
-{
-  for (guint i = 0; i < axis->labels->len; i++)
-    if (strcmp (g_ptr_array_index (axis->labels, i),
-                g_ptr_array_index (axis->shown, i)) != 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* The comment at the head of the data file, and what the options did to
- * the numbers in it. */
-static void
-append_dat_header (GString *dat, const Figure *f, const char *columns)
-{
-  const PlotSpec *spec = f->spec;
-  g_autofree char *csv = g_path_get_basename (f->table->name);
-  g_autofree char *csv_line = one_line (csv), *columns_line = one_line (columns);
-
-  g_string_append_printf (dat, "# trainsim plot: data of a %s plot of %s, "
-                          "one block per series (gnuplot: index N)\n"
-                          "# columns: %s\n",
-                          kind_names[spec->kind], csv_line, columns_line);
-  if (spec->best != NULL)
-    {
-      g_autofree char *value = one_line (g_ptr_array_index (
-        f->table->header, g_array_index (f->values, int, 0)));
-      g_string_append_printf (dat, "# each point: of the rows on it, the one "
-                              "with the %s %s (--best %s)\n",
-                              strcmp (spec->best, "max") == 0 ? "highest"
-                              : "lowest", value, spec->best);
-    }
-  if (spec->ratio_to != NULL)
-    {
-      g_autofree char *by = one_line (g_ptr_array_index (f->table->header,
-                                                         f->by));
-      g_autofree char *to = one_line (spec->ratio_to);
-      g_string_append_printf (dat, "# y: over the y of the series %s = %s at "
-                              "the same x (--ratio-to)\n", by, to);
-    }
-  if (spec->normalize)
-    g_string_append (dat, "# values: fractions of their bar's total "
-                     "(--normalize)\n");
-}
-
-/* A block's title line: "# series 2: topology.inter_node.nics_per_node = 2",
- * and the text the value is shown by where it is another. */
-static void
-append_block (GString *dat, guint s, const char *column, const char *value,
-              const char *shown)
-{
-  g_autofree char *column_line = one_line (column);
-  g_autofree char *value_line = value ? one_line (value) : NULL;
-
-  if (s > 0)
-    g_string_append (dat, "\n\n");
-  g_string_append_printf (dat, "# series %u: %s%s%s", s, column_line,
-                          value ? " = " : "", value ? value_line : "");
-  if (value != NULL && shown != NULL && strcmp (value, shown) != 0)
-    {
-      g_autofree char *shown_line = one_line (shown);
-      g_string_append_printf (dat, ", shown as %s", shown_line);
-    }
-  g_string_append_c (dat, '\n');
-}
-
-static const char *
-series_column (const Figure *f)
-{
-  return f->by >= 0 ? g_ptr_array_index (f->table->header, f->by)
-                    : "all rows";
-}
-
-/* The block title of series @s of a line or bars. */
-static void
-append_series_block (GString *dat, const Figure *f, guint s)
-{
-  append_block (dat, s, series_column (f),
-                f->by >= 0 ? g_ptr_array_index (f->series.labels, s) : NULL,
-                g_ptr_array_index (f->series.shown, s));
-}
-
-/* The y label of a line or bars: @label, or with --ratio-to what the
- * values are relative to. Owned. */
-static char *
-value_ylabel (const Figure *f, const char *label)
-{
-  if (f->spec->ylabel != NULL)
-    return g_strdup (f->spec->ylabel);
-  if (f->spec->ratio_to == NULL)
-    return g_strdup (label);
-  guint ref = (guint) axis_find (&f->series, f->spec->ratio_to);
-  const char *value = g_ptr_array_index (f->series.labels, ref);
-  const char *shown = g_ptr_array_index (f->series.shown, ref);
-  /* A value shown as itself ("1") is named with its column. */
-  if (strcmp (value, shown) == 0)
-    return g_strdup_printf ("%s, relative to %s = %s", label,
-                            column_label (f->table, f->by), value);
-  return g_strdup_printf ("%s, relative to %s", label, shown);
-}
-
-/* Whether the y axis starts at zero: when every value is zero or more,
- * since a bar or a throughput read against a cut axis looks larger than
- * it is; not on a log axis, nor for lines of ratios, which are read
- * against 1. */
-static gboolean
-y_from_zero (const Figure *f)
-{
-  return !f->spec->logy && f->lo >= 0
-         && !(f->spec->ratio_to != NULL && f->spec->kind == PLOT_LINE);
-}
-
-static void
-append_yrange (GString *gp, const Figure *f)
-{
-  /* Its decades as 1k, 10M: a cost's 1e+08 is read slower. */
-  if (f->spec->logy && f->hi >= PLOT_SI_FROM)
-    g_string_append (gp, "set logscale y\nset format y \"%.0s%c\"\n");
-  else if (f->spec->logy)
-    g_string_append (gp, "set logscale y\n");
-  else if (y_from_zero (f))
-    g_string_append (gp, "set yrange [0:*]\n");
-}
-
-/* ------------------------------------------------------------------ kinds */
-
-static gboolean
-write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
-            GError **error)
-{
-  const PlotSpec *spec = f->spec;
-  const PlotTable *t = f->table;
-  int y = g_array_index (f->values, int, 0);
-  guint nx = f->xs.labels->len, ns = f->series.labels->len;
-
-  if (!f->xs.numeric)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
-                   "--x %s: a line needs numbers along x, and %s has text "
-                   "there; --kind bars takes categories", spec->x, t->name);
-      return FALSE;
-    }
-  if ((spec->logx || spec->ideal)
-      && g_array_index (f->xs.values, double, 0) <= 0)
-    {
-      g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
-                   "%s needs x above zero, and %s has x = %s",
-                   spec->logx ? "--logx" : "--ideal", t->name,
-                   (const char *) g_ptr_array_index (f->xs.labels, 0));
-      return FALSE;
-    }
-
-  g_autofree char *columns = g_strdup_printf (
-    "%s %s%s", (const char *) g_ptr_array_index (t->header, f->x),
-    (const char *) g_ptr_array_index (t->header, y),
-    spec->ideal ? " ideal (linear scaling from the first point)" : "");
-  append_dat_header (dat, f, columns);
-  for (guint s = 0; s < ns; s++)
-    {
-      double x0 = NAN, y0 = NAN;
-
-      append_series_block (dat, f, s);
-      for (guint i = 0; i < nx; i++)
-        {
-          int r = figure_cell (f, s, i);
-          double yv = figure_drawn (f, s, i);
-
-          if (isnan (yv))
-            continue;
-          double xv = cell_value (f, r, f->x);
-          if (isnan (x0))
-            {
-              x0 = xv;
-              y0 = yv;
-            }
-          append_num (dat, xv);
-          g_string_append_c (dat, ' ');
-          append_num (dat, yv);
-          if (spec->ideal)
-            {
-              g_string_append_c (dat, ' ');
-              append_num (dat, y0 * xv / x0);
-            }
-          g_string_append_c (dat, '\n');
-        }
-      /* A series --ratio-to left without points still takes its block:
-       * gnuplot does not count a block with no data line in `index`. */
-      if (isnan (x0))
-        g_string_append (dat, "NaN NaN\n");
-    }
-
-  g_autofree char *ylabel = value_ylabel (f, column_label (t, y));
-  append_preamble (gp, f, page,
-                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   ylabel);
-  append_key (gp, f->by >= 0 || spec->ideal,
-              f->by >= 0 ? column_label (t, f->by) : NULL,
-              key_place (page, &f->series, FALSE));
-  /* GPU counts double, so a log x axis is base 2 with the values as its
-   * tics; parameters or tokens (a million and more) span decades, base 10
-   * with SI tics (1G, 10G), since 1.07374e+09 at each power of two
-   * overprinted its neighbours. */
-  gboolean decades = spec->logx && axis_max (&f->xs) >= PLOT_SI_FROM;
-  if (decades)
-    g_string_append (gp, "set logscale x 10\nset format x \"%.0s%c\"\n");
-  else if (spec->logx)
-    g_string_append (gp, "set logscale x 2\n");
-  /* A few x values (GPU counts, NICs per node) are the tics themselves;
-   * gnuplot's own would put 1.5 NICs on the axis. A value --label names
-   * is shown by its text. */
-  gboolean relabelled = axis_relabelled (&f->xs);
-  if ((nx <= 10 && !decades) || relabelled)
-    {
-      g_string_append (gp, "set xtics (");
-      for (guint i = 0; i < nx; i++)
-        {
-          g_string_append (gp, i ? ", " : "");
-          if (relabelled)
-            {
-              append_gp_tic_label (gp, g_ptr_array_index (f->xs.shown, i));
-              g_string_append_c (gp, ' ');
-            }
-          append_num (gp, g_array_index (f->xs.values, double, i));
-        }
-      g_string_append (gp, ")\n");
-    }
-  /* Room around the first and last points, so no marker sits on a border;
-   * a log y axis already ends at the decades around them. */
-  g_string_append_printf (gp, "set offsets graph 0.05, graph 0.05, %s, %s\n",
-                          spec->logy ? "0" : "graph 0.05",
-                          spec->logy || y_from_zero (f) ? "0" : "graph 0.05");
-  append_yrange (gp, f);
-  g_string_append (gp, "plot ");
-  for (guint s = 0; s < ns; s++)
-    {
-      g_string_append_printf (gp, "%sdatafile index %u using 1:2 with "
-                              "linespoints", s ? ", \\\n     " : "", s);
-      append_line_style (gp, s);
-      if (f->by >= 0)
-        {
-          g_string_append (gp, " title ");
-          append_gp_string (gp, g_ptr_array_index (f->series.shown, s));
-        }
-    }
-  if (spec->ideal)
-    {
-      for (guint s = 0; s < ns; s++)
-        g_string_append_printf (gp, ", \\\n     datafile index %u using 1:3 "
-                                "with lines ls %zu lw 1 dt 3", s,
-                                s % G_N_ELEMENTS (series_colours) + 1);
-      /* One key entry for all the dotted lines. */
-      g_string_append (gp, ", \\\n     NaN with lines lc rgb \"#555555\" lw 1 "
-                       "dt 3 title \"ideal scaling\"");
-    }
-  g_string_append_c (gp, '\n');
-  return TRUE;
-}
-
-/* Bars and stacks: a block per series (a --by value, or a part of the
- * stack), each with every category in order so gnuplot's histograms line
- * up row by row; a missing point is NaN, an empty slot. */
-static void
-append_histogram_data (GString *dat, const Figure *f, gboolean stacked)
-{
-  const PlotTable *t = f->table;
-  guint nb = stacked ? f->values->len : f->series.labels->len;
-
-  for (guint b = 0; b < nb; b++)
-    {
-      int col = g_array_index (f->values, int, stacked ? b : 0);
-
-      if (stacked && stack_block_is_slivers (f, b))
-        {
-          g_autoptr (GString) names = g_string_new ("the sum of");
-
-          for (guint k = 0; k < f->slivers->len; k++)
-            g_string_append_printf (names, " %s", (const char *) g_ptr_array_index (
-                                      t->header, g_array_index (f->slivers, int, k)));
-          append_block (dat, b, names->str, NULL, NULL);
-        }
-      else if (stacked)
-        append_block (dat, b, g_ptr_array_index (t->header, col), NULL, NULL);
-      else
-        append_series_block (dat, f, b);
-      for (guint i = 0; i < f->xs.labels->len; i++)
-        {
-          append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
-          g_string_append_c (dat, ' ');
-          if (isnan (figure_drawn (f, b, i)))
-            g_string_append (dat, "NaN");
-          else
-            append_num (dat, figure_drawn (f, b, i));
-          g_string_append_c (dat, '\n');
-        }
-    }
-}
-
-/* The index of bar @b's style, from which its colour (index % 7) and
- * fill (series_variant) come. A part of the time breakdown keeps its
- * style from figure to figure (DP comm is always the same), whichever
- * parts were left out for being zero. */
-static guint
-bar_style (const Figure *f, guint b, gboolean stacked)
-{
-  if (stacked && stack_block_is_slivers (f, b))
-    return G_N_ELEMENTS (breakdown_columns);  /* "other", after them all */
-  if (stacked)
-    {
-      const char *name = g_ptr_array_index (
-        f->table->header, g_array_index (f->values, int, b));
-
-      for (gsize i = 0; i < G_N_ELEMENTS (breakdown_columns); i++)
-        if (strcmp (name, breakdown_columns[i]) == 0)
-          return (guint) i;
-    }
-  return b;
-}
-
-/* The key entry of part @b of a stack: its legend; "other" for the
- * merged slivers; and "(under N %)" for a part under STACK_SLIVER of
- * every bar. */
-static char *
-stack_part_title (const Figure *f, guint b)
-{
-  double share = stack_part_share (f, b);
-  g_autofree char *under = g_strdup_printf (" (under %.0f %%)",
-                                            MAX (ceil (share * 100), 1));
-
-  if (stack_block_is_slivers (f, b))
-    return g_strdup_printf ("other%s", share < STACK_SLIVER ? under : "");
-  return g_strdup_printf ("%s%s", column_legend (f->table, g_array_index (f->values, int, b)),
-                          share < STACK_SLIVER ? under : "");
-}
-
-static void
-append_histogram_plot (GString *gp, const Figure *f, gboolean stacked)
-{
-  guint nb = stacked ? f->values->len : f->series.labels->len;
-
-  append_slant (gp, &f->xs);
-  g_string_append (gp, "set grid noxtics\nset xtics scale 0\n"
-                   "set style data histograms\n");
-  g_string_append (gp, stacked ? "set style histogram rowstacked\n"
-                   "set boxwidth 0.6\n"
-                   : "set style histogram clustered gap 1\n");
-  g_string_append (gp, "plot ");
-  for (guint b = 0; b < nb; b++)
-    {
-      guint k = bar_style (f, b, stacked);
-      gsize style = k % G_N_ELEMENTS (series_colours) + 1;
-
-      /* Solid borders (the style's dash type is for lines), and hatching
-       * drawn thick enough to carry its colour. */
-      g_string_append_printf (gp, "%sdatafile index %u using 2%s ls %zu "
-                              "lw 0.8 dt 1 fs %s border lc rgb \"#333333\"",
-                              b ? ", \\\n     " : "", b, b ? "" : ":xtic(1)",
-                              style, series_fills[series_variant (k)]);
-      if (stacked || f->by >= 0)
-        {
-          g_autofree char *part = stacked ? stack_part_title (f, b) : NULL;
-
-          g_string_append (gp, " title ");
-          append_gp_string (gp, stacked ? part : g_ptr_array_index (f->series.shown, b));
-        }
-    }
-  g_string_append_c (gp, '\n');
-}
-
-static gboolean
-write_bars (const Figure *f, const Page *page, GString *gp, GString *dat,
-            GError **error G_GNUC_UNUSED)
-{
-  const PlotSpec *spec = f->spec;
-  const PlotTable *t = f->table;
-  int y = g_array_index (f->values, int, 0);
-  g_autofree char *columns = g_strdup_printf (
-    "%s %s", (const char *) g_ptr_array_index (t->header, f->x),
-    (const char *) g_ptr_array_index (t->header, y));
-
-  append_dat_header (dat, f, columns);
-  append_histogram_data (dat, f, FALSE);
-  g_autofree char *ylabel = value_ylabel (f, column_label (t, y));
-  append_preamble (gp, f, page,
-                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   ylabel);
-  append_key (gp, f->by >= 0, f->by >= 0 ? column_label (t, f->by) : NULL,
-              key_place (page, &f->series, FALSE));
-  append_yrange (gp, f);
-  append_histogram_plot (gp, f, FALSE);
-  return TRUE;
-}
-
-/* The y label of a stack: what its parts have in common, or with
- * --normalize, of what they are the fractions. */
-static const char *
-stack_ylabel (const Figure *f)
-{
-  const char *common[][3] = {
-    { "breakdown_s.", "time per iteration (s)",
-      "fraction of the iteration time" },
-    { "memory.", "memory per GPU (GiB)", "fraction of the memory per GPU" },
-  };
-  gboolean normalize = f->spec->normalize;
-
-  for (gsize k = 0; k < G_N_ELEMENTS (common); k++)
-    {
-      gboolean all = TRUE;
-
-      for (guint i = 0; i < f->values->len && all; i++)
-        all = g_str_has_prefix (g_ptr_array_index (
-                f->table->header, g_array_index (f->values, int, i)),
-                common[k][0]);
-      if (all)
-        return common[k][normalize ? 2 : 1];
-    }
-  if (normalize)
-    return "fraction of the total";
-  return f->values->len == 1
-         ? column_label (f->table, g_array_index (f->values, int, 0)) : NULL;
-}
-
-static gboolean
-write_stack (const Figure *f, const Page *page, GString *gp, GString *dat,
-             GError **error G_GNUC_UNUSED)
-{
-  const PlotSpec *spec = f->spec;
-  const PlotTable *t = f->table;
-  g_autoptr (GString) columns = g_string_new (NULL);
-
-  g_string_append_printf (columns, "%s value (the block's column)",
-                          (const char *) g_ptr_array_index (t->header, f->x));
-  append_dat_header (dat, f, columns->str);
-  append_histogram_data (dat, f, TRUE);
-  append_preamble (gp, f, page,
-                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   spec->ylabel ? spec->ylabel : stack_ylabel (f));
-  append_key (gp, TRUE, NULL, key_place (page, &f->series, TRUE));
-  if (spec->normalize)
-    g_string_append (gp, "set yrange [0:1]\n");
-  else
-    append_yrange (gp, f);
-  append_histogram_plot (gp, f, TRUE);
-  return TRUE;
-}
-
-/* How a heatmap marks a cell where no row is ok, by the status of its
- * rows: a grey of its own, a word in the cell, and the key's entry for
- * the word. Another status is shown by its own name, in OTHER_GREY. */
-static const struct {
-  const char *status, *word, *meaning, *grey;
-} status_marks[] = {
-  { "oom", "OOM", "OOM: out of memory", "#bdbdbd" },
-  { "infeasible", "n/a", "n/a: infeasible plan", "#e0e0e0" },
-};
-#define OTHER_GREY "#9e9e9e"
-
-/* The plot elements of the cells marked with @status, block @index. */
-static void
-append_status_cells (GString *gp, guint index, const char *status)
-{
-  const char *word = *status ? status : "(empty)", *meaning = word;
-  const char *grey = OTHER_GREY;
-
-  for (gsize k = 0; k < G_N_ELEMENTS (status_marks); k++)
-    if (strcmp (status, status_marks[k].status) == 0)
-      {
-        word = status_marks[k].word;
-        meaning = status_marks[k].meaning;
-        grey = status_marks[k].grey;
-      }
-  g_string_append_printf (gp, ", \\\n     datafile index %u using 1:2:(0.5):"
-                          "(0.5) with boxxyerror fc rgb \"%s\" fs solid 1 "
-                          "noborder title ", index, grey);
-  append_gp_string (gp, meaning);
-  g_string_append_printf (gp, ", \\\n     datafile index %u using 1:2:(",
-                          index);
-  append_gp_string (gp, word);
-  g_string_append (gp, ") with labels tc rgb \"#333333\"");
-}
-
-static gboolean
-write_heatmap (const Figure *f, const Page *page, GString *gp,
-               GString *dat, GError **error G_GNUC_UNUSED)
-{
-  const PlotSpec *spec = f->spec;
-  const PlotTable *t = f->table;
-  int z = g_array_index (f->values, int, 0);
-  guint nx = f->xs.labels->len, ny = f->series.labels->len;
-  const char *xcol = g_ptr_array_index (t->header, f->x);
-  const char *ycol = g_ptr_array_index (t->header, f->y);
-  g_autofree char *columns = g_strdup_printf (
-    "x_index y_index %s %s %s; then a block per status of the cells where "
-    "no row is ok: x_index y_index %s %s",
-    (const char *) g_ptr_array_index (t->header, z), xcol, ycol, xcol, ycol);
-  /* The statuses of the marked cells, in the order first met. */
-  g_autoptr (GPtrArray) statuses = g_ptr_array_new ();
-
-  for (gsize k = 0; k < (gsize) nx * ny; k++)
-    {
-      const char *st;
-      guint j;
-
-      if (f->failed[k] < 0)
-        continue;
-      st = plot_table_cell (t, (guint) f->failed[k], f->status);
-      for (j = 0; j < statuses->len; j++)
-        if (strcmp (g_ptr_array_index (statuses, j), st) == 0)
-          break;
-      if (j == statuses->len)
-        g_ptr_array_add (statuses, (gpointer) st);
-    }
-
-  append_dat_header (dat, f, columns);
-  /* One block of the cells with a value: none is empty (a figure has a
-   * row to draw), so the status blocks after it keep their index. */
-  append_block (dat, 0, "the cells with a value", NULL, NULL);
-  for (guint s = 0; s < ny; s++)
-    for (guint i = 0; i < nx; i++)
-      {
-        if (figure_cell (f, s, i) < 0)
-          continue;  /* an empty cell stays white */
-        g_string_append_printf (dat, "%u %u ", i, s);
-        append_num (dat, figure_drawn (f, s, i));
-        g_string_append_c (dat, ' ');
-        append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
-        g_string_append_c (dat, ' ');
-        append_dat_string (dat, g_ptr_array_index (f->series.shown, s));
-        g_string_append_c (dat, '\n');
-      }
-  for (guint j = 0; j < statuses->len; j++)
-    {
-      append_block (dat, j + 1, "status", g_ptr_array_index (statuses, j),
-                    NULL);
-      for (guint s = 0; s < ny; s++)
-        for (guint i = 0; i < nx; i++)
-          {
-            int r = f->failed[s * nx + i];
-
-            if (r < 0 || strcmp (plot_table_cell (t, (guint) r, f->status),
-                                 g_ptr_array_index (statuses, j)) != 0)
-              continue;
-            g_string_append_printf (dat, "%u %u ", i, s);
-            append_dat_string (dat, g_ptr_array_index (f->xs.shown, i));
-            g_string_append_c (dat, ' ');
-            append_dat_string (dat, g_ptr_array_index (f->series.shown, s));
-            g_string_append_c (dat, '\n');
-          }
-    }
-
-  append_preamble (gp, f, page,
-                   spec->xlabel ? spec->xlabel : column_label (t, f->x),
-                   spec->ylabel ? spec->ylabel : column_label (t, f->y));
-  /* The key says what the grey cells mean; the colour box, the rest.
-   * Above the plot: below it, it sat on the x label. */
-  append_key (gp, statuses->len > 0, NULL, "outside top center horizontal");
-  g_string_append_printf (gp, "unset grid\nset tics scale 0\n"
-                          "set xrange [-0.5:%u.5]\nset yrange [-0.5:%u.5]\n",
-                          nx - 1, ny - 1);
-  append_category_tics (gp, "x", &f->xs);
-  append_slant (gp, &f->xs);
-  append_category_tics (gp, "y", &f->series);
-  g_string_append (gp, "set cblabel ");
-  append_gp_string (gp, column_label (t, z));
-  /* ColorBrewer's YlGnBu: ordered light to dark, readable in greyscale. */
-  g_string_append (gp, "\nset palette defined (0 \"#ffffd9\", "
-                   "0.25 \"#c7e9b4\", 0.5 \"#41b6c4\", 0.75 \"#225ea8\", "
-                   "1 \"#081d58\")\n");
-  /* The values in the cells: as many decimals as the largest needs for
-   * three significant digits, white on the dark upper part of the palette. */
-  double big = MAX (fabs (f->lo), fabs (f->hi));
-  const char *fmt = big >= 100 ? "%.0f" : big >= 10 ? "%.1f"
-                    : big >= 1 ? "%.2f" : "%.3g";
-  g_string_append (gp, "plot datafile index 0 using 1:2:(0.5):(0.5):3 with "
-                   "boxxyerror fc palette fs solid 1 noborder, \\\n     "
-                   "datafile index 0 using 1:2:(sprintf(\"");
-  g_string_append_printf (gp, "%s\", $3)):($3 > ", fmt);
-  append_num (gp, f->lo + 0.55 * (f->hi - f->lo));
-  g_string_append (gp, " ? 0xffffff : 0x000000) with labels tc rgb variable");
-  for (guint j = 0; j < statuses->len; j++)
-    append_status_cells (gp, j + 1, g_ptr_array_index (statuses, j));
-  g_string_append_c (gp, '\n');
-  return TRUE;
 }
 
 /* The writers, in PlotKind's order: each fills the script and the data. */
