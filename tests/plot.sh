@@ -418,7 +418,12 @@ grep -q '^set xtics (' "$tmp/pct/cost.gp" && fail_because "each x value is a tic
 grep -q "^set ylabel 'cost with failures (USD)'$" "$tmp/pct/cost.gp" || fail_because "the y label is not from the units table"
 plot "$scaling" --x gpus --y megatron_tflops_per_gpu --by nics_per_node --logx -o "$tmp/pct/gpus.pdf"
 grep -q '^set logscale x 2$' "$tmp/pct/gpus.gp" || fail_because "GPU counts are not base 2"
-verdict "--logx: GPU counts in base 2, parameters in decades with SI tics; units-table labels"
+# 1 to 32768 GPUs, 16 counts: 15 doublings in at most six steps of 8.
+awk 'BEGIN { print "gpus,y"; for (g = 1; g <= 32768; g *= 2) print g "," g }' >"$tmp/pct/many.csv"
+plot "$tmp/pct/many.csv" --x gpus --y y --logx -o "$tmp/pct/many.pdf"
+grep -q '^set xtics (1, 8, 64, 512, 4096, 32768)$' "$tmp/pct/many.gp" ||
+  fail_because "16 GPU counts: $(grep xtics "$tmp/pct/many.gp")"
+verdict "--logx: GPU counts in base 2 (at most seven tics), parameters in decades with SI tics; units-table labels"
 
 # --- gnuplot missing or failing -------------------------------------------------
 

@@ -105,6 +105,22 @@ write_line (const Figure *f, const Page *page, GString *gp, GString *dat,
         }
       g_string_append (gp, ")\n");
     }
+  else if (spec->logx && !decades)
+    {
+      /* More GPU counts than fit as tics: gnuplot's own base-2 tics put
+       * 4096 and 16384 on each other; at most seven, a power of two of
+       * powers of two apart, from the first value. */
+      double lo = g_array_index (f->xs.values, double, 0), hi = axis_max (&f->xs);
+      int step = MAX ((int) ceil (log2 (hi / lo) / 6), 1);
+
+      g_string_append (gp, "set xtics (");
+      for (double v = lo; v <= hi * (1 + 1e-9); v *= exp2 (step))
+        {
+          g_string_append (gp, v > lo ? ", " : "");
+          append_num (gp, v);
+        }
+      g_string_append (gp, ")\n");
+    }
   /* Room around the first and last points, so no marker sits on a border;
    * a log y axis already ends at the decades around them. */
   g_string_append_printf (gp, "set offsets graph 0.05, graph 0.05, %s, %s\n",
