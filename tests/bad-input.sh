@@ -178,6 +178,10 @@ table () {
 2 | --set parallel.cp_kind: parallel.cp_kind: unknown value 'ring'; valid values: p2p or ulysses | - | run $d/cp.yaml --set parallel.cp=2 --set parallel.cp_kind=ring
 2 | --set parallel.cp_kind: cp_kind ulysses needs cp 4 to divide a TP rank's 2 heads | - | run $d/cp.yaml --set parallel.cp=4 --set parallel.cp_kind=ulysses
 2 | cp.yaml:8:11: cp 2 needs a fused attention kernel | - | run $d/cp.yaml --set parallel.cp=2 --set training.attention=unfused
+2 | sharp-a100.yaml:3:82: topology.intra_node.sharp: NVLink SHARP needs third-generation NVSwitches and Hopper GPUs; a100-sxm4-80gb is generation ampere | - | run $d/sharp-a100.yaml
+2 | sharp-pcie.yaml:3:79: topology.intra_node.sharp: NVLink SHARP reduces in NVSwitches; this node's link is pcie | - | run $d/sharp-pcie.yaml
+2 | --set topology.intra_node.sharp: topology.intra_node.sharp must be true or false, got 'yes2' | - | run $d/valid.yaml --set topology.intra_node.sharp=yes2
+2 | --set topology.intra_node.sharp: topology.intra_node.sharp: NVLink SHARP needs third-generation NVSwitches and Hopper GPUs | - | collective selene --gpus 8 --set intra_node.sharp=true
 EOF
 }
 
