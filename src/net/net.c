@@ -408,8 +408,9 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
  * modelled: here it is the all-reduce of a group inside one node. Its
  * cost is NCCL's form, latency + bytes / algorithm bandwidth:
  * - the algorithm bandwidth, NVLS_EFFICIENCY x the link's line rate a
- *   direction, measured (the ledger row: 480 GB/s of bus bandwidth on
- *   8 GPUs of NVLink4, algbw 480 / 1.75 = 274 GB/s of 450), the same for
+ *   direction, from a measurement (the ledger row: 480 GB/s of bus
+ *   bandwidth on 8 GPUs of NVLink4, algbw 480 / 1.75 = 274 GB/s of 450;
+ *   experiments/validation/nccl-tests-h100-nvls.yaml), the same for
  *   every group size as NCCL's model has it (one step);
  * - the latency, NCCL's NVLS step on NVLink (hwLat, 25 us Simple; baseLat
  *   0), scaled by the topology's step latency as the ring's and the
