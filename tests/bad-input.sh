@@ -180,6 +180,10 @@ table () {
 2 | cp.yaml:8:11: cp 2 needs a fused attention kernel | - | run $d/cp.yaml --set parallel.cp=2 --set training.attention=unfused
 2 | --set parallel.moe_shared_expert_overlap: moe_shared_expert_overlap overlaps an MoE layer's shared experts | - | run $srcdir/experiments/mixtral-8x7b-selene.yaml --set parallel.moe_shared_expert_overlap=true
 2 | cannot run parallel.moe_shared_expert_overlap: it is Megatron-Core's --moe-shared-expert-overlap | - | run $srcdir/experiments/mixtral-8x7b-selene.yaml --set model=deepseek-moe-16b --set parallel.moe_shared_expert_overlap=true --set framework=deepspeed --set parallel.sequence_parallel=false
+2 | sharp-a100.yaml:3:82: topology.intra_node.sharp: NVLink SHARP needs third-generation NVSwitches and Hopper GPUs; a100-sxm4-80gb is generation ampere | - | run $d/sharp-a100.yaml
+2 | sharp-pcie.yaml:3:79: topology.intra_node.sharp: NVLink SHARP reduces in NVSwitches; this node's link is pcie | - | run $d/sharp-pcie.yaml
+2 | --set topology.intra_node.sharp: topology.intra_node.sharp must be true or false, got 'yes2' | - | run $d/valid.yaml --set topology.intra_node.sharp=yes2
+2 | --set topology.intra_node.sharp: topology.intra_node.sharp: NVLink SHARP needs third-generation NVSwitches and Hopper GPUs | - | collective selene --gpus 8 --set intra_node.sharp=true
 EOF
 }
 

@@ -510,6 +510,79 @@ START_TEST (test_more_nics_never_slower)
 }
 END_TEST
 
+/* dgx-h100's network with NVLink SHARP on and as shipped (off). */
+static void
+dgx_h100_sharp (NetModel *on, NetModel *off)
+{
+  TopologySpec t;
+  load ("dgx-h100", "intra_node.sharp=true", &t);
+  net_model_init (on, &t, ALGORITHM_AUTO);
+  topology_spec_clear (&t);
+  load ("dgx-h100", NULL, &t);
+  net_model_init (off, &t, ALGORITHM_AUTO);
+  topology_spec_clear (&t);
+}
+
+/* NVLink SHARP (intra_node.sharp) on dgx-h100, worked by hand: a 1 GiB
+ * all-reduce on its 8 GPUs runs NVLS, one step at NCCL's 25 us scaled by
+ * the topology's 2 us over NCCL's 3.4 us ring step (14.71 us), and the
+ * buffer once at 450 GB/s x NVLS_EFFICIENCY 0.61 = 274.5 GB/s (3.912 ms):
+ * 3.926 ms, a bus bandwidth of 2^30 / 3.926 ms x 1.75 = 478.6 GB/s; the
+ * ring without it, 2 x 7/8 x 2^30 / (450 x 0.81 GB/s) + (8.4 + 14 x 2) us
+ * = 5.191 ms (362 GB/s). Across nodes NVLS does not apply: 16 GPUs on two
+ * nodes cost the same with and without. */
+START_TEST (test_nvls_by_hand)
+{
+  NetModel on, off;
+  double bytes = 1 << 30;
+  dgx_h100_sharp (&on, &off);
+  CollCost c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 8, 8 }, -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_NVLS);
+  ck_assert_int_eq (c.proto, NET_PROTO_SIMPLE);
+  CLOSE (net_static_time (&on, &c, 8),
+         25e-6 * 2.0 / 3.4 + bytes / (450e9 * LEDGER (NVLS_EFFICIENCY)));
+  CLOSE (net_collective_time (&off, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 }),
+         (8.4 + 14 * 2.0) * 1e-6 + 2 * 7.0 / 8 * bytes / (450e9 * 0.81));
+  CLOSE (net_collective_time (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }),
+         net_collective_time (&off, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }));
+  /* Reduce-scatter is not NVLS here (only all-reduce is modelled). */
+  c = net_collective_cost (&on, COLL_REDUCE_SCATTER, bytes, (GroupShape) { 8, 8 }, -1, 0);
+  ck_assert_int_ne (c.algo, NET_ALGO_NVLS);
+}
+END_TEST
+
+/* Relations: on one node of 4 or 8 GPUs, NVLS is faster than the ring
+ * for every large all-reduce (64 MiB to 8 GiB); with SHARP on, the tuner
+ * is never slower than without it, at any size or group; on 2 GPUs, whose
+ * ring moves the buffer only once, the ring stays the tuner's choice for
+ * large buffers (as NCCL's model also has it). */
+START_TEST (test_nvls_relations)
+{
+  NetModel on, off;
+  dgx_h100_sharp (&on, &off);
+  for (double bytes = 1 << 10; bytes <= 8.0 * (1 << 30); bytes *= 4)
+    for (int n = 2; n <= 16; n *= 2)
+      {
+        GroupShape g = { n, MIN (n, 8) };
+        double with = net_collective_time (&on, COLL_ALL_REDUCE, bytes, g);
+        double without = net_collective_time (&off, COLL_ALL_REDUCE, bytes, g);
+        ck_assert_msg (with <= without, "%d GPUs, %g B: %g > %g s", n, bytes, with,
+                       without);
+        if (bytes < 64.0 * (1 << 20) || n > 8)
+          continue;
+        CollCost nvls = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, g,
+                                             NET_ALGO_NVLS, 0);
+        CollCost ring = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, g,
+                                             NET_ALGO_RING, 0);
+        double tn = net_static_time (&on, &nvls, n), tr = net_static_time (&on, &ring, n);
+        ck_assert_int_eq (nvls.algo, NET_ALGO_NVLS);
+        ck_assert_msg (n == 2 ? tr < tn : tn < tr, "%d GPUs, %g B: nvls %g, ring %g s",
+                       n, bytes, tn, tr);
+      }
+}
+END_TEST
+
 START_TEST (test_tuner_choices)
 {
   /* As NCCL: on many nodes a small all-reduce takes the tree (log-depth
@@ -875,6 +948,8 @@ net_suite (void)
   tcase_add_test (tc, test_ring_latency_grows_with_nodes);
   tcase_add_test (tc, test_more_nics_never_slower);
   tcase_add_test (tc, test_tuner_choices);
+  tcase_add_test (tc, test_nvls_by_hand);
+  tcase_add_test (tc, test_nvls_relations);
   tcase_add_test (tc, test_all_to_all_does_not_aggregate);
   tcase_add_test (tc, test_fabric_taper);
   tcase_add_test (tc, test_group_shape_matches_walk);

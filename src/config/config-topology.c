@@ -34,6 +34,7 @@ static const Field intra_node_fields[] = {
   F ("bandwidth", F_UNIT, IntraNodeSpec, bandwidth, REQUIRED, .arg = UNIT_BANDWIDTH),
   F ("latency", F_UNIT, IntraNodeSpec, latency, .arg = UNIT_TIME),
   F ("efficiency", F_FRACTION, IntraNodeSpec, efficiency),
+  F ("sharp", F_BOOL, IntraNodeSpec, sharp),
   END
 };
 
@@ -204,6 +205,40 @@ fabric_finish (const YNode *inter, const char *path, const FabricSpec *f,
   return TRUE;
 }
 
+/* NVLink SHARP is the third-generation NVSwitch's (NVIDIA, "The
+ * third-generation NVSwitch", Hot Chips 34, 2022: the switch reduces and
+ * multicasts), which only Hopper GPUs reach: an NVLink bridge, PCIe or an
+ * A100's second-generation NVSwitch cannot reduce, and NCCL's NVLS needs
+ * compute capability 9.0 (nvlsEfficiency 0 below it, src/graph/tuning.cc,
+ * NCCL v2.21.5-1). */
+static gboolean
+sharp_finish (const YNode *map, const char *path, const TopologySpec *t,
+              GError **error)
+{
+  if (!t->intra_node.sharp)
+    return TRUE;
+  const YPair *i = ytree_map_find (map, "intra_node");
+  const YPair *s = ytree_map_find (i->value, "sharp");
+  if (t->intra_node.link != LINK_NVSWITCH)
+    {
+      ytree_set_error (error, s->value->mark, "%s.intra_node.sharp: NVLink SHARP "
+                       "reduces in NVSwitches; this node's link is %s: use link: "
+                       "nvswitch or sharp: false", path,
+                       spec_enum_name (SPEC_ENUM_LINK, t->intra_node.link));
+      return FALSE;
+    }
+  if (t->gpu.generation < GENERATION_HOPPER)
+    {
+      ytree_set_error (error, s->value->mark, "%s.intra_node.sharp: NVLink SHARP "
+                       "needs third-generation NVSwitches and Hopper GPUs; %s is "
+                       "generation %s: use a device with generation: hopper or "
+                       "sharp: false", path, t->gpu.name,
+                       spec_enum_name (SPEC_ENUM_GENERATION, t->gpu.generation));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Checks across a topology's fields: the NICs divide among the GPUs (or
  * nic_of_gpu says who shares which), and nic_path's default. */
 gboolean
@@ -248,6 +283,8 @@ config_topology_finish (const YNode *map, const char *path, void *base, GError *
       return FALSE;
     }
   if (!fabric_finish (inter, path, &in->fabric, error))
+    return FALSE;
+  if (!sharp_finish (map, path, t, error))
     return FALSE;
   if (!inter || !ytree_map_find (inter, "nic_path"))
     in->nic_path = t->intra_node.link == LINK_NVSWITCH || t->intra_node.link == LINK_NVLINK

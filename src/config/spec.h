@@ -333,6 +333,10 @@ typedef struct {
    * kind's (the ledger's; `trainsim calibrate` fits one). Last, so that
    * positional initializers leave it unset. */
   double efficiency;
+  /* NVLink SHARP (NCCL's NVLS): the NVSwitches reduce, so NCCL may run an
+   * all-reduce within a node as NVLS (net/net.c). Needs link: nvswitch on
+   * a Hopper device; default false. */
+  gboolean sharp;
 } IntraNodeSpec;
 
 /* Other jobs' traffic on the fabric (inter_node.fabric.background). A

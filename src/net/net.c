@@ -140,6 +140,8 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
                                     : ledger_entries[intra->efficiency].value);
   net->intra_latency = t->intra_node.latency > 0 ? t->intra_node.latency
                                                  : ledger_entries[intra->latency_s].value;
+  net->nvls_bandwidth = t->intra_node.sharp
+    ? t->intra_node.bandwidth * LEDGER (NVLS_EFFICIENCY) : 0;
   net->has_network = t->inter_node.nics_per_node > 0;
   if (!net->has_network)
     return;
@@ -395,6 +397,40 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
             >= LEDGER (RING_PLATEAU_BYTES);
 }
 
+/* ---- NVLink SHARP (NCCL's NVLS) ------------------------------------------
+ * With intra_node.sharp, NCCL (2.17 on) can run an all-reduce of GPUs of
+ * one node as NVLS: each GPU's share of the buffer is reduced in the
+ * NVSwitches (multimem.ld_reduce) and multicast back (multimem.st), so a
+ * GPU's link carries the buffer about once each way, not the ring's
+ * 2 (n - 1) / n. NCCL v2.21.5-1 (src/graph/tuning.cc, ncclTopoTuneModel)
+ * enables it for all-reduce, reduce-scatter and all-gather with the Simple
+ * protocol only; across nodes only with CollNet (IB SHARP), which is not
+ * modelled: here it is the all-reduce of a group inside one node. Its
+ * cost is NCCL's form, latency + bytes / algorithm bandwidth:
+ * - the algorithm bandwidth, NVLS_EFFICIENCY x the link's line rate a
+ *   direction, from a measurement (the ledger row: 480 GB/s of bus
+ *   bandwidth on 8 GPUs of NVLink4, algbw 480 / 1.75 = 274 GB/s of 450;
+ *   experiments/validation/nccl-tests-h100-nvls.yaml), the same for
+ *   every group size as NCCL's model has it (one step);
+ * - the latency, NCCL's NVLS step on NVLink (hwLat, 25 us Simple; baseLat
+ *   0), scaled by the topology's step latency as the ring's and the
+ *   tree's are (steps_latency).
+ * The tuner then picks NVLS or a ring or tree by size as NCCL's does. */
+static gboolean
+nvls_applies (const NetModel *net, CollKind kind, NetProto p, int local, int nodes)
+{
+  return net->nvls_bandwidth > 0 && kind == COLL_ALL_REDUCE
+         && p == NET_PROTO_SIMPLE && nodes == 1 && local > 1;
+}
+
+static double
+nvls_latency_s (const NetModel *net)
+{
+  return LEDGER (NCCL_NVLS_STEP_LATENCY_US) * 1e-6 * net->intra_latency
+         / nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, NET_ALGO_RING,
+                           NET_PROTO_SIMPLE);
+}
+
 /* The cost of algorithm a with protocol p; FALSE when a does not apply. */
 static gboolean
 algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
@@ -409,6 +445,8 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
 
   if (kind == COLL_ALL_TO_ALL ? a != NET_ALGO_DIRECT
       : (a == NET_ALGO_DIRECT || (a == NET_ALGO_TREE && kind != COLL_ALL_REDUCE)))
+    return FALSE;
+  if (a == NET_ALGO_NVLS && !nvls_applies (net, kind, p, local, nodes))
     return FALSE;
   if (p == NET_PROTO_LL128 && !net->ll128)
     return FALSE;
@@ -469,6 +507,13 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
           c->latency_s *= LEDGER (RING_PLATEAU);
         return TRUE;
       }
+    case NET_ALGO_NVLS:
+      /* Each GPU sends the buffer to the switches once and gets the sum
+       * back once: the whole buffer at NVLS's rate, whatever the group's
+       * size; one step. */
+      c->intra_s = bytes / net->nvls_bandwidth;
+      c->latency_s = nvls_latency_s (net);
+      return TRUE;
     case NET_ALGO_DIRECT:
       /* Every rank sends bytes / size to every other rank at once. */
       c->own_nic = TRUE;
@@ -649,7 +694,7 @@ const char *
 net_algo_name (NetAlgo algo)
 {
   static const char *const names[NET_ALGO_N] = {
-    "ring", "tree", "hierarchical", "direct",
+    "ring", "tree", "hierarchical", "direct", "nvls",
   };
   return names[algo];
 }

@@ -35,6 +35,7 @@ typedef enum {
   NET_ALGO_TREE,
   NET_ALGO_HIERARCHICAL,
   NET_ALGO_DIRECT,
+  NET_ALGO_NVLS,          /* NVLink SHARP: all-reduce inside one node */
   NET_ALGO_N
 } NetAlgo;
 
@@ -58,6 +59,8 @@ typedef struct {
   gboolean ll128;            /* NCCL enables LL128 on NVLink nodes only */
   double intra_bandwidth;    /* effective bytes/s per GPU inside a node */
   double intra_latency;      /* s per step inside a node (Simple protocol) */
+  double nvls_bandwidth;     /* NVLS all-reduce's algorithm bytes/s per GPU;
+                              * 0: no NVLink SHARP (intra_node.sharp) */
   int nics;                  /* per node */
   double nic_bandwidth;      /* effective bytes/s of one NIC, per direction */
   double inter_latency;      /* s per step across nodes (Simple protocol) */
