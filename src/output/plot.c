@@ -1050,7 +1050,10 @@ figure_values (Figure *f, GString *notes, GError **error)
   if (spec->ratio_to != NULL && !figure_ratio (f, notes, error))
     return FALSE;
   if (stacked)
-    stack_merge_slivers (f);
+    {
+      stack_merge_slivers (f);
+      nb = f->values->len;  /* the slivers are one block now */
+    }
   if (spec->normalize)
     figure_normalize (f, notes);
 
