@@ -998,6 +998,23 @@ START_TEST (test_moe_ep_flows)
 }
 END_TEST
 
+/* The small MoE with two shared experts on two nodes of four GPUs, one NIC
+ * each: an EP group of @ep (8 crosses the nodes), the shared experts
+ * beside its all-to-alls when @overlap. */
+static ExperimentSpec
+moe_shared_spec (int ep, gboolean overlap)
+{
+  ExperimentSpec e = moe_small_spec (8, 0);
+  e.model.shared_experts = 2;
+  e.gpus = 8;
+  e.parallel.global_batch = 8;
+  e.topology.gpus_per_node = 4;
+  e.topology.inter_node.nics_per_node = 1;
+  e.parallel.ep = ep;
+  e.parallel.moe_shared_expert_overlap = overlap;
+  return e;
+}
+
 /* Megatron-Core's --moe-shared-expert-overlap: the small MoE model with
  * 2 shared experts on 8 GPUs of 4 a node, the all-to-alls inside a node
  * (ep 4, at NVLink's static share) and across (ep 8, flows). The shared
@@ -1012,14 +1029,7 @@ START_TEST (test_moe_shared_overlap)
       SimResult r[2];
       for (int on = 0; on <= 1; on++)
         {
-          ExperimentSpec e = moe_small_spec (8, 0);
-          e.model.shared_experts = 2;
-          e.gpus = 8;
-          e.parallel.global_batch = 8;
-          e.topology.gpus_per_node = 4;
-          e.topology.inter_node.nics_per_node = 1;
-          e.parallel.ep = ep;
-          e.parallel.moe_shared_expert_overlap = on;
+          ExperimentSpec e = moe_shared_spec (ep, on);
           r[on] = run (&e, FALSE);
           SimResult f = run (&e, TRUE);
           ck_assert_msg (fabs (f.iteration_time_s / r[on].iteration_time_s - 1)
@@ -1448,14 +1458,7 @@ START_TEST (test_plan_bound)
    * stays below the step. */
   for (int on = 0; on <= 1; on++)
     {
-      ExperimentSpec m = moe_small_spec (8, 0);
-      m.model.shared_experts = 2;
-      m.gpus = 8;
-      m.parallel.global_batch = 8;
-      m.topology.gpus_per_node = 4;
-      m.topology.inter_node.nics_per_node = 1;
-      m.parallel.ep = 8;
-      m.parallel.moe_shared_expert_overlap = on;
+      ExperimentSpec m = moe_shared_spec (8, on);
       SimResult r = run (&m, FALSE);
       Plan plan;
       ck_assert (plan_make (&plan, &m, m.parallel.micro_batch, 1, NULL));
