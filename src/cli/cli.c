@@ -83,14 +83,7 @@ cli_find_input (const char *arg, const char *subdir)
   if (g_path_is_absolute (arg) || g_file_test (arg, G_FILE_TEST_EXISTS))
     return g_strdup (arg);
   g_autoptr (GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
-  const char *env = g_getenv ("TRAINSIM_DATA_PATH");
-  if (env)
-    {
-      g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-      for (int i = 0; parts[i]; i++)
-        if (parts[i][0])
-          g_ptr_array_add (dirs, g_strdup (parts[i]));
-    }
+  config_env_data_dirs (dirs);
   g_ptr_array_add (dirs, config_data_dir ());
   g_autofree char *with_yaml = g_str_has_suffix (arg, ".yaml")
                                  ? g_strdup (arg) : g_strconcat (arg, ".yaml", NULL);

@@ -105,17 +105,10 @@ static GPtrArray *
 search_roots (const Loader *ld, YMark mark)
 {
   GPtrArray *roots = g_ptr_array_new_with_free_func (g_free);
-  const char *env = g_getenv ("TRAINSIM_DATA_PATH");
   g_autofree char *dir = g_path_get_dirname (mark.line ? mark.file : ld->root_file);
   char *d = g_canonicalize_filename (dir, NULL);
 
-  if (env)
-    {
-      g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-      for (int i = 0; parts[i]; i++)
-        if (parts[i][0])
-          g_ptr_array_add (roots, g_strdup (parts[i]));
-    }
+  config_env_data_dirs (roots);
   for (;;)
     {
       char *parent = g_path_get_dirname (d);
@@ -129,6 +122,19 @@ search_roots (const Loader *ld, YMark mark)
     }
   g_ptr_array_add (roots, config_data_dir ());
   return roots;
+}
+
+void
+config_env_data_dirs (GPtrArray *dirs)
+{
+  const char *env = g_getenv ("TRAINSIM_DATA_PATH");
+
+  if (env == NULL)
+    return;
+  g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+  for (int i = 0; parts[i]; i++)
+    if (parts[i][0])
+      g_ptr_array_add (dirs, g_strdup (parts[i]));
 }
 
 char *

@@ -15,6 +15,9 @@
  * the experiment's directory and its ancestors: the install directory, or
  * the source tree for the binary built there. Owned by the caller. */
 char *config_data_dir (void);
+/* Appends TRAINSIM_DATA_PATH's directories (':'-separated, empty parts
+ * skipped), in order, to DIRS, an array of owned strings. */
+void config_env_data_dirs (GPtrArray *dirs);
 
 /* The models of FAMILY, the names "FAMILY-*" found where the experiment
  * PATH's names are looked up, sorted by name (the caller orders them by
