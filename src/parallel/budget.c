@@ -14,6 +14,7 @@
 #include "base/units.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* One representative rank's ops, by what they cost beyond the Op. */
@@ -33,7 +34,7 @@ typedef struct {
 /* The edges of a rank's ops: one from each host op to the op it issues
  * (or the sync it waits for), one from each send to the chunk that
  * receives it, and one into each DP, ZeRO or host-copy op from what it
- * follows (sim-build.c, add_issued, link_pipeline, emit_grads). */
+ * follows (sim-build.c, add_issued, link_receive, emit_grads). */
 static uint64_t
 rank_edges (const RankOps *o)
 {
@@ -222,6 +223,17 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
  * sides and uplinks at either end. */
 #define COMM_BYTES (sizeof (Comm) + 4 * sizeof (FlowUse))
 
+/* N of which a share SHARE (at most 1) is held at once, rounded up,
+ * but what the store reaches before it first collects (SIM_COLLECT_MIN
+ * ops, and as many of the rest); saturated counts stay so. */
+static uint64_t
+held_share (uint64_t n, double share, double min)
+{
+  if (n == UINT64_MAX || share >= 1)
+    return n;
+  return MIN (n, (uint64_t) ceil (MAX ((double) n * share, min)));
+}
+
 void
 sim_estimate (const Sim *sim, SimCost *cost)
 {
@@ -229,7 +241,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
   gboolean full = sim->options->full;
   uint64_t per_stage = full ? (uint64_t) plan->tp * (uint64_t) plan->dp : 1;
   uint64_t ops = 0, events = 0, flows = 0, coll_ops = 0, edges = 0;
-  uint64_t dp_flows = 0, ep_flows = 0;
+  uint64_t ep_flows = 0, send_flows = 0;
   uint64_t colls = 0;
   /* A stage of a node or more sends to another node; a DP group wider
    * than a node spans nodes. */
@@ -265,7 +277,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
       ops = sat_add_u64 (ops, sat_mul_u64 (per_stage, rank_ops));
       events = sat_add_u64 (events, sat_mul_u64 (per_stage, rank_events));
       flows = sat_add_u64 (flows, sat_mul_u64 (per_stage, rank_flows));
-      dp_flows = sat_add_u64 (dp_flows, sat_mul_u64 (per_stage, o.dp));
+      send_flows = sat_add_u64 (send_flows, sat_mul_u64 (per_stage, o.sends));
       ep_flows = sat_add_u64 (ep_flows, sat_mul_u64 (per_stage, rank_ep_flows));
       edges = sat_add_u64 (edges, sat_mul_u64 (per_stage, rank_edges (&o)));
       /* In full mode each collective's members are listed, and each
@@ -285,8 +297,8 @@ sim_estimate (const Sim *sim, SimCost *cost)
                                 sat_mul_u64 ((uint64_t) plan->micro_batches,
                                              (uint64_t) plan->virtual_stages));
   uint64_t per_rank = SIM_N_STREAMS * sizeof (Stream) + sizeof (Breakdown)
-                      + sizeof (double) + 2 * (sizeof (uint32_t)
-                                               + sizeof (SimTime));
+                      + sim_rank_build_bytes () + 2 * sizeof (double)
+                      + 3 * sizeof (uint32_t) + 2 * sizeof (SimTime);
   /* Each node's NIC and PCIe resources, in full mode; symmetric mode
    * loads those of a few nodes a stage. */
   uint64_t gpn = (uint64_t) MAX (1, sim->net.gpus_per_node);
@@ -306,25 +318,33 @@ sim_estimate (const Sim *sim, SimCost *cost)
                            + (uint64_t) plan->dp * (1 + 2 * (uint64_t) plan->tp)
                            + 1
                          : 4;
+  /* Built a window ahead and reused once done (sim->window), a rank
+   * holds the ops and edges of SIM_HELD_ITEMS of its 2 m v items at
+   * most, and the collectives they join. */
+  uint64_t items = sat_mul_u64 (2, sat_mul_u64 ((uint64_t) plan->micro_batches,
+                                                (uint64_t) plan->virtual_stages));
+  double held = sim->window == G_MAXINT ? 1
+                : MIN (1, SIM_HELD_ITEMS / (double) items);
+  double first = ops > 0 ? SIM_COLLECT_MIN / (double) ops : 1;
+  uint64_t held_ops = held_share (ops, held, SIM_COLLECT_MIN);
+  uint64_t held_edges = held_share (edges, held, (double) edges * first);
+  coll_ops = held_share (coll_ops, held, (double) coll_ops * first);
+  colls = held_share (colls, held, (double) colls * first);
   /* The ops and edges in their blocks (sim-store.c); what only some runs
    * keep per op in a GArray, which may have doubled. */
   uint64_t per_op = (sim->fuse_tp ? 2 * sizeof (SimTime) : 0)
     + (sim->options->trace != NULL ? 2 * sizeof (OpInfo) : 0);
-  uint64_t bytes = sat_mul_u64 (ops, per_op);
-  bytes = sat_add_u64 (bytes, ops >= UINT32_MAX ? UINT64_MAX
-                              : sim_store_bytes (sizeof (Op), ops));
-  bytes = sat_add_u64 (bytes, edges >= UINT32_MAX ? UINT64_MAX
-                              : sim_store_bytes (sizeof (Edge), edges));
-  /* In full mode a DP collective's Comm loads the NIC sides of every
-   * node its group spans (tp x dp GPUs of a stage, a stride of tp apart)
-   * and the uplinks; symmetric mode's, those of a few nodes. */
-  uint64_t dp_nodes = full ? MIN ((uint64_t) plan->dp,
-                                  ((uint64_t) stage_gpus + gpn - 1) / gpn)
-                           : 1;
-  bytes = sat_add_u64 (bytes, sat_mul_u64 (flows - dp_flows, COMM_BYTES));
-  bytes = sat_add_u64 (bytes, sat_mul_u64 (dp_flows, sizeof (Comm)
-                                           + (2 * dp_nodes + 2)
-                                             * sizeof (FlowUse)));
+  uint64_t bytes = sat_mul_u64 (held_ops, per_op);
+  bytes = sat_add_u64 (bytes, held_ops >= UINT32_MAX ? UINT64_MAX
+                              : sim_store_bytes (sizeof (Op), held_ops));
+  bytes = sat_add_u64 (bytes, held_edges >= UINT32_MAX ? UINT64_MAX
+                              : sim_store_bytes (sizeof (Edge), held_edges));
+  /* A rank's sends share one Comm a direction (build_pp_comm); each DP
+   * op and host copy has its own, which loads its GPU's NIC sides and its
+   * node's uplinks (a collective's members' Comms are merged only as it
+   * starts, in a scratch array). */
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (
+    sat_add_u64 (flows - send_flows, sat_mul_u64 (2, ranks)), COMM_BYTES));
   /* An EP all-to-all's Comm loads the NIC sides and uplinks of the GPUs
    * it stands for: one in full mode, a node's in symmetric mode. */
   bytes = sat_add_u64 (bytes, sat_mul_u64 (ep_flows, sizeof (Comm)
@@ -334,11 +354,12 @@ sim_estimate (const Sim *sim, SimCost *cost)
   bytes = sat_add_u64 (bytes, sat_mul_u64 (colls, sizeof (Coll)));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (ranks, per_rank));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 2 * sizeof (uint32_t)));
-  /* An Item of each rank's schedule while it is built. */
-  bytes = sat_add_u64 (bytes, sat_mul_u64 (slots, 3 * sizeof (int)));
+  /* Each stage's schedule: an Item (16 bytes) an item. */
+  bytes = sat_add_u64 (bytes, sat_mul_u64 (sat_mul_u64 ((uint64_t) plan->pp,
+                                                        items), 16));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (resources, 64));
   bytes = sat_add_u64 (bytes, sat_mul_u64 (groups, 64));
-  *cost = (SimCost) { ops, edges, events, bytes,
+  *cost = (SimCost) { ops, edges, held_ops, held_edges, events, bytes,
                       sat_mul_u64 (ranks, SIM_N_STREAMS),
                       sim->options->trace != NULL
                       ? sat_mul_u64 (ops, SIM_TRACE_SPAN_BYTES) : 0 };
@@ -422,7 +443,8 @@ sim_budget_check (const SimCost *cost, const char *where, GError **error)
     return FALSE;
   /* Op ids are 32 bits, stream indices an int: beyond them no budget
    * helps. */
-  if (cost->ops >= UINT32_MAX || cost->streams > G_MAXINT)
+  if (cost->held_ops >= UINT32_MAX || cost->held_edges >= UINT32_MAX
+      || cost->streams > G_MAXINT)
     {
       g_set_error (error, TS_ERROR, TS_ERROR_INPUT,
                    "%s: this plan has more ops (%" G_GUINT64_FORMAT ") or "

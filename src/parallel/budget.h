@@ -39,6 +39,9 @@
 typedef struct {
   uint64_t ops;         /* ops in the graph */
   uint64_t edges;       /* edges between them */
+  uint64_t held_ops;    /* of them, held at once (full mode reuses what
+                         * is done: sim-private.h, SIM_HELD_ITEMS) */
+  uint64_t held_edges;
   uint64_t events;      /* engine events the replay fires */
   uint64_t bytes;       /* the simulator's memory for them */
   uint64_t streams;     /* simulated ranks x streams */

@@ -16,54 +16,6 @@
  * weight, m and v (read and write: 24), and the half-precision copy it
  * writes back (2). */
 
-/* ---- building ops --------------------------------------------------------- */
-
-
-static uint32_t
-add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
-        const char *name, int mb)
-{
-  Op op = { dur, 0, 0, NONE, NONE, 0, NONE,
-            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, NONE, kind };
-  uint32_t id = sim_store_push (&sim->ops, &op);
-  if (sim->tp_part != NULL)
-    {
-      SimTime none = 0;
-      g_array_append_val (sim->tp_part, none);
-      g_array_append_val (sim->ep_part, none);
-    }
-  if (sim->op_info != NULL)
-    {
-      OpInfo info = { name, mb, 0 };
-      g_array_append_val (sim->op_info, info);
-    }
-  Stream *st = &sim->streams[op.stream];
-  if (st->tail == NONE)
-    st->head = id;
-  else
-    op_at (sim, st->tail)->next = id;
-  st->tail = id;
-  return id;
-}
-
-/* add_op for an op of SECONDS, which ticks checks under the op's NAME. */
-static uint32_t
-add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
-              const char *name, int mb)
-{
-  return add_op (sim, rank, s, kind, sim_ticks (sim, seconds, name), name, mb);
-}
-
-static void
-add_edge (Sim *sim, uint32_t from, uint32_t to)
-{
-  Edge e = { to, op_at (sim, from)->edges };
-  op_at (sim, from)->edges = sim_store_push (&sim->edges, &e);
-  op_at (sim, to)->waits++;
-}
-
-/* ---- emitting a rank's program ---------------------------------------------- */
-
 /* A rank being built: its coordinates, the compute op being fused, and
  * where its host thread stands.
  *
@@ -109,27 +61,137 @@ typedef struct {
   uint32_t gather, module_first, module_last[2];
 } Builder;
 
-/* The factor of a GPU op of RANK whose id is ID: the expected slowest
- * in symmetric mode; in full mode the rank's factor and a jitter draw
- * keyed by the rank and the op, so that the builder and the breakdown
- * (sim.c) find the same draw. */
-static double
-gpu_factor (const Sim *sim, int rank, uint32_t id)
+/* A rank's build between emissions: the Builder, where in the stage's
+ * schedule it stands, and what the step's end (rank_end) needs. */
+struct RankBuild {
+  Builder b;
+  guint next;             /* the next item of the stage's schedule */
+  uint32_t last_dp;       /* the last gradient reduction, or NONE */
+  double stage_params;
+  int tensors;
+  SimStream trigger_stream;  /* where an item's first op runs */
+  uint32_t item_first;    /* the first op on it of the item being built */
+  uint32_t firsts[SIM_WINDOW];   /* of the last items built, by index
+                                  * modulo SIM_WINDOW */
+};
+
+gsize
+sim_rank_build_bytes (void)
+{
+  return sizeof (RankBuild);
+}
+
+/* ---- building ops --------------------------------------------------------- */
+
+
+static uint32_t
+add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
+        const char *name, int mb)
+{
+  Op op = { dur, 0, 0, NONE, NONE, 0, NONE,
+            (uint32_t) (rank * SIM_N_STREAMS + s), NONE, NONE, kind, 0 };
+  uint32_t id = sim->free_ops;
+  if (id != NONE)
+    {
+      sim->free_ops = op_at (sim, id)->next;
+      *op_at (sim, id) = op;
+    }
+  else
+    id = sim_store_push (&sim->ops, &op);
+  /* What lives beside an op is indexed by its id, which may be reused. */
+  if (sim->tp_part != NULL)
+    {
+      if (id >= sim->tp_part->len)
+        {
+          g_array_set_size (sim->tp_part, id + 1);
+          g_array_set_size (sim->ep_part, id + 1);
+        }
+      g_array_index (sim->tp_part, SimTime, id) = 0;
+      g_array_index (sim->ep_part, SimTime, id) = 0;
+    }
+  if (sim->op_info != NULL)
+    {
+      if (id >= sim->op_info->len)
+        g_array_set_size (sim->op_info, id + 1);
+      g_array_index (sim->op_info, OpInfo, id) = (OpInfo) { name, mb, 0 };
+    }
+  Stream *st = &sim->streams[op.stream];
+  /* A stream whose ops are all done starts again at this one (its old
+   * tail may have been reused). */
+  if (st->head == NONE)
+    st->head = id;
+  else
+    op_at (sim, st->tail)->next = id;
+  st->tail = id;
+  st->added++;
+  RankBuild *rb = sim->builds != NULL ? &sim->builds[rank] : NULL;
+  if (rb != NULL && rb->item_first == NONE && s == rb->trigger_stream)
+    rb->item_first = id;
+  return id;
+}
+
+/* add_op for an op of SECONDS, which ticks checks under the op's NAME. */
+static uint32_t
+add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
+              const char *name, int mb)
+{
+  return add_op (sim, rank, s, kind, sim_ticks (sim, seconds, name), name, mb);
+}
+
+/* Puts an edge FROM -> TO on FROM's list, reusing a freed one. */
+static void
+push_edge (Sim *sim, uint32_t from, uint32_t to)
+{
+  Op *f = op_at (sim, from);
+  Edge e = { to, f->edges };
+  uint32_t id = sim->free_edges;
+  if (id != NONE)
+    {
+      Edge *slot = sim_store_at (&sim->edges, id);
+      sim->free_edges = slot->next;
+      *slot = e;
+    }
+  else
+    id = sim_store_push (&sim->edges, &e);
+  f->edges = id;
+}
+
+/* TO waits for FROM. A FROM already done (sim_emit builds ahead, and
+ * some ops finish before what depends on them is built) is nothing to
+ * wait for; it stands as what released TO where it ended last, as
+ * finish_op would have made it. */
+static void
+add_edge (Sim *sim, uint32_t from, uint32_t to)
+{
+  const Op *f = op_at (sim, from);
+  Op *t = op_at (sim, to);
+  if (f->flags & OP_DONE)
+    {
+      if (t->released_by == NONE || op_at (sim, t->released_by)->end <= f->end)
+        t->released_by = from;
+      return;
+    }
+  push_edge (sim, from, to);
+  t->waits++;
+}
+
+/* ---- emitting a rank's program ---------------------------------------------- */
+
+
+/* The factor of RANK's K-th compute-stream op: the expected slowest in
+ * symmetric mode; in full mode the rank's factor and a jitter draw keyed
+ * by the rank and K, so that the builder and the breakdown (sim.c,
+ * counting the ops the stream finished) find the same draw. */
+double
+sim_gpu_factor (const Sim *sim, int rank, uint32_t k)
 {
   double f = sim->gpu_factor;
   if (sim->rank_factor != NULL)
     f *= sim->rank_factor[rank];
   if (sim->options->full && sim->jitter > 0)
     f *= stats_factor_of (stats_key (2 * sim->seed + 1,
-                                     ((guint64) rank << 32) | id), sim->jitter);
+                                     ((guint64) rank << 32) | k), sim->jitter);
   return f;
-}
-
-double
-sim_gpu_factor (const Sim *sim, uint32_t id)
-{
-  const Op *op = sim_store_at (&sim->ops, id);
-  return gpu_factor (sim, (int) (op->stream / SIM_N_STREAMS), id);
 }
 
 /* Makes OP the rank's next collective over its group of kind g: the
@@ -144,21 +206,60 @@ join_group (Builder *b, uint32_t op, Group g)
   int size = sim_group_members (sim, g);
   if (size <= 1)
     return;
-  GArray *list = sim->colls_of[g][sim_group_index (sim, g, b->stage, b->replica,
-                                                   b->tp_rank)];
-  uint32_t k = b->joined[g]++;
-  if (k == list->len)
+  CollQueue *q = &sim->colls_of[g][sim_group_index (sim, g, b->stage,
+                                                    b->replica, b->tp_rank)];
+  guint at = q->head + (b->joined[g]++ - q->base);
+  if (at == q->ids->len)
     {
-      Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
-      g_array_set_size (sim->members, sim->members->len + size);
-      g_array_append_val (sim->colls, c);
-      uint32_t cid = sim->colls->len - 1;
-      g_array_append_val (list, cid);
+      /* A finished instance of as many members, or a new one. */
+      GArray *freed = g_hash_table_lookup (sim->free_colls,
+                                           GUINT_TO_POINTER (size));
+      uint32_t cid;
+      if (freed != NULL && freed->len > 0)
+        {
+          cid = g_array_index (freed, uint32_t, freed->len - 1);
+          g_array_set_size (freed, freed->len - 1);
+          Coll *c = &g_array_index (sim->colls, Coll, cid);
+          c->arrived = c->filled = 0;
+        }
+      else
+        {
+          Coll c = { (uint32_t) size, 0, sim->members->len, 0 };
+          g_array_set_size (sim->members, sim->members->len + size);
+          g_array_append_val (sim->colls, c);
+          cid = sim->colls->len - 1;
+        }
+      g_array_append_val (q->ids, cid);
     }
-  uint32_t cid = g_array_index (list, uint32_t, k);
+  uint32_t cid = g_array_index (q->ids, uint32_t, at);
   Coll *c = &g_array_index (sim->colls, Coll, cid);
   g_array_index (sim->members, uint32_t, c->members + c->filled++) = op;
+  /* Instances every member has joined leave the queue; its array is
+   * compacted once they are most of it. */
+  while (q->head < q->ids->len
+         && g_array_index (sim->colls, Coll,
+                           g_array_index (q->ids, uint32_t, q->head)).filled
+            == (uint32_t) size)
+    q->head++, q->base++;
+  if (q->head >= 64 && 2 * q->head >= q->ids->len)
+    {
+      g_array_remove_range (q->ids, 0, q->head);
+      q->head = 0;
+    }
   op_at (sim, op)->coll = cid;
+}
+
+void
+sim_free_coll (Sim *sim, uint32_t cid)
+{
+  uint32_t n = g_array_index (sim->colls, Coll, cid).n;
+  GArray *freed = g_hash_table_lookup (sim->free_colls, GUINT_TO_POINTER (n));
+  if (freed == NULL)
+    {
+      freed = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+      g_hash_table_insert (sim->free_colls, GUINT_TO_POINTER (n), freed);
+    }
+  g_array_append_val (freed, cid);
 }
 
 /* Adds a compute-stream op and, with a host model, the host op that
@@ -185,7 +286,8 @@ add_issued (Builder *b, OpKind kind, SimTime dur, SimTime gpu,
       b->sync = NONE;
       b->carry = MAX (host - lead, 0);
     }
-  double f = gpu_factor (sim, b->rank, sim->ops.len);
+  double f = sim_gpu_factor (sim, b->rank, sim->streams[
+    b->rank * SIM_N_STREAMS + SIM_STREAM_COMPUTE].added);
   if (f != 1)
     dur = sim_time_add (dur - gpu, sim_time_from_ps ((double) gpu * f));
   uint32_t id = add_op (sim, b->rank, SIM_STREAM_COMPUTE, kind, dur, name,
@@ -735,6 +837,61 @@ slot (const Sim *sim, int rank, int dir, int mb, int chunk)
          * p->virtual_stages + chunk;
 }
 
+/* The simulated rank of virtual stage VSTAGE in this rank's pipeline
+ * (its replica and tp rank), and the chunk it runs there. */
+static int
+pipeline_peer (const Builder *b, int vstage, int *chunk)
+{
+  const Sim *sim = b->sim;
+  const Plan *p = sim->plan;
+  int stage = vstage % p->pp;
+  *chunk = vstage / p->pp;
+  return sim->options->full ? (stage * p->dp + b->replica) * p->tp + b->tp_rank
+                            : stage;
+}
+
+/* Links the chunk just built to the send it receives, as whichever of
+ * the two is built second: a send built first waits in send_op for its
+ * receiver; a receiver built first waits in first_op, its first op
+ * holding one wait for the send to come. */
+static void
+link_receive (Builder *b, int dir, int mb, int chunk)
+{
+  Sim *sim = b->sim;
+  const Plan *p = sim->plan;
+  int from = chunk * p->pp + b->stage + (dir == 0 ? -1 : 1);
+  if (from < 0 || from >= p->pp * p->virtual_stages)
+    return;
+  int from_chunk, from_rank = pipeline_peer (b, from, &from_chunk);
+  uint32_t *send = &sim->send_op[slot (sim, from_rank, dir, mb, from_chunk)];
+  if (*send != NONE)
+    {
+      add_edge (sim, *send, b->first_of_chunk);
+      *send = NONE;
+      return;
+    }
+  sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
+  op_at (sim, b->first_of_chunk)->waits++;
+}
+
+/* The other half: the send just built (b->last) of chunk (dir, mb,
+ * chunk). */
+static void
+link_send (Builder *b, int dir, int mb, int chunk)
+{
+  Sim *sim = b->sim;
+  int to_chunk, to_rank = pipeline_peer (
+    b, chunk * sim->plan->pp + b->stage + (dir == 0 ? 1 : -1), &to_chunk);
+  uint32_t *first = &sim->first_op[slot (sim, to_rank, dir, mb, to_chunk)];
+  if (*first != NONE)
+    {
+      push_edge (sim, b->last, *first);   /* its wait is counted */
+      *first = NONE;
+      return;
+    }
+  sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
+}
+
 /* ---- the step's epilogue ---------------------------------------------------- */
 
 /* sim-epilogue.c lists what each framework runs around its optimizer
@@ -921,7 +1078,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
     }
 
   g_assert (b->first_of_chunk != NONE);
-  sim->first_op[slot (sim, b->rank, dir, mb, chunk)] = b->first_of_chunk;
+  link_receive (b, dir, mb, chunk);
   /* Activations go to the next virtual stage, gradients to the previous. */
   gboolean sends = dir == 0 ? !last : !first;
   if (sends)
@@ -941,7 +1098,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
                   dir == 0 ? "send_activations" : "send_gradients",
                   sim->host_launch, sim->host_launch);
       op_at (sim, b->last)->comm = sim->pp_comm[k];
-      sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
+      link_send (b, dir, mb, chunk);
     }
 }
 
@@ -949,6 +1106,8 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
 
 typedef struct {
   int dir, mb, chunk;
+  gboolean final;         /* the chunk's last backward: its gradients are
+                           * complete */
 } Item;
 
 /* The order in which stage s runs forward and backward chunks. GPipe:
@@ -995,62 +1154,151 @@ schedule_items (const Plan *p, int s, GArray *items)
 #undef BWD_CHUNK
 }
 
+/* Stage s's schedule, each chunk's last backward marked final. */
+static GArray *
+stage_schedule (const Plan *p, int s)
+{
+  GArray *items = g_array_new (FALSE, FALSE, sizeof (Item));
+  schedule_items (p, s, items);
+  g_autofree gboolean *seen = g_new0 (gboolean, (gsize) p->virtual_stages);
+  for (guint i = items->len; i-- > 0;)
+    {
+      Item *it = &g_array_index (items, Item, i);
+      if (it->dir == 1 && !seen[it->chunk])
+        it->final = seen[it->chunk] = TRUE;
+    }
+  return items;
+}
+
+/* Marks op ID (or nothing, NONE) as within reach. */
 static void
-build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
+mark (Sim *sim, uint32_t id)
+{
+  if (id != NONE)
+    op_at (sim, id)->flags |= OP_MARK;
+}
+
+/* Puts on the free list every op that is done and out of reach. An op
+ * not done is on its stream, from the head on. A done op is read again
+ * only as what released one not done (account in sim.c, and through a
+ * host op what released that), by its rank's builder (an edge from it),
+ * or as a send waiting in send_op for its receiver. It runs between
+ * events (sim_emit), when nothing else holds an op, and costs a pass
+ * over the store: sim_emit runs it when the free list is empty and the
+ * store has doubled since, so the pass is paid by as many new ops. */
+static void
+collect (Sim *sim)
+{
+  for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
+    for (uint32_t id = sim->streams[i].head; id != NONE;
+         id = op_at (sim, id)->next)
+      {
+        Op *op = op_at (sim, id);
+        op->flags |= OP_MARK;
+        if (op->released_by == NONE)
+          continue;
+        Op *dep = op_at (sim, op->released_by);
+        dep->flags |= OP_MARK;
+        if (dep->kind == OPK_HOST)
+          mark (sim, dep->released_by);
+      }
+  for (int r = 0; r < sim->ranks; r++)
+    {
+      const RankBuild *rb = &sim->builds[r];
+      const Builder *b = &rb->b;
+      uint32_t held[] = { b->sync, b->wait, b->last, b->first_of_chunk,
+                          b->beside, b->gather, b->module_first,
+                          b->module_last[0], b->module_last[1], rb->last_dp,
+                          sim->trigger[r] };
+      for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+        mark (sim, held[i]);
+      for (int i = 0; i < SIM_WINDOW; i++)
+        mark (sim, rb->firsts[i]);
+    }
+  size_t slots = (size_t) sim->ranks * 2 * sim->plan->micro_batches
+                 * sim->plan->virtual_stages;
+  for (size_t i = 0; i < slots; i++)
+    {
+      mark (sim, sim->first_op[i]);
+      mark (sim, sim->send_op[i]);
+    }
+  uint32_t live = 0;
+  for (uint32_t id = 0; id < sim->ops.len; id++)
+    {
+      Op *op = op_at (sim, id);
+      if (op->flags & OP_MARK)
+        {
+          op->flags &= ~OP_MARK;
+          live++;
+        }
+      else if ((op->flags & (OP_DONE | OP_FREE)) == OP_DONE)
+        {
+          op->flags |= OP_FREE;
+          op->next = sim->free_ops;
+          sim->free_ops = id;
+        }
+      else
+        g_assert (op->flags & OP_FREE);   /* every op not done is marked */
+    }
+  sim->collect_at = (uint32_t) MIN (MAX ((uint64_t) sim->ops.len, 2 * (uint64_t) live),
+                                    UINT32_MAX);
+}
+
+/* Begins simulated rank RANK, (stage, replica, tp_rank): its builder,
+ * its parameters and its epilogue; sim_emit builds its items. */
+static void
+rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
 {
   const Plan *plan = sim->plan;
-  const ExperimentSpec *e = plan->spec;
-  Builder b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
-                .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
-                .sync = NONE, .wait = NONE, .mb = -1, .gather = NONE, .module_first = NONE,
-                .module_last = { NONE, NONE } };
-  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
-  schedule_items (plan, stage, items);
-
-  /* Each chunk's last backward completes its gradients. */
+  RankBuild *rb = &sim->builds[rank];
+  *rb = (RankBuild) {
+    .b = { .sim = sim, .rank = rank, .stage = stage, .replica = replica,
+           .tp_rank = tp_rank, .last = NONE, .first_of_chunk = NONE,
+           .sync = NONE, .wait = NONE, .mb = -1, .gather = NONE,
+           .module_first = NONE, .beside = NONE,
+           .module_last = { NONE, NONE } },
+    .last_dp = NONE };
+  for (int i = 0; i < SIM_WINDOW; i++)
+    rb->firsts[i] = NONE;
   int v = plan->virtual_stages;
-  g_assert (v >= 1);
-  g_autofree int *last_bwd = g_new (int, (guint) v);
-  for (guint i = 0; i < items->len; i++)
-    {
-      const Item *it = &g_array_index (items, Item, i);
-      if (it->dir == 1)
-        last_bwd[it->chunk] = (int) i;
-    }
-
-  uint32_t last_dp = NONE;
-  double stage_params = 0;
   /* Parameter tensors: a layer's 12 (QKV, projection, FC1 and FC2
    * weights and biases, two layer norms' scales and shifts), the
    * embedding's word and position tables, the final layer norm's 2. */
-  int tensors = 0;
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
       for (int l = 0; l < plan_chunk_layers (plan, stage); l++)
-        stage_params += sim_layer_is_dense (sim, stage, c, l) ? sim->dense_params
-                                                              : sim->layer_params;
-      tensors += 12 * plan_chunk_layers (plan, stage);
+        rb->stage_params += sim_layer_is_dense (sim, stage, c, l)
+                            ? sim->dense_params : sim->layer_params;
+      rb->tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
-        stage_params += sim->emb_params, tensors += 2;
+        rb->stage_params += sim->emb_params, rb->tensors += 2;
       if (vstage == plan->pp * v - 1)
-        stage_params += sim->head_params, tensors += 2;
+        rb->stage_params += sim->head_params, rb->tensors += 2;
     }
-  b.n_epilogue = sim_epilogue_ops (sim, stage, tensors, b.epilogue);
-  for (guint i = 0; i < items->len; i++)
-    {
-      const Item *it = &g_array_index (items, Item, i);
-      emit_chunk (&b, it->dir, it->mb, it->chunk,
-                  it->dir == 1 && last_bwd[it->chunk] == (int) i, &last_dp);
-    }
-  b.mb = -1;
-  emit_epilogue (&b, EPILOGUE_BEFORE_REDUCTION);
+  rb->b.n_epilogue = sim_epilogue_ops (sim, stage, rb->tensors,
+                                       rb->b.epilogue);
+}
+
+/* The step's end on a rank, once its last item is built: the epilogue,
+ * the gradients' reduction where it did not overlap, the optimizer. */
+static void
+rank_end (Sim *sim, RankBuild *rb)
+{
+  const Plan *plan = sim->plan;
+  const ExperimentSpec *e = plan->spec;
+  Builder *b = &rb->b;
+  int rank = b->rank;
+  double stage_params = rb->stage_params;
+  int tensors = rb->tensors;
+  b->mb = -1;
+  emit_epilogue (b, EPILOGUE_BEFORE_REDUCTION);
   if (!plan_dp_overlaps (e) && !sim->grads_each)
-    last_dp = emit_grads (&b, stage_params, b.last);
+    rb->last_dp = emit_grads (b, stage_params, b->last);
   /* The compute stream goes on once the gradients are reduced. */
-  if (last_dp != NONE)
-    b.wait = last_dp;
-  emit_epilogue (&b, EPILOGUE_BEFORE_OPTIMIZER);
+  if (rb->last_dp != NONE)
+    b->wait = rb->last_dp;
+  emit_epilogue (b, EPILOGUE_BEFORE_OPTIMIZER);
 
   /* The optimizer updates this rank's share of the parameters once every
    * gradient is reduced: on the GPU, or with offload on the host's CPUs
@@ -1082,12 +1330,12 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
       if (sim->epilogue == EPILOGUE_NONE)
         {
           launches += 4;
-          b.sync = last_dp != NONE ? last_dp : b.last;
+          b->sync = rb->last_dp != NONE ? rb->last_dp : b->last;
         }
       SimTime host = launches * sim->host_launch;
       SimTime adam = sim_ticks (sim, compute_memory_time (
         &sim->cm, opt_params * LEDGER (ADAM_GPU_BYTES_PER_PARAM)), "optimizer");
-      opt = updated = add_issued (&b, OPK_OPTIMIZER, adam, adam,
+      opt = updated = add_issued (b, OPK_OPTIMIZER, adam, adam,
                                   "optimizer", host, host);
     }
   else
@@ -1096,18 +1344,18 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
                                     opt_params * sim->adam_s_per_param, "cpu_adam", -1);
       if (sim->offload == OFFLOAD_OPTIMIZER)
         {
-          updated = add_pcie_op (&b, FALSE, opt_params * sim->cm.bytes_per_element,
+          updated = add_pcie_op (b, FALSE, opt_params * sim->cm.bytes_per_element,
                                  "offload_parameters");
           add_edge (sim, opt, updated);
         }
-      if (last_dp != NONE && !delayed)
-        add_edge (sim, last_dp, opt);
+      if (rb->last_dp != NONE && !delayed)
+        add_edge (sim, rb->last_dp, opt);
     }
   if (e->zero.stage >= 1 && e->zero.stage <= 2 && plan->dp > 1
       && !sim->param_prefetch)
     {
       double bytes = stage_params * sim->cm.bytes_per_element;
-      gather = add_dp_op (&b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
+      gather = add_dp_op (b, SIM_STREAM_DP, COLL_ALL_GATHER, bytes,
                           "dp_allgather_params");
       add_edge (sim, updated, gather);
     }
@@ -1115,32 +1363,60 @@ build_rank (Sim *sim, int rank, int stage, int replica, int tp_rank)
    * update done and ZeRO's parameters gathered (a delayed update runs
    * on). */
   uint32_t step_end = gather != NONE ? gather : updated;
-  if (!delayed && step_end != b.last)
-    b.wait = step_end;
-  emit_epilogue (&b, EPILOGUE_AFTER_OPTIMIZER);
+  if (!delayed && step_end != b->last)
+    b->wait = step_end;
+  emit_epilogue (b, EPILOGUE_AFTER_OPTIMIZER);
 }
 
-/* Links each chunk to the send of the chunk it consumes. */
+
+/* Builds RANK's next item of its stage's schedule, and the step's end
+ * after the last, and notes the item's first op on the stream that
+ * starts items (its host's, or its compute stream without a host
+ * model). */
 static void
-link_pipeline (Sim *sim, int rank, int stage, int replica, int tp_rank)
+emit_item (Sim *sim, int rank)
 {
-  const Plan *p = sim->plan;
-  int vstages = p->pp * p->virtual_stages;
-  for (int dir = 0; dir < 2; dir++)
-    for (int mb = 0; mb < p->micro_batches; mb++)
-      for (int c = 0; c < p->virtual_stages; c++)
-        {
-          int vstage = c * p->pp + stage;
-          int from = dir == 0 ? vstage - 1 : vstage + 1;
-          if (from < 0 || from >= vstages)
-            continue;
-          int from_stage = from % p->pp, from_chunk = from / p->pp;
-          int from_rank = sim->options->full
-            ? (from_stage * p->dp + replica) * p->tp + tp_rank : from_stage;
-          uint32_t send = sim->send_op[slot (sim, from_rank, dir, mb,
-                                             from_chunk)];
-          add_edge (sim, send, sim->first_op[slot (sim, rank, dir, mb, c)]);
-        }
+  RankBuild *rb = &sim->builds[rank];
+  const GArray *items = sim->stage_items[rb->b.stage];
+  const Item *it = &g_array_index (items, Item, rb->next);
+  Stream *st = &sim->streams[rank * SIM_N_STREAMS
+                             + (sim->host_launch > 0 ? SIM_STREAM_HOST
+                                                     : SIM_STREAM_COMPUTE)];
+  uint32_t tail = st->head == NONE ? NONE : st->tail, added = st->added;
+  emit_chunk (&rb->b, it->dir, it->mb, it->chunk, it->final, &rb->last_dp);
+  g_assert (st->added > added);
+  rb->firsts[rb->next % SIM_WINDOW] = tail == NONE ? st->head
+                                                   : op_at (sim, tail)->next;
+  if (++rb->next == items->len)
+    rank_end (sim, rb);
+}
+
+/* The op whose start has RANK's next item built: the first of the item
+ * SIM_WINDOW before it (struct RankBuild), NONE once all are built. */
+static void
+set_trigger (Sim *sim, int rank)
+{
+  const RankBuild *rb = &sim->builds[rank];
+  sim->trigger[rank] = rb->next < sim->stage_items[rb->b.stage]->len
+    ? rb->firsts[(rb->next - SIM_WINDOW) % SIM_WINDOW] : NONE;
+}
+
+void
+sim_emit (Sim *sim, int rank)
+{
+  if (sim->free_ops == NONE && sim->ops.len >= sim->collect_at)
+    collect (sim);
+  emit_item (sim, rank);
+  set_trigger (sim, rank);
+  /* Nothing just built can start yet: each op waits, through its stream
+   * or an edge, for what the trigger began (SIM_WINDOW); one that could
+   * would have started before it was built. */
+  for (int i = 0; i < SIM_N_STREAMS; i++)
+    {
+      const Stream *st = &sim->streams[rank * SIM_N_STREAMS + i];
+      g_assert (st->busy || st->head == NONE
+                || op_at (sim, st->head)->waits > 0);
+    }
 }
 
 /* ---- the graph ---------------------------------------------------------------- */
@@ -1324,6 +1600,8 @@ sim_prepare (Sim *sim)
                         && e->zero.stage == 1 && plan->dp > 1;
   sim->epilogue = framework_epilogue (e->framework, plan->pp, e->zero.stage);
   sim->offload = e->zero.offload;
+  sim->window = sim->options->full && sim->offload == OFFLOAD_NONE
+                ? SIM_WINDOW : G_MAXINT;
   sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;
   sim->zero_allreduce = e->zero.stage >= 2 && e->framework->zero_allreduce;
@@ -1338,8 +1616,8 @@ sim_build (Sim *sim, const SimCost *cost)
   const Plan *plan = sim->plan;
   const SimOptions *options = sim->options;
   const ExperimentSpec *e = plan->spec;
-  sim_store_init (&sim->ops, sizeof (Op), cost->ops);
-  sim_store_init (&sim->edges, sizeof (Edge), cost->edges);
+  sim_store_init (&sim->ops, sizeof (Op), cost->held_ops);
+  sim_store_init (&sim->edges, sizeof (Edge), cost->held_edges);
   sim->colls = g_array_new (FALSE, FALSE, sizeof (Coll));
   sim->members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   sim->comms = g_array_new (FALSE, FALSE, sizeof (Comm));
@@ -1380,27 +1658,37 @@ sim_build (Sim *sim, const SimCost *cost)
   for (int g = 0; g < GROUP_N; g++)
     {
       sim->groups_of[g] = sim_group_count (sim, (Group) g);
-      sim->colls_of[g] = g_new (GArray *, (gsize) sim->groups_of[g]);
+      sim->colls_of[g] = g_new0 (CollQueue, (gsize) sim->groups_of[g]);
       for (int i = 0; i < sim->groups_of[g]; i++)
-        sim->colls_of[g][i] = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+        sim->colls_of[g][i].ids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
     }
+  sim->free_colls = g_hash_table_new_full (NULL, NULL, NULL,
+                                           (GDestroyNotify) g_array_unref);
+  sim->free_ops = sim->free_edges = NONE;
+  sim->stage_items = g_new (GArray *, (gsize) plan->pp);
+  for (int s = 0; s < plan->pp; s++)
+    sim->stage_items[s] = stage_schedule (plan, s);
+  sim->builds = g_new (RankBuild, (gsize) sim->ranks);
+  sim->trigger = g_new (uint32_t, (gsize) sim->ranks);
+  sim->offload_tail = g_new0 (double, (gsize) sim->ranks);
+  sim->critical = sim->ranks;
 
   /* Rank r is (stage, replica, tp_rank) in Megatron's order; symmetric
-   * mode builds rank (stage, 0, 0) of each stage. */
+   * mode builds rank (stage, 0, 0) of each stage. Each rank's first
+   * sim->window items are built now, the rest as the replay reaches
+   * them (sim_emit). */
   for (int r = 0; r < sim->ranks; r++)
     {
       int stage = options->full ? r / (plan->dp * plan->tp) : r;
       int replica = options->full ? (r / plan->tp) % plan->dp : 0;
       int tp_rank = options->full ? r % plan->tp : 0;
-      build_rank (sim, r, stage, replica, tp_rank);
+      rank_begin (sim, r, stage, replica, tp_rank);
+      guint n = sim->stage_items[stage]->len;
+      for (guint k = 0; k < n && k < (guint) sim->window; k++)
+        emit_item (sim, r);
+      set_trigger (sim, r);
     }
-  for (int r = 0; r < sim->ranks; r++)
-    {
-      int stage = options->full ? r / (plan->dp * plan->tp) : r;
-      int replica = options->full ? (r / plan->tp) % plan->dp : 0;
-      int tp_rank = options->full ? r % plan->tp : 0;
-      link_pipeline (sim, r, stage, replica, tp_rank);
-    }
+  sim->collect_at = MAX (SIM_COLLECT_MIN, 2 * sim->ops.len);
 }
 
 void
@@ -1409,11 +1697,18 @@ sim_clear (Sim *sim)
   for (int g = 0; g < GROUP_N; g++)
     {
       for (int i = 0; sim->colls_of[g] != NULL && i < sim->groups_of[g]; i++)
-        g_array_unref (sim->colls_of[g][i]);
+        g_array_unref (sim->colls_of[g][i].ids);
       g_free (sim->colls_of[g]);
     }
   g_free (sim->first_op);
   g_free (sim->send_op);
+  for (int s = 0; sim->stage_items != NULL && s < sim->plan->pp; s++)
+    g_array_unref (sim->stage_items[s]);
+  g_free (sim->stage_items);
+  g_free (sim->builds);
+  g_free (sim->trigger);
+  g_free (sim->offload_tail);
+  g_clear_pointer (&sim->free_colls, g_hash_table_unref);
   g_free (sim->pp_comm);
   g_free (sim->pp_dur);
   flow_net_free (sim->flows);

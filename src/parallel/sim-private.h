@@ -76,6 +76,11 @@ typedef struct {
 
 #define EPILOGUE_MAX 8
 
+/* Op.flags. */
+#define OP_DONE 1u      /* finished: its edges are gone, it starts nothing */
+#define OP_FREE 2u      /* on the free list, for add_op to reuse */
+#define OP_MARK 4u      /* reached by the collector's roots (sim-build.c) */
+
 /* An op: 56 bytes, as --full holds tens of millions of them. What only
  * some runs need lives beside it (Sim.tp_part, Sim.op_info). */
 typedef struct {
@@ -89,6 +94,7 @@ typedef struct {
   uint32_t released_by; /* the dependency that finished last */
   uint32_t comm;        /* Comm whose NIC bytes run as a flow, or NONE */
   uint8_t kind;
+  uint8_t flags;        /* OP_* */
 } Op;
 
 /* What a trace shows of an op besides its times. */
@@ -107,6 +113,10 @@ typedef struct {
   gboolean busy;
   SimTime ready;        /* when the op running (busy) could start */
   SimTime last_end;
+  /* Ops added to the stream, and finished: the k-th GPU op of a rank is
+   * the key of its jitter draw (sim_gpu_factor), which op ids, reused,
+   * cannot be. */
+  uint32_t added, finished;
 } Stream;
 
 typedef struct {
@@ -114,6 +124,35 @@ typedef struct {
   uint32_t members;     /* offset of n op ids in Sim.members */
   uint32_t filled;
 } Coll;
+
+/* The collective instances of one group, in the order its members join
+ * them: ids[head ..] are those some member has still to join (the k-th
+ * of the group is ids[head + k - base]). */
+typedef struct {
+  GArray *ids;          /* uint32_t */
+  guint head;
+  uint32_t base;        /* how many instances left the queue */
+} CollQueue;
+
+/* A rank's builder between emissions (sim-build.c), and its size. */
+typedef struct RankBuild RankBuild;
+gsize sim_rank_build_bytes (void);
+
+/* How many schedule items full mode builds each rank ahead of the one it
+ * runs (sim_emit): an item's ops all wait, through their streams and
+ * edges, for the first host op (or compute op, without a host model) of
+ * the item before them, and a ZeRO-3 gather for the module two before,
+ * which lies at most two items back; three keeps one item to spare. */
+#define SIM_WINDOW 3
+/* The items whose ops a rank's share of the store holds at its peak:
+ * those built ahead and the one running, what is done but still read,
+ * and the free ops the collector lets the store double into (collect in
+ * sim-build.c). Measured: 8.4-8.7 items on GPT-3 175B with --full at
+ * 256 and 1,024 GPUs, 12 to 192 micro-batches per pipeline. */
+#define SIM_HELD_ITEMS 9
+/* The ops the store reaches before the collector first runs: a small
+ * replay never collects (and pays no pass over its ops for it). */
+#define SIM_COLLECT_MIN (1u << 16)
 
 /* A communication op whose bytes cross NICs: its cost, and the resources
  * its flow loads (uses[first .. first + n) in Sim.uses), for the GPUs it
@@ -212,8 +251,30 @@ typedef struct {
   int ranks;              /* simulated ranks */
   SimStore ops;           /* Op */
   SimStore edges;         /* Edge */
+  /* Ops and edges are built a few schedule items ahead of where each
+   * rank stands (sim_emit), and reused once done and out of reach
+   * (sim-build.c, collect): what a replay holds is bounded by the ranks
+   * times that window, not the step. */
+  uint32_t free_ops;      /* free list through Op.next, or NONE */
+  uint32_t free_edges;    /* free list through Edge.next, or NONE */
+  uint32_t collect_at;    /* ops in the store at which to collect next */
+  int window;             /* items built ahead of each rank's current one:
+                           * SIM_WINDOW in full mode; all of them in
+                           * symmetric mode, which is small, and with
+                           * offload, whose CPU Adam may wait for nothing
+                           * and run from the step's start (the delayed
+                           * update) */
+  RankBuild *builds;      /* owned: per rank */
+  GArray **stage_items;   /* owned: per stage, its schedule (Item) */
+  uint32_t *trigger;      /* per rank: the op whose start has the rank's
+                           * next item built, or NONE */
+  SimTime end;            /* the latest end of an op so far */
+  int critical;           /* the lowest rank whose op ends at end */
+  double *offload_tail;   /* per rank: offload time past its last compute
+                           * op so far (fill_result) */
   GArray *colls;          /* Coll */
   GArray *members;        /* uint32_t */
+  GHashTable *free_colls; /* member count -> GArray of finished Coll ids */
   Stream *streams;        /* owned: ranks * SIM_N_STREAMS */
   Breakdown *breakdown;   /* owned: per rank */
   /* Each program, built once. */
@@ -285,7 +346,7 @@ typedef struct {
   /* Per group kind and group of it (sim-build.c, group_at): its
    * collectives in order, where the group has other simulated members:
    * in full mode every group, in symmetric mode those across stages. */
-  GArray **colls_of[GROUP_N];
+  CollQueue *colls_of[GROUP_N];
   int groups_of[GROUP_N];   /* how many groups colls_of[g] holds */
   FrameworkEpilogue epilogue;   /* framework_epilogue of the plan */
   double *dp_traffic;     /* per rank: bytes sent in DP/ZeRO collectives */
@@ -346,9 +407,9 @@ sim_uplink (const Sim *sim, gboolean out)
   return 2 * (uint32_t) sim->net.nics + (out ? 0 : 1);
 }
 
-/* The factor topology.variability put on GPU op ID's nominal time
- * (sim.h): 1 without variability. */
-double sim_gpu_factor (const Sim *sim, uint32_t id);
+/* The factor topology.variability puts on the nominal time of RANK's
+ * K-th compute-stream op (sim.h): 1 without variability. */
+double sim_gpu_factor (const Sim *sim, int rank, uint32_t k);
 
 /* Adds coef to RESOURCE in the uses being built from FIRST (one entry per
  * resource keeps the flows short). */
@@ -395,8 +456,16 @@ uint32_t sim_moe_comm (Sim *sim, int global, int stage, double bytes);
  * send and receive (GOP_CP_SEND_RECV) or Ulysses' all-to-all
  * (GOP_CP_ALL_TO_ALL) over the CP group. */
 double sim_cp_comm_time (const Sim *sim, const GraphOp *g);
-/* Then its op graph, its stores made for the estimate's COST. */
+/* Then its op graph, its stores made for the estimate's COST: each
+ * rank's first sim->window schedule items (all of them where the window
+ * covers the step). */
 void sim_build (Sim *sim, const SimCost *cost);
+/* Builds RANK's next schedule item (and the step's end after its last):
+ * sim.c calls it, from an event at the time the rank's trigger op
+ * starts. */
+void sim_emit (Sim *sim, int rank);
+/* Returns finished collective instance CID to the free list. */
+void sim_free_coll (Sim *sim, uint32_t cid);
 /* What sim_build will make and the replay fire, estimated (budget.c). */
 void sim_estimate (const Sim *sim, SimCost *cost);
 /* The simulated members of a group of kind g: in full mode all of its

@@ -26,6 +26,14 @@ static const char *const stream_names[SIM_N_STREAMS] = {
 
 static void on_op_done (SimEngine *engine, void *ctx, uint64_t arg);
 
+/* A rank's trigger op started: its next item is built (sim-build.c). */
+static void
+on_emit (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  (void) engine;
+  sim_emit (ctx, (int) arg);
+}
+
 /* The NIC bytes of an op (or of collective instance, COLL_FLAG | id) are
  * through: the op ends once its part on the node's links is done too
  * (they overlap in a pipelined algorithm, and follow otherwise) and the
@@ -147,6 +155,14 @@ try_start (Sim *sim, uint32_t stream)
   SimTime now = sim_engine_now (sim->engine);
   st->busy = TRUE;
   st->ready = now;
+  /* The rank's next item is built now, before anything else happens at
+   * this time: the trigger's own end comes after it. */
+  int rank = (int) (stream / SIM_N_STREAMS);
+  if (id == sim->trigger[rank])
+    {
+      sim->trigger[rank] = NONE;
+      sim_engine_schedule (sim->engine, now, on_emit, sim, (uint64_t) rank);
+    }
   if (op->coll == NONE)
     {
       op->start = now;
@@ -168,7 +184,8 @@ static void
 account (Sim *sim, uint32_t id, Stream *st)
 {
   const Op *op = op_at (sim, id);
-  Breakdown *bd = &sim->breakdown[op->stream / SIM_N_STREAMS];
+  int rank = (int) (op->stream / SIM_N_STREAMS);
+  Breakdown *bd = &sim->breakdown[rank];
   SimTime ready = st->ready;
   const Op *dep = op->released_by == NONE ? NULL
                   : op_at (sim, op->released_by);
@@ -211,7 +228,7 @@ account (Sim *sim, uint32_t id, Stream *st)
     case OPK_OFFLOAD: bd->offload += busy; break;
     case OPK_OPTIMIZER:
       {
-        double slow = busy * (1 - 1 / sim_gpu_factor (sim, id));
+        double slow = busy * (1 - 1 / sim_gpu_factor (sim, rank, st->finished));
         bd->variability += slow;
         bd->optimizer += busy - slow;
       }
@@ -225,7 +242,7 @@ account (Sim *sim, uint32_t id, Stream *st)
         SimTime ep = sim->ep_part != NULL
           ? g_array_index (sim->ep_part, SimTime, id) : 0;
         double gpu = busy - sim_time_to_s (tp);
-        double slow = gpu * (1 - 1 / sim_gpu_factor (sim, id));
+        double slow = gpu * (1 - 1 / sim_gpu_factor (sim, rank, st->finished));
         bd->tp_comm += sim_time_to_s (tp - ep);
         bd->ep_comm += sim_time_to_s (ep);
         bd->variability += slow;
@@ -237,6 +254,9 @@ account (Sim *sim, uint32_t id, Stream *st)
     default: bd->compute += busy; break;
     }
   st->last_end = op->end;
+  st->finished++;
+  /* Offload that ran past this op ran past no later one yet. */
+  sim->offload_tail[rank] = 0;
 }
 
 static void
@@ -244,11 +264,30 @@ finish_op (Sim *sim, uint32_t id)
 {
   Op *op = op_at (sim, id);
   Stream *st = &sim->streams[op->stream];
+  int rank = (int) (op->stream / SIM_N_STREAMS);
   op->end = sim_engine_now (sim->engine);
+  op->flags |= OP_DONE;
   st->busy = FALSE;
   st->head = op->next;
+  /* The step ends with its last op; the critical rank is the lowest
+   * that ends it. */
+  if (op->end > sim->end || (op->end == sim->end && rank < sim->critical))
+    {
+      sim->end = op->end;
+      sim->critical = rank;
+    }
   if (op->stream % SIM_N_STREAMS == SIM_STREAM_COMPUTE)
     account (sim, id, st);
+  else if (op->kind == OPK_OFFLOAD)
+    {
+      /* Its time past the rank's last compute op so far (fill_result
+       * keeps what is past the last of all). */
+      SimTime compute_end = sim->streams[rank * SIM_N_STREAMS
+                                         + SIM_STREAM_COMPUTE].last_end;
+      if (op->end > compute_end)
+        sim->offload_tail[rank] += sim_time_to_s (
+          op->end - MAX (op->start, compute_end));
+    }
   if (sim->options->trace != NULL)
     {
       const OpInfo *info = &g_array_index (sim->op_info, OpInfo, id);
@@ -258,9 +297,10 @@ finish_op (Sim *sim, uint32_t id)
                          op->start, op->end, info->group };
       sim->options->trace (sim->options->trace_ctx, &span);
     }
+  /* Each edge is read once, here, and then free for another. */
   for (uint32_t e = op->edges; e != NONE;)
     {
-      const Edge *edge = (const Edge *) (void *)
+      Edge *edge = (Edge *) (void *)
         sim->edges.blocks[e >> sim->edges.shift] + (e & sim->edges.mask);
       Op *to = op_at (sim, edge->to);
       if (--to->waits == 0)
@@ -268,8 +308,12 @@ finish_op (Sim *sim, uint32_t id)
           to->released_by = id;
           try_start (sim, to->stream);
         }
-      e = edge->next;
+      uint32_t next = edge->next;
+      edge->next = sim->free_edges;
+      sim->free_edges = e;
+      e = next;
     }
+  op->edges = NONE;
   try_start (sim, op->stream);
 }
 
@@ -282,9 +326,11 @@ on_op_done (SimEngine *engine, void *ctx, uint64_t arg)
       finish_op (sim, (uint32_t) arg);
       return;
     }
-  const Coll *c = &g_array_index (sim->colls, Coll, (uint32_t) arg);
+  uint32_t cid = (uint32_t) arg;
+  const Coll *c = &g_array_index (sim->colls, Coll, cid);
   for (uint32_t i = 0; i < c->n; i++)
     finish_op (sim, g_array_index (sim->members, uint32_t, c->members + i));
+  sim_free_coll (sim, cid);
 }
 
 /* ---- results ---------------------------------------------------------------- */
@@ -307,20 +353,13 @@ fill_result (Sim *sim, SimResult *r)
 {
   const Plan *p = sim->plan;
   const ExperimentSpec *e = p->spec;
-  SimTime end = 0;
-  int critical = 0;
-  for (guint i = 0; i < sim->ops.len; i++)
-    {
-      const Op *op = op_at (sim, i);
-      g_assert (op->waits == 0 && op->end >= op->start);
-      if (op->end > end)
-        {
-          end = op->end;
-          critical = (int) (op->stream / SIM_N_STREAMS);
-        }
-    }
+  SimTime end = sim->end;
+  int critical = sim->critical;
+  g_assert (critical < sim->ranks);
   for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
     g_assert (sim->streams[i].head == NONE);   /* nothing deadlocked */
+  for (int i = 0; i < sim->ranks; i++)
+    g_assert (sim->trigger[i] == NONE);   /* every item built */
 
   double t = sim_time_to_s (end);
   int64_t gb = e->parallel.global_batch;
@@ -373,15 +412,8 @@ fill_result (Sim *sim, SimResult *r)
    * host streams), data-parallel for the rest (a ZeRO all-gather). */
   SimTime compute_end =
     sim->streams[critical * SIM_N_STREAMS + SIM_STREAM_COMPUTE].last_end;
-  double tail = t - sim_time_to_s (compute_end), offload = 0;
-  for (guint i = 0; sim->offload != OFFLOAD_NONE && i < sim->ops.len; i++)
-    {
-      const Op *op = op_at (sim, i);
-      if (op->kind == OPK_OFFLOAD
-          && (int) (op->stream / SIM_N_STREAMS) == critical
-          && op->end > compute_end)
-        offload += sim_time_to_s (op->end - MAX (op->start, compute_end));
-    }
+  double tail = t - sim_time_to_s (compute_end);
+  double offload = sim->offload_tail[critical];
   offload = MIN (offload, tail);
   r->breakdown_s.offload += offload;
   r->breakdown_s.dp_comm += tail - offload;
