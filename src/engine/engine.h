@@ -26,6 +26,13 @@ SimTime sim_engine_now (const SimEngine *engine);
 /* Fires fn (engine, ctx, arg) at time at (>= now). O(log n). */
 SimEventId sim_engine_schedule (SimEngine *engine, SimTime at, SimEventFn fn,
                                 void *ctx, uint64_t arg);
+/* The same, for an fn that first reads TOUCH: the run loop asks the CPU
+ * to fetch it into the cache while the event before it runs. A replay of
+ * many ranks is bound by such misses (its events' data spread over more
+ * than the cache holds). */
+SimEventId sim_engine_schedule_touching (SimEngine *engine, SimTime at,
+                                         SimEventFn fn, void *ctx,
+                                         uint64_t arg, const void *touch);
 /* Moves a pending event to a new time (>= now). O(log n). */
 void sim_engine_reschedule (SimEngine *engine, SimEventId id, SimTime at);
 /* Drops a pending event. O(log n). */

@@ -153,6 +153,12 @@ eventq_peek_time (const EventQ *q)
   return q->n ? q->heap[0].time : SIM_TIME_MAX;
 }
 
+uint32_t
+eventq_peek_id (const EventQ *q)
+{
+  return q->n ? q->heap[0].id : UINT32_MAX;
+}
+
 gboolean
 eventq_contains (const EventQ *q, uint32_t id)
 {

@@ -34,6 +34,8 @@ void eventq_push (EventQ *q, uint32_t id, SimTime time);
 /* Pops the smallest key; returns FALSE when empty. */
 gboolean eventq_pop (EventQ *q, uint32_t *id, SimTime *time);
 SimTime eventq_peek_time (const EventQ *q);   /* SIM_TIME_MAX when empty */
+/* The id with the smallest key, or UINT32_MAX when empty. */
+uint32_t eventq_peek_id (const EventQ *q);
 gboolean eventq_contains (const EventQ *q, uint32_t id);
 /* Gives a queued id a new time (and a new seq: it orders after events
  * already queued at that time). */

@@ -18,9 +18,10 @@
 #include "parallel/plan.h"
 #include "parallel/sim.h"
 
-/* Default budgets: 4 GiB holds the op graph of about 65 million ops (GPT-3
- * 175B on 98,304 GPUs with --full takes under 2 GiB); a billion events
- * take some ten minutes of one core. */
+/* Default budgets: 4 GiB holds about 65 million ops at once (GPT-3 175B
+ * with --full and 192 micro-batches per pipeline holds some 700 a GPU:
+ * 0.8 GiB on 16,384 GPUs); a billion events take some ten minutes of one
+ * core. */
 #define SIM_BUDGET_MEMORY (4.0 * 1024 * 1024 * 1024)
 #define SIM_BUDGET_EVENTS 1e9
 /* The most events of a replay of every rank that the default mode runs

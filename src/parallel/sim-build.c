@@ -88,7 +88,7 @@ static uint32_t
 add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
         const char *name, int mb)
 {
-  Op op = { dur, 0, 0, NONE, NONE, 0, NONE,
+  Op op = { dur, 0, 0, NONE, NONE, NONE, 0, NONE,
             (uint32_t) (rank * SIM_N_STREAMS + s), NONE, NONE, kind, 0 };
   uint32_t id = sim->free_ops;
   if (id != NONE)
@@ -138,11 +138,17 @@ add_timed_op (Sim *sim, int rank, SimStream s, OpKind kind, double seconds,
   return add_op (sim, rank, s, kind, sim_ticks (sim, seconds, name), name, mb);
 }
 
-/* Puts an edge FROM -> TO on FROM's list, reusing a freed one. */
+/* Puts an edge FROM -> TO in FROM, or on its list past the first,
+ * reusing a freed one. */
 static void
 push_edge (Sim *sim, uint32_t from, uint32_t to)
 {
   Op *f = op_at (sim, from);
+  if (f->to == NONE)
+    {
+      f->to = to;
+      return;
+    }
   Edge e = { to, f->edges };
   uint32_t id = sim->free_edges;
   if (id != NONE)

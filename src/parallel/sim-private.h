@@ -81,13 +81,16 @@ typedef struct {
 #define OP_FREE 2u      /* on the free list, for add_op to reuse */
 #define OP_MARK 4u      /* reached by the collector's roots (sim-build.c) */
 
-/* An op: 56 bytes, as --full holds tens of millions of them. What only
- * some runs need lives beside it (Sim.tp_part, Sim.op_info). */
+/* An op: 64 bytes, a cache line, as --full holds millions of them. What
+ * only some runs need lives beside it (Sim.tp_part, Sim.op_info). Its
+ * first out-edge is in it (to): most ops have one, and a replay of many
+ * ranks is bound by the cache misses of reading them. */
 typedef struct {
   SimTime dur;
   SimTime start, end;
   uint32_t next;        /* next op on the same stream */
-  uint32_t edges;       /* first out-edge, or NONE */
+  uint32_t to;          /* the op its first out-edge goes to, or NONE */
+  uint32_t edges;       /* its later out-edges (Sim.edges), or NONE */
   uint32_t waits;       /* unfinished dependencies */
   uint32_t coll;        /* collective instance, or NONE */
   uint32_t stream;      /* rank * SIM_N_STREAMS + SimStream */

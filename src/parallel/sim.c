@@ -97,8 +97,8 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
   SimTime now = sim_engine_now (sim->engine);
   if (op->comm == NONE)
     {
-      sim_engine_schedule (sim->engine, sim_time_add (now, op->dur), on_op_done,
-                           sim, arg);
+      sim_engine_schedule_touching (sim->engine, sim_time_add (now, op->dur),
+                                    on_op_done, sim, arg, op);
       return;
     }
   const Comm *comm = &g_array_index (sim->comms, Comm, op->comm);
@@ -259,6 +259,18 @@ account (Sim *sim, uint32_t id, Stream *st)
   sim->offload_tail[rank] = 0;
 }
 
+/* Op TO has one wait fewer, FROM done; at none it may start. */
+static void
+release (Sim *sim, uint32_t to, uint32_t from)
+{
+  Op *op = op_at (sim, to);
+  if (--op->waits == 0)
+    {
+      op->released_by = from;
+      try_start (sim, op->stream);
+    }
+}
+
 static void
 finish_op (Sim *sim, uint32_t id)
 {
@@ -297,23 +309,21 @@ finish_op (Sim *sim, uint32_t id)
                          op->start, op->end, info->group };
       sim->options->trace (sim->options->trace_ctx, &span);
     }
-  /* Each edge is read once, here, and then free for another. */
+  /* Each edge is read once, here, and then free for another: the later
+   * ones first, newest first, then the first (sim-build.c, push_edge). */
   for (uint32_t e = op->edges; e != NONE;)
     {
       Edge *edge = (Edge *) (void *)
         sim->edges.blocks[e >> sim->edges.shift] + (e & sim->edges.mask);
-      Op *to = op_at (sim, edge->to);
-      if (--to->waits == 0)
-        {
-          to->released_by = id;
-          try_start (sim, to->stream);
-        }
+      release (sim, edge->to, id);
       uint32_t next = edge->next;
       edge->next = sim->free_edges;
       sim->free_edges = e;
       e = next;
     }
-  op->edges = NONE;
+  if (op->to != NONE)
+    release (sim, op->to, id);
+  op->edges = op->to = NONE;
   try_start (sim, op->stream);
 }
 
