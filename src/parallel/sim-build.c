@@ -873,6 +873,7 @@ link_receive (Builder *b, int dir, int mb, int chunk)
   if (*send != NONE)
     {
       add_edge (sim, *send, b->first_of_chunk);
+      op_at (sim, *send)->flags &= ~OP_PINNED;
       *send = NONE;
       return;
     }
@@ -896,6 +897,7 @@ link_send (Builder *b, int dir, int mb, int chunk)
       return;
     }
   sim->send_op[slot (sim, b->rank, dir, mb, chunk)] = b->last;
+  op_at (sim, b->last)->flags |= OP_PINNED;
 }
 
 /* ---- the step's epilogue ---------------------------------------------------- */
@@ -1184,30 +1186,19 @@ mark (Sim *sim, uint32_t id)
     op_at (sim, id)->flags |= OP_MARK;
 }
 
-/* Puts on the free list every op that is done and out of reach. An op
- * not done is on its stream, from the head on. A done op is read again
- * only as what released one not done (account in sim.c, and through a
- * host op what released that), by its rank's builder (an edge from it),
- * or as a send waiting in send_op for its receiver. It runs between
- * events (sim_emit), when nothing else holds an op, and costs a pass
- * over the store: sim_emit runs it when the free list is empty and the
- * store has doubled since, so the pass is paid by as many new ops. */
+/* Puts on the free list every op that is done and out of reach. A done
+ * op is read again only as what released one not done (account in
+ * sim.c, and through a host op what released that), by its rank's
+ * builder (an edge from it), or as a send waiting in send_op for its
+ * receiver (OP_PINNED). It runs between events (sim_emit), when nothing
+ * else holds an op, in two passes in order over the store (the ops not
+ * done are found in it, not by walking their streams, which misses the
+ * cache at every op): sim_emit runs it when the free list is empty and
+ * the store has doubled since, so the passes are paid by as many new
+ * ops. */
 static void
 collect (Sim *sim)
 {
-  for (int i = 0; i < sim->ranks * SIM_N_STREAMS; i++)
-    for (uint32_t id = sim->streams[i].head; id != NONE;
-         id = op_at (sim, id)->next)
-      {
-        Op *op = op_at (sim, id);
-        op->flags |= OP_MARK;
-        if (op->released_by == NONE)
-          continue;
-        Op *dep = op_at (sim, op->released_by);
-        dep->flags |= OP_MARK;
-        if (dep->kind == OPK_HOST)
-          mark (sim, dep->released_by);
-      }
   for (int r = 0; r < sim->ranks; r++)
     {
       const RankBuild *rb = &sim->builds[r];
@@ -1221,30 +1212,29 @@ collect (Sim *sim)
       for (int i = 0; i < SIM_WINDOW; i++)
         mark (sim, rb->firsts[i]);
     }
-  size_t slots = (size_t) sim->ranks * 2 * sim->plan->micro_batches
-                 * sim->plan->virtual_stages;
-  for (size_t i = 0; i < slots; i++)
+  for (uint32_t id = 0; id < sim->ops.len; id++)
     {
-      mark (sim, sim->first_op[i]);
-      mark (sim, sim->send_op[i]);
+      const Op *op = op_at (sim, id);
+      if ((op->flags & (OP_DONE | OP_FREE)) || op->released_by == NONE)
+        continue;
+      Op *dep = op_at (sim, op->released_by);
+      dep->flags |= OP_MARK;
+      if (dep->kind == OPK_HOST)
+        mark (sim, dep->released_by);
     }
   uint32_t live = 0;
   for (uint32_t id = 0; id < sim->ops.len; id++)
     {
       Op *op = op_at (sim, id);
-      if (op->flags & OP_MARK)
-        {
-          op->flags &= ~OP_MARK;
-          live++;
-        }
-      else if ((op->flags & (OP_DONE | OP_FREE)) == OP_DONE)
+      if ((op->flags & (OP_DONE | OP_FREE | OP_MARK | OP_PINNED)) == OP_DONE)
         {
           op->flags |= OP_FREE;
           op->next = sim->free_ops;
           sim->free_ops = id;
+          continue;
         }
-      else
-        g_assert (op->flags & OP_FREE);   /* every op not done is marked */
+      live += !(op->flags & OP_FREE);
+      op->flags &= ~OP_MARK;
     }
   sim->collect_at = (uint32_t) MIN (MAX ((uint64_t) sim->ops.len, 2 * (uint64_t) live),
                                     UINT32_MAX);

@@ -80,6 +80,7 @@ typedef struct {
 #define OP_DONE 1u      /* finished: its edges are gone, it starts nothing */
 #define OP_FREE 2u      /* on the free list, for add_op to reuse */
 #define OP_MARK 4u      /* reached by the collector's roots (sim-build.c) */
+#define OP_PINNED 8u    /* a send in send_op, its receiver not yet built */
 
 /* An op: 64 bytes, a cache line, as --full holds millions of them. What
  * only some runs need lives beside it (Sim.tp_part, Sim.op_info). Its
