@@ -69,8 +69,6 @@ struct RankBuild {
   uint32_t last_dp;       /* the last gradient reduction, or NONE */
   double stage_params;
   int tensors;
-  SimStream trigger_stream;  /* where an item's first op runs */
-  uint32_t item_first;    /* the first op on it of the item being built */
   uint32_t firsts[SIM_WINDOW];   /* of the last items built, by index
                                   * modulo SIM_WINDOW */
 };
@@ -124,9 +122,6 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
     op_at (sim, st->tail)->next = id;
   st->tail = id;
   st->added++;
-  RankBuild *rb = sim->builds != NULL ? &sim->builds[rank] : NULL;
-  if (rb != NULL && rb->item_first == NONE && s == rb->trigger_stream)
-    rb->item_first = id;
   return id;
 }
 
@@ -1217,8 +1212,8 @@ collect (Sim *sim)
       const Op *op = op_at (sim, id);
       if ((op->flags & (OP_DONE | OP_FREE)) || op->released_by == NONE)
         continue;
-      Op *dep = op_at (sim, op->released_by);
-      dep->flags |= OP_MARK;
+      mark (sim, op->released_by);
+      const Op *dep = op_at (sim, op->released_by);
       if (dep->kind == OPK_HOST)
         mark (sim, dep->released_by);
     }
