@@ -223,15 +223,14 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
  * sides and uplinks at either end. */
 #define COMM_BYTES (sizeof (Comm) + 4 * sizeof (FlowUse))
 
-/* N of which a share SHARE (at most 1) is held at once, rounded up,
- * but what the store reaches before it first collects (SIM_COLLECT_MIN
- * ops, and as many of the rest); saturated counts stay so. */
+/* N of which a share SHARE (below 1) is held at once, rounded up;
+ * saturated counts stay so. */
 static uint64_t
-held_share (uint64_t n, double share, double min)
+held_share (uint64_t n, double share)
 {
   if (n == UINT64_MAX || share >= 1)
     return n;
-  return MIN (n, (uint64_t) ceil (MAX ((double) n * share, min)));
+  return (uint64_t) ceil ((double) n * share);
 }
 
 void
@@ -323,13 +322,15 @@ sim_estimate (const Sim *sim, SimCost *cost)
    * most, and the collectives they join. */
   uint64_t items = sat_mul_u64 (2, sat_mul_u64 ((uint64_t) plan->micro_batches,
                                                 (uint64_t) plan->virtual_stages));
-  double held = sim->window == G_MAXINT ? 1
-                : MIN (1, SIM_HELD_ITEMS / (double) items);
-  double first = ops > 0 ? SIM_COLLECT_MIN / (double) ops : 1;
-  uint64_t held_ops = held_share (ops, held, SIM_COLLECT_MIN);
-  uint64_t held_edges = held_share (edges, held, (double) edges * first);
-  coll_ops = held_share (coll_ops, held, (double) coll_ops * first);
-  colls = held_share (colls, held, (double) colls * first);
+  /* But no less than the store reaches before it first collects
+   * (SIM_COLLECT_MIN ops, and as large a share of the rest). */
+  double held = sim->window == G_MAXINT || ops <= SIM_COLLECT_MIN ? 1
+                : MAX (SIM_HELD_ITEMS / (double) items,
+                       SIM_COLLECT_MIN / (double) ops);
+  uint64_t held_ops = held_share (ops, held);
+  uint64_t held_edges = held_share (edges, held);
+  coll_ops = held_share (coll_ops, held);
+  colls = held_share (colls, held);
   /* The ops and edges in their blocks (sim-store.c); what only some runs
    * keep per op in a GArray, which may have doubled. */
   uint64_t per_op = (sim->fuse_tp ? 2 * sizeof (SimTime) : 0)
