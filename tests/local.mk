@@ -51,9 +51,9 @@ EXTRA_DIST += tests/scale.sh
 
 # How validate scores: roles, goals and known gaps, FLOP conventions, order.
 TESTS += tests/validate-roles.sh tests/vtrain-allreduce.sh tests/cookbook-gemm.sh \
-	tests/cookbook-layer-gemm.sh tests/cookbook-mlp.sh
+	tests/cookbook-layer-gemm.sh tests/cookbook-mlp.sh tests/llm-foundry.sh
 EXTRA_DIST += tests/validate-roles.sh tests/vtrain-allreduce.sh tests/cookbook-gemm.sh \
-	tests/cookbook-layer-gemm.sh tests/cookbook-mlp.sh
+	tests/cookbook-layer-gemm.sh tests/cookbook-mlp.sh tests/llm-foundry.sh
 TESTS += tests/outputs.sh
 EXTRA_DIST += tests/outputs.sh
 TESTS += tests/sweep-outputs.sh
