@@ -2390,6 +2390,71 @@ START_TEST (test_epilogue_barriers)
 }
 END_TEST
 
+/* FP8's delayed scaling all-reduces its amaxes over a stage's tp x dp
+ * ranks (TE's amax group under Megatron-Core) as each chunk's forward and
+ * backward of every micro-batch ends: two stages of 4 layers, tp 2, dp 2,
+ * two micro-batches a replica. A stage's 4 layers of 4 FP8 GEMMs keep 3
+ * amaxes each forward and 2 backward, fp32: 192 and 128 bytes. In full
+ * mode the 4 ranks of a stage start each together; current scaling has
+ * none; symmetric mode gives the same step. */
+START_TEST (test_fp8_amax)
+{
+  ExperimentSpec e = base_spec (8, 2, 2, 1, 4);
+  use_framework (&e, "megatron-lm");
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 624e12;
+  e.training.fp8 = TRUE;
+  e.training.fp8_recipe = FP8_RECIPE_DELAYED;
+  LayerShape ls = { 0 };
+  ComputeModel c8;
+  ls.fp8 = &c8;
+  ls.fp8_recipe = FP8_RECIPE_DELAYED;
+  ck_assert_double_eq (fp8_amax_bytes (&ls, 4, FALSE), 192);
+  ck_assert_double_eq (fp8_amax_bytes (&ls, 4, TRUE), 128);
+  ls.fp8_recipe = FP8_RECIPE_CURRENT;
+  ck_assert_double_eq (fp8_amax_bytes (&ls, 4, FALSE), 0);
+
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { TRUE, collect_span, spans };
+  SimResult full, sym;
+  ck_assert (sim_run (&e, &o, &full, NULL));
+  /* Per rank, the starts of its forward and backward all-reduces. */
+  SimTime start[2][8][2] = { { { 0 } } };
+  int count[2][8] = { { 0 } };
+  SimTime dur[2] = { 0 };
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      int back = strcmp (sp->name, "amax_allreduce_bwd") == 0;
+      if (!back && strcmp (sp->name, "amax_allreduce") != 0)
+        continue;
+      ck_assert_int_eq (sp->group, 4);
+      ck_assert_str_eq (sp->cat, "epilogue");
+      ck_assert_int_lt (count[back][sp->rank], 2);
+      start[back][sp->rank][count[back][sp->rank]++] = sp->start;
+      ck_assert (dur[back] == 0 || dur[back] == sp->end - sp->start);
+      dur[back] = sp->end - sp->start;
+    }
+  for (int back = 0; back < 2; back++)
+    for (int r = 0; r < 8; r++)
+      {
+        ck_assert_int_eq (count[back][r], 2);
+        for (int k = 0; k < 2; k++)
+          ck_assert (start[back][r][k] == start[back][r / 4 * 4][k]);
+      }
+  ck_assert (dur[0] > 0 && dur[1] > 0);
+  sym = run (&e, FALSE);
+  ck_assert_double_eq_tol (sym.iteration_time_s, full.iteration_time_s, 1e-12);
+  ck_assert_double_eq_tol (sym.breakdown_s.epilogue, full.breakdown_s.epilogue,
+                           1e-12);
+  /* Each stage's 8 all-reduces are its epilogue (Megatron-LM in bf16 adds
+   * the loss's, the tied embedding's and the norm's). */
+  e.training.fp8_recipe = FP8_RECIPE_CURRENT;
+  SimResult current = run (&e, FALSE);
+  ck_assert_double_eq_tol (sym.breakdown_s.epilogue - current.breakdown_s.epilogue,
+                           2 * sim_time_to_s (dur[0] + dur[1]), 1e-12);
+}
+END_TEST
+
 /* The host's reads of the epilogue (sim-build.c, emit_epilogue_op), with
  * a host that issues a kernel in 1 ms: one GPU, 8 layers, one
  * micro-batch, fp16. The stage holds 100 tensors (12 a layer, the
@@ -3349,6 +3414,7 @@ sim_suite (void)
   tcase_add_test (models, test_cpu_adam_rate);
   tcase_add_test (models, test_fp8_layer);
   tcase_add_test (models, test_fp8_memory);
+  tcase_add_test (models, test_fp8_amax);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);

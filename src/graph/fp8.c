@@ -77,14 +77,22 @@ fp8_layer_weight_casts (const LayerShape *ls, GArray *ops)
     *= LINEAR_GEMMS;
 }
 
+double
+fp8_amax_bytes (const LayerShape *ls, int layers, gboolean backward)
+{
+  if (!fp8_enabled (ls) || ls->fp8_recipe != FP8_RECIPE_DELAYED)
+    return 0;
+  return 4.0 * layers * LINEAR_GEMMS
+         * (backward ? FP8_BWD_TENSORS : FP8_FWD_TENSORS);
+}
+
 void
 fp8_scaling_update (const LayerShape *ls, int layers, gboolean backward,
                     GArray *ops)
 {
-  if (!fp8_enabled (ls) || ls->fp8_recipe != FP8_RECIPE_DELAYED)
+  double tensors = fp8_amax_bytes (ls, layers, backward) / 4;
+  if (tensors == 0)
     return;
-  double tensors = (double) layers * LINEAR_GEMMS
-                   * (backward ? FP8_BWD_TENSORS : FP8_FWD_TENSORS);
   /* The history read and written, the scales written; the cat before. */
   graph_push_kernel (ops,
                      backward ? "fp8_scaling_update_bwd" : "fp8_scaling_update",

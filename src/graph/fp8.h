@@ -50,6 +50,10 @@ void fp8_push_gemm_backward (GArray *ops, const LayerShape *ls,
 /* A layer's weights cast to FP8 with their transposes, once a step (on
  * the first micro-batch's forward). */
 void fp8_layer_weight_casts (const LayerShape *ls, GArray *ops);
+/* The bytes of delayed scaling's amaxes (an fp32 a tensor) that a
+ * micro-batch's forward or backward over LAYERS layers reduces across
+ * the amax group before its update; 0 with current scaling or no fp8. */
+double fp8_amax_bytes (const LayerShape *ls, int layers, gboolean backward);
 /* Delayed scaling's update of the scaling factors at the end of a
  * micro-batch's forward or backward over LAYERS layers (amax history
  * read and written, one fused kernel and the amaxes' concatenation);

@@ -943,13 +943,17 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
   return id;
 }
 
-/* Emits the ops of the rank's epilogue at PLACE (b->epilogue), in order. */
+/* Emits the ops of the rank's epilogue at PLACE (b->epilogue), in order,
+ * after the compute pieces before them. */
 static void
 emit_epilogue (Builder *b, EpiloguePlace place)
 {
   for (int i = 0; i < b->n_epilogue; i++)
     if (b->epilogue[i].place == place)
-      emit_epilogue_op (b, &b->epilogue[i]);
+      {
+        flush (b);
+        emit_epilogue_op (b, &b->epilogue[i]);
+      }
 }
 
 /* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on
@@ -1017,6 +1021,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
                        b->dense ? &sim->dense_fwd : &sim->layer_fwd, "forward");
           end_checkpoint (b);
         }
+      emit_epilogue (b, EPILOGUE_FP8_FORWARD);
       if (sim->fp8_update[0].pieces != NULL)
         emit_program (b, &sim->fp8_update[0], "forward");
       if (last)
@@ -1055,6 +1060,7 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
               bucket = 0;
             }
         }
+      emit_epilogue (b, EPILOGUE_FP8_BACKWARD);
       if (sim->fp8_update[1].pieces != NULL)
         emit_program (b, &sim->fp8_update[1], "backward");
       if (first)

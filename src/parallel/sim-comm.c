@@ -19,6 +19,7 @@ sim_group_size (const Sim *sim, Group g)
     case GROUP_WORLD: return p->gpus;
     case GROUP_PIPE: return p->pp;
     case GROUP_EMBEDDING: return MIN (p->pp, 2);
+    case GROUP_STAGE: return p->tp * p->dp;
     case GROUP_N:
     default: g_assert_not_reached ();
     }
@@ -30,7 +31,7 @@ sim_group_members (const Sim *sim, Group g)
   if (sim->options->full)
     return sim_group_size (sim, g);
   /* One rank for each stage. */
-  return g == GROUP_TP || g == GROUP_DP ? 1
+  return g == GROUP_TP || g == GROUP_DP || g == GROUP_STAGE ? 1
          : g == GROUP_EMBEDDING ? sim_group_size (sim, g) : sim->plan->pp;
 }
 
@@ -52,6 +53,7 @@ sim_group_count (const Sim *sim, Group g)
     case GROUP_WORLD: return 1;
     case GROUP_PIPE:
     case GROUP_EMBEDDING: return p->dp * p->tp;
+    case GROUP_STAGE: return p->pp;
     case GROUP_N:
     default: g_assert_not_reached ();
     }
@@ -70,6 +72,7 @@ sim_group_index (const Sim *sim, Group g, int stage, int replica, int tp_rank)
     case GROUP_WORLD: return 0;
     case GROUP_PIPE:
     case GROUP_EMBEDDING: return replica * p->tp + tp_rank;
+    case GROUP_STAGE: return stage;
     case GROUP_N:
     default: g_assert_not_reached ();
     }
@@ -103,6 +106,8 @@ sim_group_shape (const Sim *sim, Group g, int stage)
                             MIN (MIN (gpn, p->tp * pipe.per_node), p->tp * p->pp) };
     case GROUP_WORLD: return (GroupShape) { p->gpus, MIN (gpn, p->gpus) };
     case GROUP_PIPE: return pipe;
+    case GROUP_STAGE:
+      return net_group_shape (&sim->net, stage * p->dp * p->tp, p->dp * p->tp, 1);
     case GROUP_EMBEDDING:
     case GROUP_N:
     default: g_assert_not_reached ();

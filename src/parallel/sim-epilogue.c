@@ -3,6 +3,8 @@
  * emits them on the ranks' compute streams. See sim-private.h. */
 #include "parallel/sim-private.h"
 
+#include "graph/fp8.h"
+
 /* ---- the step's epilogue ---------------------------------------------------- */
 
 /* What a framework's step runs around its optimizer besides the
@@ -189,6 +191,28 @@ sim_epilogue_ops (const Sim *sim, int stage, int tensors, EpilogueOp *out)
                                 !last ? 4 : p->dp > 1 ? 2 : 5,
                                 last && p->dp == 1, FALSE };
     }
+  /* FP8's delayed scaling: before each update of the scaling factors
+   * (sim-fp8.c), as a chunk's forward and its backward end, TE all-
+   * reduces (MAX) the concatenated amaxes over the fp8_group its autocast
+   * was given, synchronously (reduce_tensor_across_group_op_max:
+   * async_op=False; quantization.py reduce_and_update_fp8_tensors at
+   * TE d0067d0d, fp8.py global_amax_reduction at v0.10), where the group
+   * has more than one rank. Megatron-Core gives its amax reduction group,
+   * a stage's tp x cp x dp ranks (fp8_utils.py get_fp8_context,
+   * parallel_state.py get_amax_reduction_group with_context_parallel,
+   * tp_only_amax_red off by default: NVIDIA/Megatron-LM d98e8a64);
+   * Composer's amp_fp8 gives none, so the world (composer/core/
+   * precision.py get_precision_context, v0.16.4), which is FSDP's one
+   * stage. */
+  int layers = plan_chunk_layers (p, stage);
+  if (p->tp * p->dp > 1 && fp8_amax_bytes (&sim->ls, layers, FALSE) > 0)
+    for (int back = 0; back < 2; back++)
+      out[n++] = (EpilogueOp) { back ? "amax_allreduce_bwd" : "amax_allreduce",
+                                back ? EPILOGUE_FP8_BACKWARD
+                                     : EPILOGUE_FP8_FORWARD,
+                                GROUP_STAGE, COLL_ALL_REDUCE,
+                                fp8_amax_bytes (&sim->ls, layers, back),
+                                0, 1, FALSE, FALSE };
   g_assert (n <= EPILOGUE_MAX);
   return n;
 }

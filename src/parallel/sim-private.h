@@ -45,17 +45,23 @@ typedef enum {
   GROUP_WORLD,          /* every rank */
   GROUP_PIPE,           /* one tp rank of a replica in every stage */
   GROUP_EMBEDDING,      /* of those, the first and last stage's */
+  GROUP_STAGE,          /* a stage's tp x dp ranks (dp counting cp):
+                         * TransformerEngine's amax reduction group */
   GROUP_N
 } Group;
 
 /* Where an op of the step's epilogue runs: in each forward of the last
  * virtual stage, before the data-parallel reduction that follows the last
- * backward, between it and the optimizer, or after the optimizer. */
+ * backward, between it and the optimizer, or after the optimizer; or, for
+ * FP8's amaxes, as each chunk's forward or backward of every micro-batch
+ * ends, before the scaling update (sim-fp8.c). */
 typedef enum {
   EPILOGUE_IN_FORWARD,
   EPILOGUE_BEFORE_REDUCTION,
   EPILOGUE_BEFORE_OPTIMIZER,
   EPILOGUE_AFTER_OPTIMIZER,
+  EPILOGUE_FP8_FORWARD,
+  EPILOGUE_FP8_BACKWARD,
 } EpiloguePlace;
 
 /* One collective of the epilogue, on the compute stream, which a
@@ -74,6 +80,8 @@ typedef struct {
   gboolean read_after;    /* and its result after it (.item ()) */
 } EpilogueOp;
 
+/* The most ops sim_epilogue_ops gives: DeepSpeed's pipeline in fp16
+ * with ZeRO-1 (7); FP8's two come with bf16 only, beside at most 4. */
 #define EPILOGUE_MAX 8
 
 /* Op.flags. */
