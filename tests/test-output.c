@@ -195,6 +195,7 @@ sample_result (void)
     .megatron_tflops_per_gpu = 138.2,
     .mfu = 0.3324,
     .hfu = 0.4431,
+    .params = 174.56e9, .active_params = 174.56e9,
     .gpus = 1024, .tp = 8, .pp = 16, .dp = 8,
     .micro_batch = 1, .global_batch = 1536, .virtual_stages = 1,
     .memory_per_gpu_gib = 61.25,
@@ -231,7 +232,8 @@ render (const SimResult *r, ReportFormat format)
 static const char *const json_keys[] = {
   "\"iteration_time_s\": ", "\"samples_per_s\": ", "\"tokens_per_s\": ",
   "\"model_tflops_per_gpu\": ", "\"hardware_tflops_per_gpu\": ",
-  "\"megatron_tflops_per_gpu\": ", "\"mfu\": ", "\"hfu\": ", "\"gpus\": ",
+  "\"megatron_tflops_per_gpu\": ", "\"mfu\": ", "\"hfu\": ", "\"params\": ",
+  "\"active_params\": ", "\"gpus\": ",
   "\"tp\": ", "\"pp\": ", "\"dp\": ", "\"micro_batch\": ", "\"global_batch\": ",
   "\"virtual_stages\": ", "\"memory_per_gpu_gib\": ", "\"fits_memory\": ",
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
@@ -294,6 +296,7 @@ START_TEST (test_json_values)
     "{\"iteration_time_s\": 32.1234567, ",
     "\"tokens_per_s\": 97894.4, ",
     "\"mfu\": 0.3324, ",
+    "\"params\": 174560000000, \"active_params\": 174560000000, ",
     "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, "
     "\"global_batch\": 1536, \"virtual_stages\": 1, ",
     "\"fits_memory\": true, ",
@@ -520,6 +523,7 @@ START_TEST (test_table)
     "  iteration        32.1 s (47.8 samples/s, 97.9k tokens/s)\n",
     "  TFLOP/s per GPU  138.2 megatron, 103.7 model, 138.2 hardware\n",
     "  MFU / HFU        33.2 % / 44.3 %\n",
+    "  parameters       175B\n",
     "  memory per GPU   61.2 GiB of 80.0 GiB (fits)\n",
     "weights 4.0, gradients 4.5, optimizer 24.0, activations 20.2, other 8.5 GiB\n",
     "  breakdown        compute 26.1 s (81.2 %), TP comm 2.00 s (6.2 %), bubble 3.10 s (9.7 %),",
@@ -534,6 +538,13 @@ START_TEST (test_table)
                    expected[i], table);
   ck_assert_msg (strstr (table, "DOES NOT FIT") == NULL, "%s", table);
   assert_width (table);
+  /* A mixture of experts: its active parameters beside the total. */
+  g_free (table);
+  r.params = 46.57e9;
+  r.active_params = 12.75e9;
+  table = render (&r, REPORT_TABLE);
+  ck_assert_msg (strstr (table, "  parameters       46.6B, 12.8B active a token\n")
+                 != NULL, "%s", table);
 }
 END_TEST
 

@@ -894,10 +894,19 @@ START_TEST (test_moe_step)
   ck_assert_msg (ep_comm[0] > 2 * ep_comm[1] && ep_comm[1] > 0,
                  "EP comm ep 8 %g s, ep 4 %g s", ep_comm[0], ep_comm[1]);
   ck_assert (iteration[0] != iteration[1]);
-  /* A dense model has no EP part. */
+  /* The result counts the model's parameters, all and active. */
+  ExperimentSpec m = mixtral_spec (8);
+  m.model.layers = 4;
+  SimResult moe = run (&m, FALSE);
+  ck_assert_double_eq (moe.params, plan_model_params (&m.model));
+  ck_assert_double_eq (moe.active_params, plan_active_params (&m.model));
+  ck_assert (moe.active_params < moe.params / 3);
+  /* A dense model has no EP part, and all its parameters are active. */
   ExperimentSpec d = base_spec (8, 1, 1, 1, 8);
   SimResult r = run (&d, FALSE);
   ck_assert_double_eq (r.breakdown_s.ep_comm, 0);
+  ck_assert_double_eq (r.params, r.active_params);
+  ck_assert_double_eq (r.params, plan_model_params (&d.model));
 }
 END_TEST
 

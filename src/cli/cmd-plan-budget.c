@@ -11,15 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-/* 126M, 12.9B, 3.49T: parameters and tokens. */
-static char *
-fmt_count (double n)
-{
-  return n >= 1e12 ? g_strdup_printf ("%.3gT", n / 1e12)
-         : n >= 1e9 ? g_strdup_printf ("%.3gB", n / 1e9)
-         : g_strdup_printf ("%.3gM", n / 1e6);
-}
-
 
 static double
 budget_spent (const Budget *b, const Outcome *o)
@@ -186,7 +177,7 @@ plan_optimum (const char *path, const char *const *sets, int jobs,
 static void
 name_built (Outcome *o, const char *family)
 {
-  g_autofree char *size = fmt_count (o->parameters);
+  g_autofree char *size = report_fmt_count (o->parameters);
   g_autofree char *lower = g_ascii_strdown (size, -1);
   g_free (o->model);
   o->model = g_strconcat (family, "-", lower, NULL);
@@ -423,8 +414,8 @@ plan_budget (const char *path, const char *const *sets, int jobs,
           const Outcome *r = &g_array_index (rows, Outcome, i);
           g_autofree char *usd = report_fmt_usd (r->cost_usd_with_failures);
           g_autofree char *gpuh = report_fmt_si (r->gpu_hours_with_failures);
-          g_autofree char *params = fmt_count (r->parameters);
-          g_autofree char *tokens = fmt_count (r->tokens);
+          g_autofree char *params = report_fmt_count (r->parameters);
+          g_autofree char *tokens = report_fmt_count (r->tokens);
           g_autofree char *model = text_shown (r->model);
           g_string_append_printf (out, "%s %-*s %10s %10s %9.*g %9.*g "
                                   "%11s %15s\n", r == c ? "*" : " ",
@@ -435,8 +426,8 @@ plan_budget (const char *path, const char *const *sets, int jobs,
         }
       for (guint i = 0; i < unfit->len; i++)
         g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (unfit, i));
-      g_autofree char *params_star = fmt_count (n_star);
-      g_autofree char *tokens_star = fmt_count (tpp * n_star);
+      g_autofree char *params_star = report_fmt_count (n_star);
+      g_autofree char *tokens_star = report_fmt_count (tpp * n_star);
       g_autofree char *model = text_shown (c->model);
       g_autofree char *shown_template = text_shown (template);
       g_autofree char *label = text_shown (c->label);
@@ -581,8 +572,8 @@ append_table_text (GString *out, const char *family, const ExperimentSpec *e,
   for (guint i = 0; i < lines->len; i++)
     {
       const TableLine *l = &g_array_index (lines, TableLine, i);
-      g_autofree char *params = fmt_count (l->row.parameters);
-      g_autofree char *tokens = fmt_count (l->tokens);
+      g_autofree char *params = report_fmt_count (l->row.parameters);
+      g_autofree char *tokens = report_fmt_count (l->tokens);
       g_string_append_printf (out, "  %-8s %8s", params, tokens);
       append_money (out, l->ideal_usd, 12);
       append_money (out, l->row.seed_usd, 12);

@@ -68,6 +68,8 @@ static const ColumnLabel column_labels[] = {
   { "aggregate_pflops", "aggregate PFLOP/s (Megatron)", NULL },
   { "mfu", "MFU", NULL },
   { "hfu", "HFU", NULL },
+  { "params", "parameters", NULL },
+  { "active_params", "active parameters", NULL },
   { "tp", "tensor-parallel size", NULL },
   { "pp", "pipeline-parallel size", NULL },
   { "dp", "data-parallel size", NULL },

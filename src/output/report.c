@@ -101,6 +101,8 @@ static const Field fields[] = {
   FIELD (NULL, "megatron_tflops_per_gpu", FIELD_DOUBLE, megatron_tflops_per_gpu, FALSE),
   FIELD (NULL, "mfu", FIELD_DOUBLE, mfu, FALSE),
   FIELD (NULL, "hfu", FIELD_DOUBLE, hfu, FALSE),
+  FIELD (NULL, "params", FIELD_DOUBLE, params, FALSE),
+  FIELD (NULL, "active_params", FIELD_DOUBLE, active_params, FALSE),
   FIELD (NULL, "gpus", FIELD_INT, gpus, FALSE),
   FIELD (NULL, "tp", FIELD_INT, tp, FALSE),
   FIELD (NULL, "pp", FIELD_INT, pp, FALSE),
@@ -413,6 +415,14 @@ report_fmt_si (double v)
   return g_strconcat (num, prefixes[i], NULL);
 }
 
+char *
+report_fmt_count (double n)
+{
+  double scale = n >= 1e12 ? 1e12 : n >= 1e9 ? 1e9 : 1e6;
+  g_autofree char *num = report_fmt_num ("%.3g", n / scale);
+  return g_strconcat (num, n >= 1e12 ? "T" : n >= 1e9 ? "B" : "M", NULL);
+}
+
 /* A duration in s, ms or us, so a 2 ms toy step does not read "0.00 s". */
 static char *
 fmt_duration (double seconds)
@@ -576,6 +586,17 @@ append_table (GString *out, const SimResult *r, const char *title)
   hfu = fmt_percent (r->hfu);
   take (items, g_strdup_printf ("%s / %s", mfu, hfu));
   table_row (out, "MFU / HFU", items);
+
+  /* A mixture of experts' active parameters beside its total. */
+  g_autofree char *params = report_fmt_count (r->params);
+  if (r->active_params < r->params)
+    {
+      g_autofree char *active = report_fmt_count (r->active_params);
+      take (items, g_strdup_printf ("%s, %s active a token", params, active));
+    }
+  else
+    take (items, g_strdup (params));
+  table_row (out, "parameters", items);
 
   mem = report_fmt_num ("%.1f", r->memory_per_gpu_gib);
   cap = report_fmt_num ("%.1f", capacity_gib);

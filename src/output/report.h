@@ -73,6 +73,9 @@ char *report_fmt_num (const char *fmt, double v);
  * SI prefix), and "$1,234,567". Owned by the caller. */
 char *report_fmt_si (double v);
 char *report_fmt_usd (double usd);
+/* For tables: parameters and tokens, "126M", "12.9B", "3.49T" (three
+ * significant digits). Owned by the caller. */
+char *report_fmt_count (double n);
 
 /* Appends @s as a JSON string literal, escaped; invalid UTF-8 is repaired
  * first (one bad byte makes a reader reject the whole document). */

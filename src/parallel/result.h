@@ -60,6 +60,11 @@ typedef struct {
   double megatron_tflops_per_gpu;  /* Narayanan 2021 eq. 3 */
   double mfu;
   double hfu;
+  /* The model's parameters (plan_model_params): all of them, and those a
+   * token uses (a mixture of experts' top_k routed and shared experts;
+   * all of them in a dense model), on which model FLOPs and MFU rest. */
+  double params;
+  double active_params;
   int gpus, tp, pp, dp;
   int cp;              /* context parallelism (plan.h); 1 unless set */
   int micro_batch, global_batch, virtual_stages;

@@ -393,6 +393,8 @@ fill_result (Sim *sim, SimResult *r)
     transformer_megatron_flops (&e->model, gb, p->tp) / t / gpus / 1e12;
   r->mfu = model / t / gpus / peak;
   r->hfu = hw / t / gpus / peak;
+  r->params = plan_model_params (&e->model);
+  r->active_params = plan_active_params (&e->model);
   copy_name (r->model, e->model.name ? e->model.name : "(inline)");
   copy_name (r->topology, e->topology.name ? e->topology.name : "(inline)");
   g_autofree char *framework = framework_label (e->framework);
