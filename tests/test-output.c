@@ -196,7 +196,7 @@ sample_result (void)
     .mfu = 0.3324,
     .hfu = 0.4431,
     .params = 174.56e9, .active_params = 174.56e9,
-    .gpus = 1024, .tp = 8, .pp = 16, .dp = 8,
+    .gpus = 1024, .tp = 8, .pp = 16, .dp = 8, .cp = 1,
     .micro_batch = 1, .global_batch = 1536, .virtual_stages = 1,
     .memory_per_gpu_gib = 61.25,
     .fits_memory = TRUE,
@@ -234,11 +234,12 @@ static const char *const json_keys[] = {
   "\"model_tflops_per_gpu\": ", "\"hardware_tflops_per_gpu\": ",
   "\"megatron_tflops_per_gpu\": ", "\"mfu\": ", "\"hfu\": ", "\"params\": ",
   "\"active_params\": ", "\"gpus\": ",
-  "\"tp\": ", "\"pp\": ", "\"dp\": ", "\"micro_batch\": ", "\"global_batch\": ",
+  "\"tp\": ", "\"pp\": ", "\"dp\": ", "\"cp\": ", "\"micro_batch\": ", "\"global_batch\": ",
   "\"virtual_stages\": ", "\"memory_per_gpu_gib\": ", "\"fits_memory\": ",
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
-  "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"ep_comm\": ", "\"bubble\": ",
+  "\"host_gib\": ", "\"host_capacity_gib\": ", "\"breakdown_s\": {", "\"compute\": ", "\"tp_comm\": ", "\"ep_comm\": ", "\"cp_comm\": ",
+  "\"bubble\": ",
   "\"pp_comm\": ", "\"dp_comm\": ", "\"epilogue\": ", "\"optimizer\": ",
   "\"offload\": ",
   "\"host\": ", "\"variability\": ", "\"dp_traffic_gib\": ", "\"events\": ", "\"days_to_train\": ", "\"cost_usd\": ",
@@ -297,7 +298,7 @@ START_TEST (test_json_values)
     "\"tokens_per_s\": 97894.4, ",
     "\"mfu\": 0.3324, ",
     "\"params\": 174560000000, \"active_params\": 174560000000, ",
-    "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, "
+    "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"cp\": 1, \"micro_batch\": 1, "
     "\"global_batch\": 1536, \"virtual_stages\": 1, ",
     "\"fits_memory\": true, ",
     "\"memory\": {\"weights_gib\": 4, \"gradients_gib\": 4.5, \"optimizer_gib\": 24, "

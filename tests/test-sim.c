@@ -1140,6 +1140,20 @@ START_TEST (test_cp_two_ranks)
                  && r2.iteration_time_s > r1.iteration_time_s / 2,
                  "cp 2 %g s, cp 1 %g s", r2.iteration_time_s,
                  r1.iteration_time_s);
+  /* The CP transfers are a part of their own: at tp 1 no TP time. Each
+   * layer's backward sends its last KV gradient home exposed, 1 MiB to
+   * the next GPU of the node: 8 of those at least. Full mode agrees. */
+  NetModel net;
+  net_model_init (&net, &e.topology, ALGORITHM_AUTO);
+  CollCost home_cost = net_send_cost (&net, 1048576, 0, 1);
+  double home_s = net_static_time (&net, &home_cost, 0);
+  ck_assert_double_eq (r2.breakdown_s.tp_comm, 0);
+  ck_assert_msg (r2.breakdown_s.cp_comm >= 8 * home_s * (1 - 1e-9) && home_s > 0,
+                 "CP comm %g s, 8 sends home %g s", r2.breakdown_s.cp_comm,
+                 8 * home_s);
+  SimResult f2 = run (&e, TRUE);
+  ck_assert_double_eq_tol (f2.breakdown_s.cp_comm, r2.breakdown_s.cp_comm, 1e-12);
+  ck_assert_double_eq_tol (f2.iteration_time_s, r2.iteration_time_s, 1e-12);
 }
 END_TEST
 

@@ -73,7 +73,7 @@ extern const char *const kind_names[PLOT_N];
 
 /* The time breakdown of report.h, the default of a stack, in its order
  * (the columns a stack draws in its fixed colours). */
-#define BREAKDOWN_N 11
+#define BREAKDOWN_N 12
 extern const char *const breakdown_columns[BREAKDOWN_N];
 
 /* plot.c: the model's look-ups. */

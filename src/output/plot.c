@@ -86,6 +86,7 @@ static const ColumnLabel column_labels[] = {
   { "breakdown_s.compute", "compute time (s)", "compute" },
   { "breakdown_s.tp_comm", "exposed TP communication (s)", "TP comm" },
   { "breakdown_s.ep_comm", "MoE all-to-all communication (s)", "EP comm" },
+  { "breakdown_s.cp_comm", "context-parallel communication (s)", "CP comm" },
   { "breakdown_s.bubble", "pipeline bubble (s)", "pipeline bubble" },
   { "breakdown_s.pp_comm", "exposed PP communication (s)", "PP comm" },
   { "breakdown_s.dp_comm", "exposed DP communication (s)", "DP comm" },
@@ -447,7 +448,7 @@ cell_value (const Figure *f, int row, int col)
 /* The time breakdown of report.h, the default of a stack, in its order. */
 const char *const breakdown_columns[BREAKDOWN_N] = {
   "breakdown_s.compute", "breakdown_s.tp_comm", "breakdown_s.ep_comm",
-  "breakdown_s.bubble",
+  "breakdown_s.cp_comm", "breakdown_s.bubble",
   "breakdown_s.pp_comm", "breakdown_s.dp_comm", "breakdown_s.epilogue",
   "breakdown_s.optimizer", "breakdown_s.offload", "breakdown_s.host",
   "breakdown_s.variability",

@@ -53,7 +53,7 @@ typedef struct {
   const char *name;
   gsize offset;
 } ReportPart;
-#define REPORT_BREAKDOWN_PARTS 11
+#define REPORT_BREAKDOWN_PARTS 12
 extern const ReportPart report_breakdown_parts[REPORT_BREAKDOWN_PARTS];
 
 void report_append_json_members (GString *out, const SimResult *r,

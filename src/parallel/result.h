@@ -15,6 +15,8 @@ typedef struct {
   double compute;     /* forward, backward and recompute kernels */
   double tp_comm;     /* exposed tensor-parallel collectives */
   double ep_comm;     /* an MoE layer's expert-parallel all-to-alls */
+  double cp_comm;     /* context parallelism's KV ring transfers or
+                       * all-to-alls, exposed (sim-cp.c) */
   double bubble;      /* pipeline fill and drain: compute idle, nothing to do */
   double pp_comm;     /* exposed pipeline send/recv waits */
   double dp_comm;     /* exposed data-parallel / ZeRO collectives */

@@ -35,6 +35,7 @@ typedef struct {
   SimTime pending;        /* fused compute not yet emitted */
   SimTime pending_tp;     /* of pending: fused TP collectives */
   SimTime pending_ep;     /* of pending_tp: EP all-to-alls */
+  SimTime pending_cp;     /* of pending_tp: CP transfers */
   SimTime pending_host;   /* the host's time to issue pending */
   SimTime lead;           /* pending's lead (above) */
   SimTime carry;          /* issuing left from the last op */
@@ -103,9 +104,11 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
         {
           g_array_set_size (sim->tp_part, id + 1);
           g_array_set_size (sim->ep_part, id + 1);
+          g_array_set_size (sim->cp_part, id + 1);
         }
       g_array_index (sim->tp_part, SimTime, id) = 0;
       g_array_index (sim->ep_part, SimTime, id) = 0;
+      g_array_index (sim->cp_part, SimTime, id) = 0;
     }
   if (sim->op_info != NULL)
     {
@@ -323,11 +326,13 @@ flush (Builder *b)
     {
       g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
       g_array_index (b->sim->ep_part, SimTime, b->last) = b->pending_ep;
+      g_array_index (b->sim->cp_part, SimTime, b->last) = b->pending_cp;
     }
   else
     g_assert (b->pending_tp == 0);   /* only fused builds fuse TP */
   b->has_pending = FALSE;
-  b->pending = b->pending_tp = b->pending_ep = b->pending_host = b->lead = 0;
+  b->pending = b->pending_tp = b->pending_ep = b->pending_cp = 0;
+  b->pending_host = b->lead = 0;
 }
 
 /* An EP all-to-all's op ID, of piece P: it joins no peers (each rank's
@@ -363,6 +368,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
       b->pending = sim_time_add (b->pending, prog->time);
       b->pending_tp = sim_time_add (b->pending_tp, prog->tp_time);
       b->pending_ep = sim_time_add (b->pending_ep, prog->ep_time);
+      b->pending_cp = sim_time_add (b->pending_cp, prog->cp_time);
       b->has_pending = TRUE;
       return;
     }
@@ -400,7 +406,8 @@ emit_piece (Builder *b, const Piece *p, const char *phase)
       b->beside_left = p->alongside;
       return;
     }
-  if (p->kind == OPK_COMPUTE || (sim->fuse_tp && p->kind == OPK_TP))
+  gboolean comm = p->kind == OPK_TP || p->kind == OPK_CP;
+  if (p->kind == OPK_COMPUTE || (sim->fuse_tp && comm))
     {
       if (!b->has_pending)
         b->pending_name = phase;
@@ -408,8 +415,10 @@ emit_piece (Builder *b, const Piece *p, const char *phase)
                                           p->dur, b->pending_host, b->pending));
       b->pending_host = sim_time_add (b->pending_host, host);
       b->pending = sim_time_add (b->pending, p->dur);
-      if (p->kind == OPK_TP)
+      if (comm)
         b->pending_tp = sim_time_add (b->pending_tp, p->dur);
+      if (p->kind == OPK_CP)
+        b->pending_cp = sim_time_add (b->pending_cp, p->dur);
       b->has_pending = TRUE;
       return;
     }
@@ -1586,6 +1595,7 @@ sim_prepare (Sim *sim)
     {
       sim->tp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
       sim->ep_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
+      sim->cp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
     }
   if (options->trace != NULL)
     sim->op_info = g_array_new (FALSE, FALSE, sizeof (OpInfo));
@@ -1730,7 +1740,8 @@ sim_clear (Sim *sim)
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
                         &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,
-                        &sim->tp_part, &sim->ep_part, &sim->op_info };
+                        &sim->tp_part, &sim->ep_part, &sim->cp_part,
+                        &sim->op_info };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);

@@ -31,6 +31,8 @@ typedef enum {
                          * checks, the loss (sim-build.c, emit_epilogue) */
   OPK_EP,               /* an MoE layer's dispatch or combine all-to-all
                          * over the expert-parallel group (sim-moe.c) */
+  OPK_CP,               /* context parallelism's KV transfer or all-to-all
+                         * over the CP group (sim-cp.c) */
   OPK_N
 } OpKind;
 
@@ -194,7 +196,8 @@ typedef struct {
   GArray *pieces;         /* owned: Piece */
   SimTime time, tp_time;
   SimTime ep_time;        /* of tp_time: EP all-to-alls (OPK_EP) */
-  guint tp_pieces;        /* of pieces: TP collectives */
+  SimTime cp_time;        /* of tp_time: CP transfers (OPK_CP) */
+  guint tp_pieces;        /* of pieces: TP collectives and CP transfers */
   guint ep_pieces;        /* of pieces: EP all-to-alls */
   SimTime host, lead;     /* the host's time to issue it, and its lead
                            * (sim-build.c's Builder) from its start */
@@ -351,6 +354,7 @@ typedef struct {
   GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
                            * of its dur, the TP collectives fused into it */
   GArray *ep_part;        /* the same: of those, the EP all-to-alls */
+  GArray *cp_part;        /* and the CP transfers */
   GArray *op_info;        /* OpInfo per op, traced runs only (else NULL) */
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */

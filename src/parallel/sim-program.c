@@ -41,8 +41,9 @@ piece_of (Sim *sim, const GraphOp *g)
     }
   if (g->kind == GOP_CP_SEND_RECV || g->kind == GOP_CP_ALL_TO_ALL)
     {
-      /* Counted with the TP collectives (README: the breakdown's tp). */
-      p.kind = OPK_TP;
+      /* Its own kind, the breakdown's CP part; no group's barrier: each
+       * rank's transfer is costed at the links' static share. */
+      p.kind = OPK_CP;
       p.dur = sim_ticks (sim, sim_cp_comm_time (sim, g), g->name);
       return p;
     }
@@ -85,9 +86,11 @@ program_add (Sim *sim, Program *prog, const Piece *p)
   prog->host = sim_time_add (prog->host, p->launches * sim->host_launch);
   g_array_append_val (prog->pieces, *p);
   prog->time = sim_time_add (prog->time, p->dur);
-  if (p->kind == OPK_TP || p->kind == OPK_EP)
+  if (p->kind == OPK_TP || p->kind == OPK_EP || p->kind == OPK_CP)
     prog->tp_time = sim_time_add (prog->tp_time, p->dur);
-  if (p->kind == OPK_TP)
+  if (p->kind == OPK_CP)
+    prog->cp_time = sim_time_add (prog->cp_time, p->dur);
+  if (p->kind == OPK_TP || p->kind == OPK_CP)
     prog->tp_pieces++;
   if (p->kind == OPK_EP)
     {

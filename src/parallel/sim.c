@@ -15,6 +15,7 @@
 
 static const char *const op_kind_category[OPK_N] = {
   "compute", "tp", "pp", "dp", "optimizer", "offload", "host", "epilogue", "ep",
+  "cp",
 };
 
 static const char *const stream_names[SIM_N_STREAMS] = {
@@ -235,16 +236,20 @@ account (Sim *sim, uint32_t id, Stream *st)
       break;
     case OPK_EPILOGUE: bd->epilogue += busy; break;
     case OPK_EP: bd->ep_comm += busy; break;
+    case OPK_CP: bd->cp_comm += busy; break;
     case OPK_COMPUTE:
       {
         SimTime tp = sim->tp_part != NULL
           ? g_array_index (sim->tp_part, SimTime, id) : 0;
         SimTime ep = sim->ep_part != NULL
           ? g_array_index (sim->ep_part, SimTime, id) : 0;
+        SimTime cp = sim->cp_part != NULL
+          ? g_array_index (sim->cp_part, SimTime, id) : 0;
         double gpu = busy - sim_time_to_s (tp);
         double slow = gpu * (1 - 1 / sim_gpu_factor (sim, rank, st->finished));
-        bd->tp_comm += sim_time_to_s (tp - ep);
+        bd->tp_comm += sim_time_to_s (tp - ep - cp);
         bd->ep_comm += sim_time_to_s (ep);
+        bd->cp_comm += sim_time_to_s (cp);
         bd->variability += slow;
         bd->compute += gpu - slow;
       }

@@ -5,8 +5,8 @@ double
 energy_gpu_step_w (const Breakdown *b, double step_s, const EnergySpec *e)
 {
   double compute = b->compute + b->optimizer + b->variability;
-  double comm = b->tp_comm + b->ep_comm + b->pp_comm + b->dp_comm + b->epilogue
-                + b->offload;
+  double comm = b->tp_comm + b->ep_comm + b->cp_comm + b->pp_comm + b->dp_comm
+                + b->epilogue + b->offload;
   double idle = b->bubble + b->host;
   return (compute * e->gpu_compute_w + comm * e->gpu_communication_w
           + idle * e->gpu_idle_w) / step_s;
