@@ -2368,6 +2368,65 @@ START_TEST (test_epilogue_two_stages)
 }
 END_TEST
 
+/* Composer's step around FSDP (sim_epilogue_ops, EPILOGUE_COMPOSER) on 8
+ * GPUs, ZeRO-3: the gradient norm's all-reduce before the optimizer; the
+ * loss, the samples and rank 0's time after it; the train metrics' four
+ * barriers and four gathers, each gather issued after 2 N bare ops (N
+ * zeros_like and N copies, at OP_LAUNCH_S) with the host waiting for the
+ * device; the speed monitor's all-reduce. Every rank ends alike, in both
+ * modes, at the same time. */
+START_TEST (test_epilogue_composer)
+{
+  const char *want = "dp_reduce_scatter/8 dp_reduce_scatter/8 grad_norm_allreduce/8 "
+    "optimizer loss_allreduce/8 samples_allreduce/8 time_broadcast/8 "
+    "metric_barrier/8 metric_barrier/8 metric_barrier/8 metric_barrier/8 "
+    "metric_allgather/8 metric_allgather/8 metric_allgather/8 "
+    "metric_allgather/8 speed_allreduce/8";
+  SimResult r[2];
+  for (int full = 0; full <= 1; full++)
+    {
+      ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+      e.model.layers = 2;
+      use_framework (&e, "pytorch-fsdp");
+      e.zero.stage = 3;
+      g_autoptr (GPtrArray) lines = step_ends (&e, full, &r[full]);
+      for (guint k = 0; k < lines->len; k++)
+        ck_assert_msg (strcmp (g_ptr_array_index (lines, k), want) == 0,
+                       "full %d, rank %u:\n  %s\nexpected\n  %s", full, k,
+                       (char *) g_ptr_array_index (lines, k), want);
+    }
+  ck_assert_double_eq_tol (r[0].iteration_time_s, r[1].iteration_time_s, 1e-12);
+  /* The host's 2 N ops before each gather: 16 at 8 us, the GPU idle. */
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  e.model.layers = 2;
+  use_framework (&e, "pytorch-fsdp");
+  e.zero.stage = 3;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+  SimOptions o = { FALSE, collect_span, spans };
+  SimResult t;
+  ck_assert (sim_run (&e, &o, &t, NULL));
+  g_array_sort (spans, span_by_start);
+  SimTime before = 0;
+  int gathers = 0;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+      if (sp->stream != SIM_STREAM_COMPUTE)
+        continue;
+      if (strcmp (sp->name, "metric_allgather") == 0)
+        {
+          double gap = sim_time_to_s (sp->start - before);
+          ck_assert_msg (gap >= 16 * LEDGER (OP_LAUNCH_S)
+                         && gap < 16 * LEDGER (OP_LAUNCH_S) + 1e-6,
+                         "gap %g s before gather %d", gap, gathers);
+          gathers++;
+        }
+      before = sp->end;
+    }
+  ck_assert_int_eq (gathers, 4);
+}
+END_TEST
+
 /* Each collective of the epilogue waits for its whole group: in full
  * mode the members of one start together, when the last arrives, while
  * a stage of the same pipeline that is not a member goes its own way. */
@@ -3475,6 +3534,7 @@ sim_suite (void)
   tcase_add_test (exec, test_tied_embedding);
   tcase_add_test (exec, test_epilogue_two_stages);
   tcase_add_test (exec, test_epilogue_barriers);
+  tcase_add_test (exec, test_epilogue_composer);
   tcase_add_test (exec, test_epilogue_reads);
   tcase_add_test (exec, test_busy_fabric_never_faster);
   suite_add_tcase (s, exec);

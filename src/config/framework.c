@@ -317,7 +317,7 @@ static const FrameworkProfile profiles[] = {
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
     .zero2_every_micro_batch = TRUE,
     .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_softmax = TRUE,
-    .vocab_as_given = TRUE,
+    .vocab_as_given = TRUE, .epilogue = EPILOGUE_COMPOSER,
     .source = FSDP,
   },
 };

@@ -41,10 +41,12 @@ typedef enum {
  * emit_epilogue, cites them). */
 typedef enum {
   EPILOGUE_NONE,            /* none modelled: the reduction and the
-                             * optimizer only (FSDP; DeepSpeed's engine
+                             * optimizer only (DeepSpeed's engine
                              * without its pipeline) */
   EPILOGUE_MEGATRON,        /* Megatron-LM's train_step */
   EPILOGUE_DEEPSPEED_PIPE,  /* DeepSpeed's PipelineEngine.train_batch */
+  EPILOGUE_COMPOSER,        /* MosaicML Composer's Trainer around FSDP,
+                             * as llm-foundry runs it */
 } FrameworkEpilogue;
 
 struct FrameworkProfile {

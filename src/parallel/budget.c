@@ -203,6 +203,7 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
       uint64_t k = at == EPILOGUE_IN_FORWARD ? m
                    : at == EPILOGUE_FP8_FORWARD || at == EPILOGUE_FP8_BACKWARD
                    ? sat_mul_u64 (m, (uint64_t) v) : 1;
+      k = sat_mul_u64 (k, 1 + (uint64_t) epilogue[i].repeat);
       uint64_t members = sim->options->full
         ? (uint64_t) sim_group_members (sim, epilogue[i].group) : 1;
       o->epilogue = sat_add_u64 (o->epilogue, k);

@@ -103,7 +103,7 @@ typedef struct {
 typedef struct {
   const char *name;   /* static string or interned: not owned */
   const char *cat;    /* "compute", "tp", "pp", "dp", "optimizer", "offload",
-                       * "host", "epilogue": not owned */
+                       * "host", "epilogue", "ep", "cp": not owned */
   int rank;           /* simulated rank (pid in the trace) */
   int stream;         /* stream index on the rank (tid in the trace) */
   int micro_batch;    /* -1 when not tied to a micro-batch */

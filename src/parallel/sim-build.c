@@ -959,10 +959,11 @@ emit_epilogue (Builder *b, EpiloguePlace place)
 {
   for (int i = 0; i < b->n_epilogue; i++)
     if (b->epilogue[i].place == place)
-      {
-        flush (b);
-        emit_epilogue_op (b, &b->epilogue[i]);
-      }
+      for (int k = 0; k <= b->epilogue[i].repeat; k++)
+        {
+          flush (b);
+          emit_epilogue_op (b, &b->epilogue[i]);
+        }
 }
 
 /* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on

@@ -191,6 +191,55 @@ sim_epilogue_ops (const Sim *sim, int stage, int tensors, EpilogueOp *out)
                                 !last ? 4 : p->dp > 1 ? 2 : 5,
                                 last && p->dp == 1, FALSE };
     }
+  else if (sim->epilogue == EPILOGUE_COMPOSER)
+    {
+      /* MosaicML Composer's Trainer around FSDP, as llm-foundry runs it
+       * (Composer v0.17.2, 7e0e40a7, which llm-foundry 5e85bd62d pins;
+       * torchmetrics v1.0.3, which it allows), each over the world (FSDP's
+       * default group; pp is 1). Before the optimizer, the gradient
+       * clipping its yamls ask for (gradient_clipping: norm 1.0;
+       * algorithms/gradient_clipping.py, FSDP.clip_grad_norm_): a norm
+       * per local gradient, their stack, the fp32 sum all-reduced, a
+       * scale per gradient, no read back. After it (trainer.py): the
+       * loss all-reduced and read back (2073-2077); the batch's samples
+       * and tokens all-reduced and rank 0's batch time broadcast, read
+       * back three times (_accumulate_time_across_ranks, 1972-1992; the
+       * broadcast costed as an all-gather of its bytes); the train
+       * metrics computed every batch (2101-2106): MPT's two
+       * (LanguageCrossEntropy, LanguagePerplexity: metrics/nlp.py) sync
+       * two scalar states each through torchmetrics'
+       * gather_all_tensors (utilities/distributed.py 90-121): a barrier
+       * (ProcessGroupNCCL's: an all-reduce, then the device
+       * synchronized), N zeros_like from a Python list, the list
+       * all_gather, whose N outputs are copied out one by one, each of
+       * the 2 N ops at a bare op's launch cost (OP_LAUNCH_S), then a
+       * stack: the four barriers and the four gathers are costed in two
+       * runs of four; the speed monitor's FLOPs all-reduced and read back
+       * (callbacks/speed_monitor.py 299-305). Each waits for the whole
+       * world, and the metrics' launches grow with it. */
+      int n_ranks = p->gpus;
+      out[n++] = (EpilogueOp) { "grad_norm_allreduce", EPILOGUE_BEFORE_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_REDUCE, fp32, 0,
+                                2 * tensors + 2, FALSE, FALSE, 0 };
+      out[n++] = (EpilogueOp) { "loss_allreduce", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_REDUCE, fp32, 0, 2,
+                                FALSE, TRUE, 0 };
+      out[n++] = (EpilogueOp) { "samples_allreduce", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_REDUCE, 2 * 8, 0, 3,
+                                FALSE, FALSE, 0 };
+      out[n++] = (EpilogueOp) { "time_broadcast", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_GATHER, 8, 0, 4,
+                                FALSE, TRUE, 0 };
+      out[n++] = (EpilogueOp) { "metric_barrier", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_REDUCE, fp32, 0, 1,
+                                FALSE, TRUE, 3 };
+      out[n++] = (EpilogueOp) { "metric_allgather", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_GATHER, fp32,
+                                2 * n_ranks, 2, FALSE, FALSE, 3 };
+      out[n++] = (EpilogueOp) { "speed_allreduce", EPILOGUE_AFTER_OPTIMIZER,
+                                GROUP_WORLD, COLL_ALL_REDUCE, fp32, 0, 2,
+                                FALSE, TRUE, 0 };
+    }
   /* FP8's delayed scaling: before each update of the scaling factors
    * (sim-fp8.c), as a chunk's forward and its backward end, TE all-
    * reduces (MAX) the concatenated amaxes over the fp8_group its autocast

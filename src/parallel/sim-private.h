@@ -80,11 +80,11 @@ typedef struct {
   int launches;           /* kernels and calls the host issues for it */
   gboolean read_before;   /* the host reads the device back before it */
   gboolean read_after;    /* and its result after it (.item ()) */
+  int repeat;             /* it runs 1 + repeat times in a row */
 } EpilogueOp;
 
-/* The most ops sim_epilogue_ops gives: DeepSpeed's pipeline in fp16
- * with ZeRO-1 (7); FP8's two come with bf16 only, beside at most 4. */
-#define EPILOGUE_MAX 8
+/* The most ops sim_epilogue_ops gives: Composer's 7 and FP8's 2. */
+#define EPILOGUE_MAX 10
 
 /* Op.flags. */
 #define OP_DONE 1u      /* finished: its edges are gone, it starts nothing */
