@@ -608,7 +608,7 @@ START_TEST (test_loss_and_softmax_ops)
       /* MPT's under autocast: 6 w + 17 and 6 w + 21, 5 kernels, and
        * forward builds the 512 x 512 causal mask first (19 bytes a key
        * pair, 4 kernels). */
-      ls.mpt_softmax = TRUE;
+      ls.mpt_attention = TRUE;
       g_autoptr (GArray) mpt = g_array_new (FALSE, FALSE, sizeof (GraphOp));
       (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, mpt);
       op = op_named (mpt, "attn_softmax");
@@ -626,8 +626,64 @@ START_TEST (test_loss_and_softmax_ops)
                                : scores * 21 + 19.0 * 512 * 512, 1e-6);
       ck_assert_int_eq (op->launches, bwd ? 4 : 8);
       ls.fp16 = FALSE;
-      ls.mpt_softmax = FALSE;
+      ls.mpt_attention = FALSE;
       ls.fused_softmax = TRUE;
+    }
+}
+END_TEST
+
+/* MPT's flash path unpads q, k and v and pads the output back around
+ * flash-attn's CUDA kernel (transformer.c push_mpt_unpad): b 2 x s 512
+ * tokens of h 1024 / t 2 = 524,288 elements a tensor, in 2 bytes. Forward:
+ * the three gathers read and write 3 of them (21 launches), the pad
+ * writes zeros, reads and writes 1 (2 launches), before and after the
+ * kernel; backward the pad's gather (2 bytes each way) before, the three
+ * zeroed scatters (3 of them, 6 launches) after. Not with the Triton
+ * kernel, nor for Megatron's attention. */
+START_TEST (test_mpt_unpad)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  const double q = 2.0 * 512 * 1024 / 2;
+  ck_assert_int_eq (ls.kv_heads, ls.heads);
+  ls.attention = ATTENTION_FLASH2;
+  ls.mpt_attention = TRUE;
+  static const struct { const char *name; int bwd; double bytes; int launches; }
+    want[] = {
+      { "mpt_unpad_qkv", 0, 3 * 2 * 2, 21 },
+      { "mpt_pad_output", 0, 3 * 2, 2 },
+      { "mpt_pad_output_bwd", 1, 2 * 2, 1 },
+      { "mpt_unpad_qkv_bwd", 1, 3 * 3 * 2, 6 },
+    };
+  for (int bwd = 0; bwd < 2; bwd++)
+    {
+      g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, ops);
+      const GraphOp *kernel = op_named (ops, bwd ? "flash_attention_bwd"
+                                                 : "flash_attention");
+      ck_assert_ptr_nonnull (kernel);
+      for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+        {
+          if (want[i].bwd != bwd)
+            continue;
+          const GraphOp *op = op_named (ops, want[i].name);
+          ck_assert_msg (op != NULL, "%s missing", want[i].name);
+          ck_assert_double_eq_tol (op->kernel.bytes, q * want[i].bytes, 1e-6);
+          ck_assert_int_eq (op->launches, want[i].launches);
+          /* The first of each direction before the kernel, the second after. */
+          gboolean before = (i % 2 == 0);
+          ck_assert (before ? op < kernel : op > kernel);
+        }
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      ls.attention = k ? ATTENTION_FLASH2 : ATTENTION_FLASH1_TRITON;
+      ls.mpt_attention = k == 0;
+      g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      transformer_layer_forward (&ls, ops);
+      transformer_layer_backward (&ls, ops);
+      ck_assert_ptr_null (op_named (ops, "mpt_"));
     }
 }
 END_TEST
@@ -3497,6 +3553,7 @@ sim_suite (void)
   tcase_add_test (models, test_fp8_layer);
   tcase_add_test (models, test_fp8_memory);
   tcase_add_test (models, test_fp8_amax);
+  tcase_add_test (models, test_mpt_unpad);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);

@@ -133,8 +133,10 @@
  * (CrossEntropy in spec.h); Megatron's code computes the others'. Its
  * unfused attention is MPT's (attn_impl: torch, llmfoundry/models/layers/
  * attention.py scaled_multihead_dot_product_attention, v0.3.0, under
- * autocast as llm-foundry's amp_bf16 runs it; mpt_softmax, costed in
- * transformer.c push_softmax), with no fused kernel. Its models embed the
+ * autocast as llm-foundry's amp_bf16 runs it; mpt_attention, costed in
+ * transformer.c push_softmax), with no fused kernel; with flash-attn's
+ * CUDA kernels (attn_impl: flash) MPT unpads q, k and v and pads the
+ * output back around each call (push_mpt_unpad). Its models embed the
  * vocabulary as configured (MPT: nn.Embedding (config.vocab_size, ...),
  * llmfoundry/models/mpt/modeling_mpt.py; its yamls pad by hand, 50368),
  * not padded as Megatron's. */
@@ -316,7 +318,7 @@ static const FrameworkProfile profiles[] = {
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_AUTOGRAD,
     .grad_acc_bf16 = GRAD_ACC_AUTOGRAD, .dp_overlap = TRUE,
     .zero2_every_micro_batch = TRUE,
-    .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_softmax = TRUE,
+    .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_attention = TRUE,
     .vocab_as_given = TRUE, .epilogue = EPILOGUE_COMPOSER,
     .source = FSDP,
   },

@@ -130,9 +130,10 @@ struct FrameworkProfile {
    * (Megatron's FusedScaleMaskSoftmax); beyond it, or always when 0,
    * unfused attention runs PyTorch's softmax in fp32. */
   int fused_softmax_keys;
-  /* Unfused attention's softmax is MPT's PyTorch code (transformer.c
-   * push_softmax) rather than Megatron's. */
-  gboolean mpt_softmax;
+  /* Its attention is MPT's code (transformer.c): unfused, its PyTorch
+   * softmax (push_softmax) rather than Megatron's; with flash-attn's CUDA
+   * kernels, the unpadding around them (push_mpt_unpad). */
+  gboolean mpt_attention;
   /* Its models take the vocabulary as configured, where Megatron's pad it
    * to a multiple of 128 x tp (model.vocab_divisible_by left out). */
   gboolean vocab_as_given;

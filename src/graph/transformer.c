@@ -135,7 +135,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->grad_accumulation = GRAD_ACC_FUSED;
   ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
   ls->fused_softmax = TRUE;
-  ls->mpt_softmax = FALSE;
+  ls->mpt_attention = FALSE;
   ls->fp16 = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
@@ -192,7 +192,7 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
     }
   double w = ls->cm->bytes_per_element;
   gboolean copies = w < 4;
-  if (ls->mpt_softmax)
+  if (ls->mpt_attention)
     {
       double mask = backward ? 0 : 19.0 * ls->s * ls->s;
       double per = !copies ? (backward ? 29 : 25)
@@ -207,6 +207,45 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
   graph_set_launches (ops, copies ? 5 : 3);
 }
 
+/* MPT's flash path (llmfoundry/models/layers/attention.py flash_attn_fn,
+ * 5e85bd62d, with flash-attn's CUDA kernels, v1 or v2, not the Triton
+ * one): with no padding mask it makes one of ones and runs flash-attn's
+ * bert_padding (v2.4.2) around the kernel. Before it, unpad_input of q, k
+ * and v: each a sum, a nonzero, a max read back, a cumsum, a pad and
+ * IndexFirstAxis's torch.gather of the tensor (read and write); after it,
+ * pad_input's IndexPutFirstAxis: a zeroed output and the values put into
+ * it. Backward, the other way round: the put's gradient gathered, then
+ * each unpad's gradient zeroed and scattered into. The reads back (six a
+ * layer's forward) are not modelled. BEFORE: the ops before the kernel
+ * (the unpads forward, the pad's gradient backward), else those after. */
+static void
+push_mpt_unpad (GArray *ops, const LayerShape *ls, gboolean backward,
+                gboolean before)
+{
+  if (!ls->mpt_attention || ls->attention == ATTENTION_FLASH1_TRITON
+      || ls->attention == ATTENTION_UNFUSED)
+    return;
+  double q = (double) ls->b * ls->s * ls->h / ls->t;
+  double qkv = q * (1 + 2.0 * ls->kv_heads / ls->heads);
+  if (!backward && before)
+    {
+      graph_push_elementwise (ops, ls, "mpt_unpad_qkv", qkv, 1, 1, 0);
+      graph_set_launches (ops, 3 * 7);
+    }
+  else if (!backward)
+    {
+      graph_push_elementwise (ops, ls, "mpt_pad_output", q, 1, 2, 0);
+      graph_set_launches (ops, 2);
+    }
+  else if (before)
+    graph_push_elementwise (ops, ls, "mpt_pad_output_bwd", q, 1, 1, 0);
+  else
+    {
+      graph_push_elementwise (ops, ls, "mpt_unpad_qkv_bwd", qkv, 1, 2, 0);
+      graph_set_launches (ops, 3 * 2);
+    }
+}
+
 void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 {
@@ -219,9 +258,11 @@ transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
   if (ls->attention != ATTENTION_UNFUSED)
     {
       /* One fused kernel; causal masking skips half of the s x s blocks. */
+      push_mpt_unpad (ops, ls, FALSE, TRUE);
       graph_push_kernel (ops, "flash_attention",
                          compute_attention (ls->cm, ls->attention, ls->b * heads,
                                             ls->s, d, FALSE));
+      push_mpt_unpad (ops, ls, FALSE, FALSE);
       return;
     }
   double scores = (double) ls->b * heads * ls->s * ls->s;
@@ -383,9 +424,13 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
   if (ls->cp > 1)
     cp_attention_backward (ls, ops);
   else if (ls->attention != ATTENTION_UNFUSED)
-    graph_push_kernel (ops, "flash_attention_bwd",
-                       compute_attention (ls->cm, ls->attention, ls->b * heads,
-                                          ls->s, d, TRUE));
+    {
+      push_mpt_unpad (ops, ls, TRUE, TRUE);
+      graph_push_kernel (ops, "flash_attention_bwd",
+                         compute_attention (ls->cm, ls->attention, ls->b * heads,
+                                            ls->s, d, TRUE));
+      push_mpt_unpad (ops, ls, TRUE, FALSE);
+    }
   else
     {
       double scores = (double) ls->b * heads * ls->s * ls->s;

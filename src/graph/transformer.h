@@ -52,8 +52,10 @@ typedef struct {
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
   CrossEntropy cross_entropy;   /* the framework's; vocab-parallel unless set */
-  gboolean mpt_softmax;         /* not fused: MPT's PyTorch softmax rather
-                                 * than Megatron's (FrameworkProfile);
+  gboolean mpt_attention;       /* MPT's attention code (FrameworkProfile):
+                                 * unfused, its PyTorch softmax rather than
+                                 * Megatron's; with flash-attn's CUDA
+                                 * kernels, the unpadding around them;
                                  * FALSE unless set */
   gboolean fp16;                /* the run's 16 bits are fp16, not bf16
                                  * (MPT's softmax); FALSE unless set */
