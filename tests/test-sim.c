@@ -632,6 +632,32 @@ START_TEST (test_loss_and_softmax_ops)
 }
 END_TEST
 
+/* Composer's train metrics (LayerShape.train_metrics): each a PyTorch
+ * cross entropy over the logits in fp32, w + 12 bytes a logit (the copy
+ * up, log_softmax), 6 launches, after the loss; none by default. 2 x 512
+ * tokens by a vocabulary of 1024 over t = 2, w = 2: 2 metrics x 14 bytes. */
+START_TEST (test_train_metrics)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_head_forward (&ls, none);
+  ck_assert_ptr_null (op_named (none, "train_metrics"));
+  ls.train_metrics = 2;
+  g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_head_forward (&ls, ops);
+  const GraphOp *op = op_named (ops, "train_metrics_cross_entropy");
+  ck_assert_ptr_nonnull (op);
+  ck_assert_ptr_eq (op, &g_array_index (ops, GraphOp, ops->len - 1));
+  ck_assert_double_eq_tol (op->kernel.bytes, 2.0 * 512 * 1024 / 2 * 2 * 14, 1e-6);
+  ck_assert_int_eq (op->launches, 12);
+  g_autoptr (GArray) bwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_head_backward (&ls, bwd);
+  ck_assert_ptr_null (op_named (bwd, "train_metrics"));
+}
+END_TEST
+
 /* MPT's flash path unpads q, k and v and pads the output back around
  * flash-attn's CUDA kernel (transformer.c push_mpt_unpad): b 2 x s 512
  * tokens of h 1024 / t 2 = 524,288 elements a tensor, in 2 bytes. Forward:
@@ -3554,6 +3580,7 @@ sim_suite (void)
   tcase_add_test (models, test_fp8_memory);
   tcase_add_test (models, test_fp8_amax);
   tcase_add_test (models, test_mpt_unpad);
+  tcase_add_test (models, test_train_metrics);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");
   tcase_set_timeout (exec, 120);

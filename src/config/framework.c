@@ -136,7 +136,12 @@
  * autocast as llm-foundry's amp_bf16 runs it; mpt_attention, costed in
  * transformer.c push_softmax), with no fused kernel; with flash-attn's
  * CUDA kernels (attn_impl: flash) MPT unpads q, k and v and pads the
- * output back around each call (push_mpt_unpad). Its models embed the
+ * output back around each call (push_mpt_unpad). Composer's Trainer
+ * updates MPT's two train metrics (LanguageCrossEntropy,
+ * LanguagePerplexity: llmfoundry/models/mpt/modeling_mpt.py,
+ * use_train_metrics on by default, v0.3.0 and 5e85bd62d) every
+ * micro-batch, each a cross entropy over the logits: train_metrics.
+ * Its models embed the
  * vocabulary as configured (MPT: nn.Embedding (config.vocab_size, ...),
  * llmfoundry/models/mpt/modeling_mpt.py; its yamls pad by hand, 50368),
  * not padded as Megatron's. */
@@ -320,6 +325,7 @@ static const FrameworkProfile profiles[] = {
     .zero2_every_micro_batch = TRUE,
     .cross_entropy = CROSS_ENTROPY_FUSED, .mpt_attention = TRUE,
     .vocab_as_given = TRUE, .epilogue = EPILOGUE_COMPOSER,
+    .train_metrics = 2,
     .source = FSDP,
   },
 };

@@ -134,6 +134,9 @@ struct FrameworkProfile {
    * softmax (push_softmax) rather than Megatron's; with flash-attn's CUDA
    * kernels, the unpadding around them (push_mpt_unpad). */
   gboolean mpt_attention;
+  /* Cross entropies over the logits its trainer's metrics add each
+   * micro-batch (transformer.c transformer_head_forward). */
+  int train_metrics;
   /* Its models take the vocabulary as configured, where Megatron's pad it
    * to a multiple of 128 x tp (model.vocab_divisible_by left out). */
   gboolean vocab_as_given;

@@ -134,6 +134,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->dropout = m->dropout;
   ls->grad_accumulation = GRAD_ACC_FUSED;
   ls->cross_entropy = CROSS_ENTROPY_VOCAB_PARALLEL;
+  ls->train_metrics = 0;
   ls->fused_softmax = TRUE;
   ls->mpt_attention = FALSE;
   ls->fp16 = FALSE;
@@ -543,6 +544,23 @@ transformer_head_forward (const LayerShape *ls, GArray *ops)
     {
       graph_push_comm (ops, GOP_TP_ALL_REDUCE, "tp_allreduce_loss", 12.0 * tokens);
       graph_set_launches (ops, 3);
+    }
+  /* The trainer's metrics, each PyTorch's cross entropy over the 16-bit
+   * logits under autocast (Composer v0.17.2 metrics/nlp.py
+   * LanguageCrossEntropy.update: torch.nn.CrossEntropyLoss, which autocast
+   * runs in fp32): the copy up (w + 4), log_softmax (8, as push_softmax
+   * counts PyTorch's softmax), nll_loss and the sums beside it (nothing
+   * next to that); the copy, log_softmax, nll_loss, the count of targets
+   * and the two accumulations: 6 kernels. Composer runs them after the
+   * micro-batch's backward (trainer.py _train_microbatch, AFTER_BACKWARD,
+   * _eval_train_metrics); here they follow the loss, the same kernels on
+   * the same stream. */
+  if (ls->train_metrics > 0)
+    {
+      graph_push_elementwise (ops, ls, "train_metrics_cross_entropy",
+                              logits * ls->train_metrics,
+                              1 + 12 / ls->cm->bytes_per_element, 0, 0);
+      graph_set_launches (ops, 6 * ls->train_metrics);
     }
 }
 

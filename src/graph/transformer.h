@@ -52,6 +52,9 @@ typedef struct {
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
   GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
   CrossEntropy cross_entropy;   /* the framework's; vocab-parallel unless set */
+  int train_metrics;            /* cross entropies over the logits that the
+                                 * trainer's metrics add each micro-batch
+                                 * (FrameworkProfile); 0 unless set */
   gboolean mpt_attention;       /* MPT's attention code (FrameworkProfile):
                                  * unfused, its PyTorch softmax rather than
                                  * Megatron's; with flash-attn's CUDA

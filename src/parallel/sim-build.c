@@ -1541,6 +1541,7 @@ sim_prepare (Sim *sim)
   sim->ls.tp_overlap = e->parallel.tp_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
+  sim->ls.train_metrics = e->framework->train_metrics;
   sim->ls.mpt_attention = e->framework->mpt_attention;
   sim->ls.fp16 = e->training.precision == PRECISION_FP16;
   sim->ls.fused_softmax = framework_fused_softmax (
