@@ -337,7 +337,7 @@ sim_estimate (const Sim *sim, SimCost *cost)
   colls = held_share (colls, held);
   /* The ops and edges in their blocks (sim-store.c); what only some runs
    * keep per op in a GArray, which may have doubled. */
-  uint64_t per_op = (sim->fuse_tp ? 3 * sizeof (SimTime) : 0)
+  uint64_t per_op = (sim->fuse_tp ? sizeof (FusedParts) : 0)
     + (sim->options->trace != NULL ? 2 * sizeof (OpInfo) : 0);
   uint64_t bytes = sat_mul_u64 (held_ops, per_op);
   bytes = sat_add_u64 (bytes, held_ops >= UINT32_MAX ? UINT64_MAX

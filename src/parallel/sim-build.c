@@ -98,17 +98,11 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
   else
     id = sim_store_push (&sim->ops, &op);
   /* What lives beside an op is indexed by its id, which may be reused. */
-  if (sim->tp_part != NULL)
+  if (sim->fused != NULL)
     {
-      if (id >= sim->tp_part->len)
-        {
-          g_array_set_size (sim->tp_part, id + 1);
-          g_array_set_size (sim->ep_part, id + 1);
-          g_array_set_size (sim->cp_part, id + 1);
-        }
-      g_array_index (sim->tp_part, SimTime, id) = 0;
-      g_array_index (sim->ep_part, SimTime, id) = 0;
-      g_array_index (sim->cp_part, SimTime, id) = 0;
+      if (id >= sim->fused->len)
+        g_array_set_size (sim->fused, id + 1);
+      g_array_index (sim->fused, FusedParts, id) = (FusedParts) { 0 };
     }
   if (sim->op_info != NULL)
     {
@@ -322,12 +316,9 @@ flush (Builder *b)
    * network's. */
   add_issued (b, OPK_COMPUTE, b->pending, b->pending - b->pending_tp,
               b->pending_name, b->lead, b->pending_host);
-  if (b->sim->tp_part != NULL)
-    {
-      g_array_index (b->sim->tp_part, SimTime, b->last) = b->pending_tp;
-      g_array_index (b->sim->ep_part, SimTime, b->last) = b->pending_ep;
-      g_array_index (b->sim->cp_part, SimTime, b->last) = b->pending_cp;
-    }
+  if (b->sim->fused != NULL)
+    g_array_index (b->sim->fused, FusedParts, b->last)
+      = (FusedParts) { b->pending_tp, b->pending_ep, b->pending_cp };
   else
     g_assert (b->pending_tp == 0);   /* only fused builds fuse TP */
   b->has_pending = FALSE;
@@ -921,6 +912,8 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
 {
   Sim *sim = b->sim;
   const Plan *p = sim->plan;
+  /* After the compute pieces before it. */
+  flush (b);
   if (o->read_before || o->serial > 0)
     b->sync = b->wait != NONE ? b->wait : b->last;
   CollCost c;
@@ -952,18 +945,14 @@ emit_epilogue_op (Builder *b, const EpilogueOp *o)
   return id;
 }
 
-/* Emits the ops of the rank's epilogue at PLACE (b->epilogue), in order,
- * after the compute pieces before them. */
+/* Emits the ops of the rank's epilogue at PLACE (b->epilogue), in order. */
 static void
 emit_epilogue (Builder *b, EpiloguePlace place)
 {
   for (int i = 0; i < b->n_epilogue; i++)
     if (b->epilogue[i].place == place)
       for (int k = 0; k <= b->epilogue[i].repeat; k++)
-        {
-          flush (b);
-          emit_epilogue_op (b, &b->epilogue[i]);
-        }
+        emit_epilogue_op (b, &b->epilogue[i]);
 }
 
 /* One chunk: forward (dir 0) or backward (dir 1) of micro-batch mb on
@@ -1594,11 +1583,7 @@ sim_prepare (Sim *sim)
 
   sim->fuse_tp = !options->full && options->trace == NULL;
   if (sim->fuse_tp)
-    {
-      sim->tp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
-      sim->ep_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
-      sim->cp_part = g_array_new (FALSE, FALSE, sizeof (SimTime));
-    }
+    sim->fused = g_array_new (FALSE, FALSE, sizeof (FusedParts));
   if (options->trace != NULL)
     sim->op_info = g_array_new (FALSE, FALSE, sizeof (OpInfo));
   sim->ranks = options->full ? plan->gpus : plan->pp;
@@ -1742,8 +1727,7 @@ sim_clear (Sim *sim)
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,
                         &sim->head_bwd.pieces, &sim->head_bwd_acc.pieces,
-                        &sim->tp_part, &sim->ep_part, &sim->cp_part,
-                        &sim->op_info };
+                        &sim->fused, &sim->op_info };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);
   sim_engine_free (sim->engine);

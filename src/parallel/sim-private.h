@@ -86,6 +86,13 @@ typedef struct {
 /* The most ops sim_epilogue_ops gives: Composer's 7 and FP8's 2. */
 #define EPILOGUE_MAX 10
 
+/* Of a fused op's dur, the communication fused into it (Sim.fused). */
+typedef struct {
+  SimTime tp;             /* TP collectives, EP all-to-alls, CP transfers */
+  SimTime ep;             /* of tp: the EP all-to-alls */
+  SimTime cp;             /* of tp: the CP transfers */
+} FusedParts;
+
 /* Op.flags. */
 #define OP_DONE 1u      /* finished: its edges are gone, it starts nothing */
 #define OP_FREE 2u      /* on the free list, for add_op to reuse */
@@ -93,7 +100,7 @@ typedef struct {
 #define OP_PINNED 8u    /* a send in send_op, its receiver not yet built */
 
 /* An op: 64 bytes, a cache line, as --full holds millions of them. What
- * only some runs need lives beside it (Sim.tp_part, Sim.op_info). Its
+ * only some runs need lives beside it (Sim.fused, Sim.op_info). Its
  * first out-edge is in it (to): most ops have one, and a replay of many
  * ranks is bound by the cache misses of reading them. */
 typedef struct {
@@ -351,10 +358,8 @@ typedef struct {
   /* The EP all-to-alls cross NICs: each is an op of its own whose bytes
    * run as a flow (sim-moe.c), never fused. */
   gboolean ep_flows;
-  GArray *tp_part;        /* SimTime per op, fused builds only (else NULL):
-                           * of its dur, the TP collectives fused into it */
-  GArray *ep_part;        /* the same: of those, the EP all-to-alls */
-  GArray *cp_part;        /* and the CP transfers */
+  GArray *fused;          /* FusedParts per op, fused builds only (else
+                           * NULL) */
   GArray *op_info;        /* OpInfo per op, traced runs only (else NULL) */
   /* Per rank, direction and micro-batch x chunk: the chunk's first op and
    * its outgoing send. */

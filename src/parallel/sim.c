@@ -239,17 +239,13 @@ account (Sim *sim, uint32_t id, Stream *st)
     case OPK_CP: bd->cp_comm += busy; break;
     case OPK_COMPUTE:
       {
-        SimTime tp = sim->tp_part != NULL
-          ? g_array_index (sim->tp_part, SimTime, id) : 0;
-        SimTime ep = sim->ep_part != NULL
-          ? g_array_index (sim->ep_part, SimTime, id) : 0;
-        SimTime cp = sim->cp_part != NULL
-          ? g_array_index (sim->cp_part, SimTime, id) : 0;
-        double gpu = busy - sim_time_to_s (tp);
+        FusedParts f = sim->fused != NULL
+          ? g_array_index (sim->fused, FusedParts, id) : (FusedParts) { 0 };
+        double gpu = busy - sim_time_to_s (f.tp);
         double slow = gpu * (1 - 1 / sim_gpu_factor (sim, rank, st->finished));
-        bd->tp_comm += sim_time_to_s (tp - ep - cp);
-        bd->ep_comm += sim_time_to_s (ep);
-        bd->cp_comm += sim_time_to_s (cp);
+        bd->tp_comm += sim_time_to_s (f.tp - f.ep - f.cp);
+        bd->ep_comm += sim_time_to_s (f.ep);
+        bd->cp_comm += sim_time_to_s (f.cp);
         bd->variability += slow;
         bd->compute += gpu - slow;
       }
@@ -445,7 +441,7 @@ fill_result (Sim *sim, SimResult *r)
     + (uint64_t) sim->members->len * sizeof (uint32_t)
     + (uint64_t) sim->comms->len * sizeof (Comm)
     + (uint64_t) sim->uses->len * sizeof (FlowUse)
-    + (sim->tp_part != NULL ? (uint64_t) sim->tp_part->len * sizeof (SimTime) : 0)
+    + (sim->fused != NULL ? (uint64_t) sim->fused->len * sizeof (FusedParts) : 0)
     + (sim->op_info != NULL ? (uint64_t) sim->op_info->len * sizeof (OpInfo) : 0);
   if (e->training.tokens > 0 || e->training.tokens == SPEC_CHINCHILLA)
     {
