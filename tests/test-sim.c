@@ -2464,13 +2464,13 @@ START_TEST (test_epilogue_composer)
     "metric_barrier/8 metric_barrier/8 metric_barrier/8 metric_barrier/8 "
     "metric_allgather/8 metric_allgather/8 metric_allgather/8 "
     "metric_allgather/8 speed_allreduce/8";
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  e.model.layers = 2;
+  use_framework (&e, "pytorch-fsdp");
+  e.zero.stage = 3;
   SimResult r[2];
   for (int full = 0; full <= 1; full++)
     {
-      ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
-      e.model.layers = 2;
-      use_framework (&e, "pytorch-fsdp");
-      e.zero.stage = 3;
       g_autoptr (GPtrArray) lines = step_ends (&e, full, &r[full]);
       for (guint k = 0; k < lines->len; k++)
         ck_assert_msg (strcmp (g_ptr_array_index (lines, k), want) == 0,
@@ -2479,10 +2479,6 @@ START_TEST (test_epilogue_composer)
     }
   ck_assert_double_eq_tol (r[0].iteration_time_s, r[1].iteration_time_s, 1e-12);
   /* The host's 2 N ops before each gather: 16 at 8 us, the GPU idle. */
-  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
-  e.model.layers = 2;
-  use_framework (&e, "pytorch-fsdp");
-  e.zero.stage = 3;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
   SimOptions o = { FALSE, collect_span, spans };
   SimResult t;

@@ -140,11 +140,10 @@
  * updates MPT's two train metrics (LanguageCrossEntropy,
  * LanguagePerplexity: llmfoundry/models/mpt/modeling_mpt.py,
  * use_train_metrics on by default, v0.3.0 and 5e85bd62d) every
- * micro-batch, each a cross entropy over the logits: train_metrics.
- * Its models embed the
- * vocabulary as configured (MPT: nn.Embedding (config.vocab_size, ...),
- * llmfoundry/models/mpt/modeling_mpt.py; its yamls pad by hand, 50368),
- * not padded as Megatron's. */
+ * micro-batch, each a cross entropy over the logits: train_metrics. Its
+ * models embed the vocabulary as configured (MPT: nn.Embedding
+ * (config.vocab_size, ...), llmfoundry/models/mpt/modeling_mpt.py; its
+ * yamls pad by hand, 50368), not padded as Megatron's. */
 #define FSDP "pytorch/pytorch: torch/distributed/fsdp/api.py " \
   "(ShardingStrategy, CPUOffload), _runtime_utils.py (post-backward hooks)"
 
