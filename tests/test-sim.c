@@ -8,6 +8,7 @@
 #include "base/stats.h"
 #include "config/framework.h"
 #include "graph/fp8.h"
+#include "graph/moe.h"
 #include "graph/transformer.h"
 #include "hw/device.h"
 #include "hw/host.h"
@@ -711,6 +712,80 @@ START_TEST (test_mpt_unpad)
       transformer_layer_backward (&ls, ops);
       ck_assert_ptr_null (op_named (ops, "mpt_"));
     }
+}
+END_TEST
+
+/* DeepSpeed-MoE's GShard dispatch (graph/moe.c) on small_layer with 8
+ * experts, top-1, capacity factor 1.25: T = 2 x 512 tokens, C =
+ * ceil(1024 / 8 x 1.25) = 160 slots an expert, E C = 1,280. The dispatch
+ * is a (E C x T) by (T x h) GEMM, the combine (T x E C) by (E C x h);
+ * backward, one GEMM for the dispatch's input and two for the combine's.
+ * The S x E C tensors move 10 + w bytes an element forward (its three
+ * kernels) and 8 + w backward, the combine's cast 4 + w. Every expert's
+ * buffer is padded to the capacity, where Megatron-Core's dispatcher
+ * moves only the tokens it routes; and nothing is permuted. Top-1 takes
+ * at least 4 slots. */
+START_TEST (test_gshard_dispatch)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  ls.experts = 8;
+  ls.top_k = 1;
+  ls.moe_ffn = 2048;
+  ls.capacity_factor = 1.25;
+  const double t = 1024, ec = 8 * 160.0, h = 1024, w = 2;
+  ck_assert_double_eq_tol (moe_dispatch_bytes (&ls), w * t * h, 1e-6);
+  ls.gshard = TRUE;
+  ck_assert_double_eq_tol (moe_dispatch_bytes (&ls), w * ec * h, 1e-6);
+  ck_assert_double_eq_tol (moe_tokens_per_expert (&ls), 1.25 * t / 8, 1e-9);
+  static const struct { const char *name; int bwd; double m, n, k; } gemm[] = {
+    { "gshard_dispatch", 0, 1280, 1024, 1024 },
+    { "gshard_combine", 0, 1024, 1024, 1280 },
+    { "gshard_combine_dgrad", 1, 1024, 1280, 1024 },
+    { "gshard_combine_wgrad", 1, 1280, 1024, 1024 },
+    { "gshard_dispatch_bwd", 1, 1024, 1024, 1280 },
+  };
+  for (int bwd = 0; bwd < 2; bwd++)
+    {
+      g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      (bwd ? moe_layer_backward : moe_layer_forward) (&ls, ops);
+      ck_assert_ptr_null (op_named (ops, "permute"));
+      ck_assert_ptr_null (op_named (ops, "unpermute"));
+      for (guint i = 0; i < G_N_ELEMENTS (gemm); i++)
+        if (gemm[i].bwd == bwd)
+          {
+            const GraphOp *op = op_named (ops, gemm[i].name);
+            ck_assert_msg (op != NULL, "%s missing", gemm[i].name);
+            Kernel k = compute_gemm (&cm, 1, (int64_t) gemm[i].m,
+                                     (int64_t) gemm[i].n, (int64_t) gemm[i].k);
+            ck_assert_double_eq_tol (op->kernel.flops, 2 * t * ec * h, 1e-3);
+            ck_assert_double_eq_tol (op->kernel.flops, k.flops, 1e-3);
+            ck_assert_double_eq_tol (op->kernel.bytes, k.bytes, 1e-3);
+          }
+      const GraphOp *masks = op_named (ops, bwd ? "gshard_masks_bwd" : "gshard_masks");
+      ck_assert_ptr_nonnull (masks);
+      ck_assert_double_eq_tol (masks->kernel.bytes,
+                               t * ec * (bwd ? 8 + w : 10 + w), 1e-3);
+      ck_assert_int_eq (masks->launches, bwd ? 2 : 3);
+      if (!bwd)
+        ck_assert_double_eq_tol (op_named (ops, "gshard_combine_cast")->kernel.bytes,
+                                 t * ec * (4 + w), 1e-3);
+    }
+  /* Megatron-Core's path has none of it. */
+  ls.gshard = FALSE;
+  g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  moe_layer_forward (&ls, ops);
+  moe_layer_backward (&ls, ops);
+  ck_assert_ptr_null (op_named (ops, "gshard"));
+  ck_assert_ptr_nonnull (op_named (ops, "unpermute"));
+  /* The minimum capacity: 64 tokens over 64 experts would give 1 slot. */
+  ls.gshard = TRUE;
+  ls.experts = 64;
+  ls.capacity_factor = 1;
+  ls.b = 1;
+  ls.s = 64;
+  ck_assert_double_eq_tol (moe_dispatch_bytes (&ls), w * 64 * 4 * h, 1e-6);
 }
 END_TEST
 
@@ -3576,6 +3651,7 @@ sim_suite (void)
   tcase_add_test (models, test_fp8_memory);
   tcase_add_test (models, test_fp8_amax);
   tcase_add_test (models, test_mpt_unpad);
+  tcase_add_test (models, test_gshard_dispatch);
   tcase_add_test (models, test_train_metrics);
   suite_add_tcase (s, models);
   TCase *exec = tcase_create ("executor");

@@ -1,6 +1,9 @@
 /* moe.c: an MoE layer's ops, parameters and FLOPs; see moe.h. */
 #include "graph/moe.h"
 
+#include <math.h>
+
+#include "base/ledger.h"
 #include "graph/graph-private.h"
 
 gboolean
@@ -18,12 +21,126 @@ local_tokens (const LayerShape *ls)
 
 /* The busiest expert's tokens over the mean: the imbalance, cut at the
  * capacity (tokens beyond it dropped; Megatron-Core's
- * --moe-expert-capacity-factor without padding). */
+ * --moe-expert-capacity-factor without padding). GShard's dispatch
+ * (below) pads every expert's buffer to the capacity. */
 static double
 load_factor (const LayerShape *ls)
 {
   double f = ls->imbalance;
-  return ls->capacity_factor > 0 ? MIN (f, ls->capacity_factor) : f;
+  if (ls->capacity_factor <= 0)
+    return f;
+  return ls->gshard ? ls->capacity_factor : MIN (f, ls->capacity_factor);
+}
+
+/* ---- DeepSpeed-MoE's dispatch ----------------------------------------------
+ *
+ * DeepSpeed-MoE routes as GShard's Algorithm 2 (Lepikhin 2020; deepspeed/
+ * moe/sharded_moe.py, MOELayer.forward, top1gating and top2gating, the
+ * same from v0.5.8 to v0.16): nothing is permuted. The gate writes
+ * combine_weights, an fp32 tensor over tokens x experts x capacity slots
+ * (einsum "se,sc->sec"), and dispatch_mask = combine_weights.bool(); the
+ * dispatch is einsum "sec,sm->ecm" over the mask cast to the input's
+ * type, one GEMM of (E C x S) by (S x h), and the combine is "sec,ecm->
+ * sm" over the weights cast likewise, (S x E C) by (E C x h). USE_EINSUM
+ * is True there, and torch.einsum contracts s (or e and c) as one matmul.
+ * Each expert's buffer holds C = ceil(k S / E x capacity factor) slots
+ * (top-1 at least min_capacity: GSHARD_MIN_CAPACITY), padded; without
+ * a capacity factor (drop_tokens False) C is the busiest expert's count.
+ * Not modelled: top1gating's exp_counts.to('cpu'), which waits for the
+ * device once a layer. */
+
+/* E x C: the slots of every expert's buffer on a rank. */
+static double
+gshard_slots (const LayerShape *ls)
+{
+  double c = ceil (local_tokens (ls) * ls->top_k / ls->experts
+                   * load_factor (ls));
+  if (ls->top_k == 1)
+    c = MAX (c, LEDGER (GSHARD_MIN_CAPACITY));
+  return ls->experts * c;
+}
+
+/* The gate's S x E x C tensors, forward: combine_weights written in fp32
+ * (4 bytes), read by .bool() (4) which writes the mask (1), read by
+ * type_as (1) which writes its copy (w); combine_weights cast for the
+ * combine (4 + w). Backward: the cast's gradient back to fp32 (w + 4)
+ * and the einsum's over the gates, reading it (4). */
+static void
+push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
+                   gboolean fwd)
+{
+  double w = ls->cm->bytes_per_element;
+  double sec = local_tokens (ls) * gshard_slots (ls);
+  double bytes = fwd ? 4 + 4 + 1 + 1 + w : w + 4 + 4;
+  graph_push_kernel (ops, name, compute_memory_op (sec * bytes, sec));
+  graph_set_launches (ops, fwd ? 3 : 2);
+}
+
+static void
+push_gshard_combine_cast (GArray *ops, const LayerShape *ls)
+{
+  double sec = local_tokens (ls) * gshard_slots (ls);
+  graph_push_kernel (ops, "gshard_combine_cast",
+                     compute_memory_op (sec * (4 + ls->cm->bytes_per_element),
+                                        sec));
+}
+
+/* The tokens into expert order: permuted (Megatron-Core), or GShard's
+ * dispatch GEMM; backward, the way back. */
+static void
+push_permute (GArray *ops, const LayerShape *ls, gboolean fwd)
+{
+  double t = local_tokens (ls);
+  int64_t ec = (int64_t) gshard_slots (ls);
+  if (!ls->gshard)
+    graph_push_elementwise (ops, ls, fwd ? "permute" : "permute_bwd",
+                            t * ls->top_k * load_factor (ls) * ls->h, 1, 1, 0);
+  else if (fwd)
+    {
+      push_gshard_masks (ops, ls, "gshard_masks", TRUE);
+      graph_push_gemm (ops, ls, "gshard_dispatch", 1, ec, ls->h, (int64_t) t);
+    }
+  else  /* the mask has no gradient: the input's alone */
+    graph_push_gemm (ops, ls, "gshard_dispatch_bwd", 1, (int64_t) t, ls->h, ec);
+}
+
+/* The experts' outputs back to token order, weighted: un-permuted, or
+ * GShard's combine GEMM; backward, its gradients. */
+static void
+push_unpermute (GArray *ops, const LayerShape *ls, gboolean fwd)
+{
+  double t = local_tokens (ls);
+  int64_t ec = (int64_t) gshard_slots (ls);
+  double routed = t * ls->top_k * load_factor (ls) * ls->h;
+  if (!ls->gshard)
+    {
+      /* The top_k copies read, weighted and summed per token. */
+      if (fwd)
+        graph_push_elementwise (ops, ls, "unpermute", routed, 1, 0, 0);
+      else
+        graph_push_elementwise (ops, ls, "unpermute_bwd", routed, 1, 1, 0);
+    }
+  else if (fwd)
+    {
+      push_gshard_combine_cast (ops, ls);
+      graph_push_gemm (ops, ls, "gshard_combine", 1, (int64_t) t, ls->h, ec);
+    }
+  else
+    {
+      /* The weights' gradient (S x E C) and the experts' outputs'. */
+      graph_push_gemm_backward (ops, ls, "gshard_combine_dgrad",
+                                "gshard_combine_wgrad", 1, (int64_t) t, ls->h, ec);
+      push_gshard_masks (ops, ls, "gshard_masks_bwd", FALSE);
+    }
+}
+
+double
+moe_dispatch_bytes (const LayerShape *ls)
+{
+  double w = ls->cm->bytes_per_element;
+  if (ls->gshard)   /* the whole buffer, padded */
+    return w * gshard_slots (ls) * ls->h;
+  return w * local_tokens (ls) * ls->top_k * ls->h * load_factor (ls);
 }
 
 double
@@ -36,12 +153,6 @@ moe_tokens_per_expert (const LayerShape *ls)
          * load_factor (ls);
 }
 
-double
-moe_dispatch_bytes (const LayerShape *ls)
-{
-  return ls->cm->bytes_per_element * local_tokens (ls) * ls->top_k * ls->h
-         * load_factor (ls);
-}
 
 static int64_t
 local_experts (const LayerShape *ls)
@@ -136,7 +247,6 @@ static void
 moe_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
-  double routed = t * ls->top_k * load_factor (ls) * ls->h;
   int64_t le = local_experts (ls);
   g_autoptr (GArray) shared = shared_mlp (ls, TRUE);
   graph_push_gemm (ops, ls, "router", 1, (int64_t) t, ls->experts, ls->h);
@@ -144,7 +254,7 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
    * auxiliary loss's sums over them. */
   graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
   graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
-  graph_push_elementwise (ops, ls, "permute", routed, 1, 1, 0);
+  push_permute (ops, ls, TRUE);
   push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather");
   graph_push_gemm (ops, ls, "expert_fc1", le, (int64_t) n, expert_fc1 (ls), ls->h);
@@ -154,8 +264,7 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
                    ls->moe_ffn / ls->etp);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter");
   push_all_to_all (ops, ls, "ep_combine", shared, FALSE);
-  /* Un-permute: the top_k copies read, weighted and summed per token. */
-  graph_push_elementwise (ops, ls, "unpermute", routed, 1, 0, 0);
+  push_unpermute (ops, ls, TRUE);
   if (ls->shared_experts > 0 && !overlapped (ls))
     g_array_append_vals (ops, shared->data, shared->len);
 }
@@ -178,14 +287,13 @@ void
 moe_layer_backward (const LayerShape *ls, GArray *ops)
 {
   double t = local_tokens (ls), n = moe_tokens_per_expert (ls);
-  double routed = t * ls->top_k * load_factor (ls) * ls->h;
   int64_t le = local_experts (ls);
   g_autoptr (GArray) shared = shared_mlp (ls, FALSE);
   graph_push_elementwise (ops, ls, "residual2_bwd", graph_token_elems (ls), 1, 1, 1);
   graph_set_launches (ops, 2);
   if (ls->shared_experts > 0 && !overlapped (ls))
     g_array_append_vals (ops, shared->data, shared->len);
-  graph_push_elementwise (ops, ls, "unpermute_bwd", routed, 1, 1, 0);
+  push_unpermute (ops, ls, FALSE);
   push_all_to_all (ops, ls, "ep_combine_bwd", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather_bwd");
   graph_push_gemm_backward (ops, ls, "expert_fc2_dgrad", "expert_fc2_wgrad", le,
@@ -197,7 +305,7 @@ moe_layer_backward (const LayerShape *ls, GArray *ops)
                             (int64_t) n, expert_fc1 (ls), ls->h);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter_bwd");
   push_all_to_all (ops, ls, "ep_dispatch_bwd", shared, FALSE);
-  graph_push_elementwise (ops, ls, "permute_bwd", routed, 1, 1, 0);
+  push_permute (ops, ls, FALSE);
   graph_push_elementwise (ops, ls, "router_topk_bwd", t * ls->experts, 3, 1, 0);
   graph_push_gemm_backward (ops, ls, "router_dgrad", "router_wgrad", 1, (int64_t) t,
                             ls->experts, ls->h);
@@ -247,9 +355,12 @@ moe_activation_bytes (const LayerShape *ls)
   double t = local_tokens (ls);
   /* The permuted input and the dispatched tokens (FC1's input), FC1's
    * output and the activation's (FC2's input), the combined output kept
-   * for un-permutation, the router's fp32 scores. */
-  return w * (2 * moe_dispatch_bytes (ls) / w
-              + n * ls->h
-              + n * (expert_fc1 (ls) + ls->moe_ffn / ls->etp))
+   * for un-permutation, the router's fp32 scores. GShard's einsums keep,
+   * in place of the permuted input, the dispatch mask's and the combine
+   * weights' 16-bit copies over S x E C. */
+  double routing = ls->gshard ? 2 * w * t * gshard_slots (ls)
+                              : moe_dispatch_bytes (ls);
+  return routing + moe_dispatch_bytes (ls)
+         + w * (n * ls->h + n * (expert_fc1 (ls) + ls->moe_ffn / ls->etp))
          + 4.0 * t * ls->experts;
 }

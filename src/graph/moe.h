@@ -14,7 +14,9 @@
  * probabilities); the shared experts as a dense MLP of their width; the
  * auxiliary load-balancing loss. The busiest expert gets `imbalance`
  * times the mean tokens, or up to capacity_factor times when one is set
- * (tokens beyond it are dropped). Backward mirrors it. */
+ * (tokens beyond it are dropped). Backward mirrors it. DeepSpeed-MoE
+ * (LayerShape.gshard) routes by GShard's einsums instead of permuting:
+ * see moe.c. */
 #pragma once
 
 #include "graph/transformer.h"

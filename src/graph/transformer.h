@@ -72,6 +72,9 @@ typedef struct {
   int ep, etp;
   double imbalance;
   gboolean shared_overlap;      /* parallel.moe_shared_expert_overlap */
+  gboolean gshard;              /* DeepSpeed-MoE's dispatch and combine:
+                                 * GShard's einsums (graph/moe.c); FALSE
+                                 * unless set */
   /* Context parallelism (graph/cp.h): s is then a rank's seq_len / cp
    * tokens. cp 1 and p2p unless set. */
   int cp;

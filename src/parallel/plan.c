@@ -702,6 +702,7 @@ layer_shape (const Plan *p, ComputeModel *cm, LayerShape *ls)
   ls->ep = MAX (e->parallel.ep, 1);
   ls->etp = MAX (e->parallel.etp, 1);
   ls->imbalance = MAX (e->training.moe_imbalance, 1);
+  ls->gshard = e->framework->deepspeed_moe;
   cp_layer_shape (ls, p->cp, e->parallel.cp_kind);
 }
 

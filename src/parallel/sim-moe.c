@@ -63,6 +63,7 @@ sim_moe_programs (Sim *sim)
   sim->ls.etp = MAX (e->parallel.etp, 1);
   sim->ls.imbalance = MAX (e->training.moe_imbalance, 1);
   sim->ls.shared_overlap = e->parallel.moe_shared_expert_overlap;
+  sim->ls.gshard = e->framework->deepspeed_moe;
   GroupShape g = ep_shape (sim);
   sim->ep_flows = sim->net.has_network && g.size > g.per_node;
   /* The dense layers a model puts first (model.dense_layers) or between
