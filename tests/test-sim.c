@@ -662,10 +662,12 @@ END_TEST
 /* MPT's flash path unpads q, k and v and pads the output back around
  * flash-attn's CUDA kernel (transformer.c push_mpt_unpad): b 2 x s 512
  * tokens of h 1024 / t 2 = 524,288 elements a tensor, in 2 bytes. Forward:
- * the three gathers read and write 3 of them (21 launches), the pad
- * writes zeros, reads and writes 1 (2 launches), before and after the
- * kernel; backward the pad's gather (2 bytes each way) before, the three
- * zeroed scatters (3 of them, 6 launches) after. Not with the Triton
+ * each unpad a nonzero and a max that the host reads back (2 launches
+ * each), then its gather (3 launches), reading and writing its tensor;
+ * the pad writes zeros, reads and writes 1 (2 launches), before and after
+ * the kernel; backward the pad's gather (2 bytes each way) before, the
+ * three zeroed scatters (3 of them, 6 launches) after, with no reads
+ * back. Six reads back a layer's forward, then; none with the Triton
  * kernel, nor for Megatron's attention. */
 START_TEST (test_mpt_unpad)
 {
@@ -678,7 +680,7 @@ START_TEST (test_mpt_unpad)
   ls.mpt_attention = TRUE;
   static const struct { const char *name; int bwd; double bytes; int launches; }
     want[] = {
-      { "mpt_unpad_qkv", 0, 3 * 2 * 2, 21 },
+      { "mpt_unpad_v", 0, 2 * 2, 3 },
       { "mpt_pad_output", 0, 3 * 2, 2 },
       { "mpt_pad_output_bwd", 1, 2 * 2, 1 },
       { "mpt_unpad_qkv_bwd", 1, 3 * 3 * 2, 6 },
@@ -701,6 +703,33 @@ START_TEST (test_mpt_unpad)
           /* The first of each direction before the kernel, the second after. */
           gboolean before = (i % 2 == 0);
           ck_assert (before ? op < kernel : op > kernel);
+        }
+      int syncs = 0, launches = 0;
+      double bytes = 0;
+      for (guint i = 0; i < ops->len; i++)
+        {
+          const GraphOp *op = &g_array_index (ops, GraphOp, i);
+          syncs += op->syncs;
+          if (!bwd && g_str_has_prefix (op->name, "mpt_unpad"))
+            {
+              launches += op->launches;
+              bytes += op->kernel.bytes;
+              ck_assert (op < kernel);
+              /* The gathers alone are not read back. */
+              gboolean gather = g_str_has_prefix (op->name, "mpt_unpad_q")
+                                || g_str_has_prefix (op->name, "mpt_unpad_k")
+                                || g_str_has_prefix (op->name, "mpt_unpad_v");
+              ck_assert (op->syncs == !gather);
+            }
+        }
+      ck_assert_int_eq (syncs, bwd ? 0 : 6);
+      if (!bwd)
+        {
+          ck_assert_int_eq (launches, 3 * 7);
+          /* The gathers' 3 tensors read and written, and the mask's
+           * 9 bytes a token and 4 a sequence, three times. */
+          ck_assert_double_eq_tol (bytes, q * 3 * 2 * 2 + 3 * (9 * 1024 + 4 * 2),
+                                   1e-6);
         }
     }
   for (int k = 0; k < 2; k++)
@@ -772,6 +801,12 @@ START_TEST (test_gshard_dispatch)
         ck_assert_double_eq_tol (op_named (ops, "gshard_combine_cast")->kernel.bytes,
                                  t * ec * (4 + w), 1e-3);
     }
+  /* The gate's counts copied to the host: its one read back. */
+  {
+    g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+    moe_layer_forward (&ls, fwd);
+    ck_assert (op_named (fwd, "router_topk")->syncs);
+  }
   /* Megatron-Core's path has none of it. */
   ls.gshard = FALSE;
   g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
@@ -779,6 +814,7 @@ START_TEST (test_gshard_dispatch)
   moe_layer_backward (&ls, ops);
   ck_assert_ptr_null (op_named (ops, "gshard"));
   ck_assert_ptr_nonnull (op_named (ops, "unpermute"));
+  ck_assert (!op_named (ops, "router_topk")->syncs);
   /* The minimum capacity: 64 tokens over 64 experts would give 1 slot. */
   ls.gshard = TRUE;
   ls.experts = 64;
@@ -2415,6 +2451,57 @@ span_by_start (gconstpointer a, gconstpointer b)
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The host's reads back (GraphOp.syncs) cut the op they end, and the
+ * host issues what follows only once the device is done: after each of
+ * MPT's six a layer's forward (pytorch-fsdp, FlashAttention-2), the GPU
+ * idles at least a host launch before its next op. Rank 0's compute
+ * stream on 8 GPUs, 2 layers, one micro-batch of 2: against the Triton
+ * kernel, which reads nothing back, at least 6 x 2 more such gaps. Full
+ * and symmetric mode agree. */
+START_TEST (test_read_back)
+{
+  int gaps[2];
+  for (int flash = 0; flash < 2; flash++)
+    {
+      ExperimentSpec e = base_spec (8, 1, 1, 2, 16);
+      e.model.layers = 2;
+      use_framework (&e, "pytorch-fsdp");
+      e.zero.stage = 3;
+      e.training.attention = flash ? ATTENTION_FLASH2 : ATTENTION_FLASH1_TRITON;
+      e.topology.host.kernel_launch_s = LEDGER (HOST_LAUNCH_S);
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (TraceSpan));
+      SimOptions o = { FALSE, collect_span, spans };
+      SimResult r;
+      ck_assert (sim_run (&e, &o, &r, NULL));
+      ck_assert_double_eq_tol (run (&e, TRUE).iteration_time_s,
+                               r.iteration_time_s, 1e-12);
+      /* The budget counts the ops the cuts make (budget.c). */
+      Plan plan;
+      ck_assert (plan_make (&plan, &e, 2, 1, NULL));
+      SimCost cost;
+      sim_plan_cost (&plan, &o, &cost);
+      double ratio = (double) cost.events / (double) r.events;
+      ck_assert_msg (ratio > 0.75 && ratio < 1.25, "%" G_GUINT64_FORMAT
+                     " events estimated, %" G_GUINT64_FORMAT " fired",
+                     cost.events, r.events);
+      g_array_sort (spans, span_by_start);
+      SimTime end = -1, h = sim_time_from_s (e.topology.host.kernel_launch_s);
+      gaps[flash] = 0;
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const TraceSpan *sp = &g_array_index (spans, TraceSpan, i);
+          if (sp->rank != 0 || sp->stream != SIM_STREAM_COMPUTE)
+            continue;
+          if (end >= 0 && sp->start - end >= h)
+            gaps[flash]++;
+          end = sp->end;
+        }
+    }
+  ck_assert_msg (gaps[1] >= gaps[0] + 6 * 2, "%d gaps, %d with the Triton kernel",
+                 gaps[1], gaps[0]);
+}
+END_TEST
+
 /* Each rank's end of step as a line: in order of start, its epilogue's
  * spans and the reduction, the optimizer and ZeRO's gather around them,
  * a collective's name followed by its group's size ("grad_norm_allreduce/4").
@@ -3674,6 +3761,7 @@ sim_suite (void)
   tcase_add_test (exec, test_offload_shares_pcie_with_nic);
   tcase_add_test (exec, test_full_equals_symmetric);
   tcase_add_test (exec, test_full_window);
+  tcase_add_test (exec, test_read_back);
   tcase_add_test (exec, test_plan_bound);
   tcase_add_test (exec, test_variability_slowest_of_n);
   tcase_add_test (exec, test_variability_full_agrees);

@@ -10,6 +10,8 @@ void graph_push_comm (GArray *ops, GraphOpKind kind, const char *name,
                       double bytes);
 /* The last op pushed launches n kernels. */
 void graph_set_launches (GArray *ops, int n);
+/* The host reads the last op pushed back (GraphOp.syncs). */
+void graph_set_syncs (GArray *ops);
 /* BATCH products of (m x k) by (k x n). */
 void graph_push_gemm (GArray *ops, const LayerShape *ls, const char *name,
                       int64_t batch, int64_t m, int64_t n, int64_t k);

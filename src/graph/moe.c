@@ -46,8 +46,8 @@ load_factor (const LayerShape *ls)
  * Each expert's buffer holds C = ceil(k S / E x capacity factor) slots
  * (top-1 at least min_capacity: GSHARD_MIN_CAPACITY), padded; without
  * a capacity factor (drop_tokens False) C is the busiest expert's count.
- * Not modelled: top1gating's exp_counts.to('cpu'), which waits for the
- * device once a layer. */
+ * The gate copies the experts' counts to the host (exp_counts ...
+ * .to('cpu')), which waits for the device once a layer's forward. */
 
 /* E x C: the slots of every expert's buffer on a rank. */
 static double
@@ -253,6 +253,9 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
   /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
    * auxiliary loss's sums over them. */
   graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
+  /* GShard's gate copies the experts' counts to the host (below). */
+  if (ls->gshard)
+    graph_set_syncs (ops);
   graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
   push_permute (ops, ls, TRUE);
   push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);

@@ -37,6 +37,12 @@ graph_set_launches (GArray *ops, int n)
 }
 
 void
+graph_set_syncs (GArray *ops)
+{
+  g_array_index (ops, GraphOp, ops->len - 1).syncs = TRUE;
+}
+
+void
 graph_push_gemm (GArray *ops, const LayerShape *ls, const char *name, int64_t batch,
            int64_t m, int64_t n, int64_t k)
 {
@@ -212,12 +218,13 @@ push_softmax (GArray *ops, const LayerShape *ls, double scores,
  * 5e85bd62d, with flash-attn's CUDA kernels, v1 or v2, not the Triton
  * one): with no padding mask it makes one of ones and runs flash-attn's
  * bert_padding (v2.4.2) around the kernel. Before it, unpad_input of q, k
- * and v: each a sum, a nonzero, a max read back, a cumsum, a pad and
- * IndexFirstAxis's torch.gather of the tensor (read and write); after it,
- * pad_input's IndexPutFirstAxis: a zeroed output and the values put into
- * it. Backward, the other way round: the put's gradient gathered, then
- * each unpad's gradient zeroed and scattered into. The reads back (six a
- * layer's forward) are not modelled. BEFORE: the ops before the kernel
+ * and v, each: the mask's sum and torch.nonzero over it, whose count the
+ * host reads back to size its output; the sum's max, read back by
+ * .item(); a cumsum, a pad and IndexFirstAxis's torch.gather of the
+ * tensor (read and write). After it, pad_input's IndexPutFirstAxis: a
+ * zeroed output and the values put into it. Backward, the other way
+ * round: the put's gradient gathered, then each unpad's gradient zeroed
+ * and scattered into (no reads back). BEFORE: the ops before the kernel
  * (the unpads forward, the pad's gradient backward), else those after. */
 static void
 push_mpt_unpad (GArray *ops, const LayerShape *ls, gboolean backward,
@@ -230,8 +237,23 @@ push_mpt_unpad (GArray *ops, const LayerShape *ls, gboolean backward,
   double qkv = q * (1 + 2.0 * ls->kv_heads / ls->heads);
   if (!backward && before)
     {
-      graph_push_elementwise (ops, ls, "mpt_unpad_qkv", qkv, 1, 1, 0);
-      graph_set_launches (ops, 3 * 7);
+      /* The mask: b s bools read, a count and b s indices written. */
+      double tokens = (double) ls->b * ls->s;
+      static const char *const gather[] = { "mpt_unpad_q", "mpt_unpad_k",
+                                            "mpt_unpad_v" };
+      for (int i = 0; i < 3; i++)
+        {
+          graph_push_kernel (ops, "mpt_unpad_nonzero",
+                             compute_memory_op (9 * tokens, tokens));
+          graph_set_launches (ops, 2);
+          graph_set_syncs (ops);
+          graph_push_kernel (ops, "mpt_unpad_max", compute_memory_op (4 * ls->b, ls->b));
+          graph_set_launches (ops, 2);   /* and .item()'s copy */
+          graph_set_syncs (ops);
+          graph_push_elementwise (ops, ls, gather[i],
+                                  i == 0 ? q : q * ls->kv_heads / ls->heads, 1, 1, 0);
+          graph_set_launches (ops, 3);
+        }
     }
   else if (!backward)
     {

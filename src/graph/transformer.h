@@ -39,6 +39,10 @@ typedef struct {
                              * NULL for the run's */
   int alongside;      /* GOP_EP_ALL_TO_ALL: the ops after it that run on a
                        * side stream beside it (graph/moe.c); 0 unless set */
+  gboolean syncs;     /* the host reads its result back (an .item(), a
+                       * nonzero's count, a .to('cpu')), so it waits for
+                       * the device before issuing what follows; FALSE
+                       * unless set (graph_set_syncs) */
 } GraphOp;
 
 /* Everything about a layer's shape on one TP rank. */

@@ -46,19 +46,20 @@ rank_edges (const RankOps *o)
  * hold TP and EP pieces between them. */
 static void
 add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
-             uint64_t tp_pieces, uint64_t ep_pieces)
+             uint64_t tp_pieces, uint64_t ep_pieces, uint64_t sync_pieces)
 {
   /* Fused, a chunk is one compute op (but for EP all-to-alls that run as
    * flows); else each TP collective is an op and ends a stretch of
    * kernels. ZeRO-3 cuts a stretch at every module, and gathers its
-   * parameters (fetched first when offloaded). */
-  uint64_t stretches = sim->zero3 ? modules : 1;
+   * parameters (fetched first when offloaded). A read back cuts one too,
+   * and its program is not fused: its EP all-to-alls are ops. */
+  uint64_t stretches = sat_add_u64 (sim->zero3 ? modules : 1, sync_pieces);
   if (!sim->fuse_tp)
     {
       o->tp = sat_add_u64 (o->tp, sat_mul_u64 (n, tp_pieces));
       stretches = sat_add_u64 (stretches, tp_pieces);
     }
-  if (!sim->fuse_tp || sim->ep_flows)
+  if (!sim->fuse_tp || sim->ep_flows || sync_pieces > 0)
     {
       o->ep = sat_add_u64 (o->ep, sat_mul_u64 (n, ep_pieces));
       stretches = sat_add_u64 (stretches, ep_pieces);
@@ -142,8 +143,11 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
       uint64_t fwd_ep = layers * sim->layer_fwd.ep_pieces;
       uint64_t bwd_ep = layers * (sim->layer_bwd.ep_pieces
                                   + (rc ? rc->ep_pieces : 0));
-      add_program (sim, o, m, modules, fwd_tp, fwd_ep);
-      add_program (sim, o, m, modules, bwd_tp, bwd_ep);
+      uint64_t fwd_syncs = layers * sim->layer_fwd.sync_pieces;
+      uint64_t bwd_syncs = layers * (sim->layer_bwd.sync_pieces
+                                     + (rc ? rc->sync_pieces : 0));
+      add_program (sim, o, m, modules, fwd_tp, fwd_ep, fwd_syncs);
+      add_program (sim, o, m, modules, bwd_tp, bwd_ep, bwd_syncs);
       /* Megatron-Core's gathers under the first forward (param_prefetch):
        * one a module, each cutting a stretch. */
       if (sim->param_prefetch)

@@ -346,8 +346,10 @@ static void
 emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
-  /* Fused, but for EP all-to-alls that run as flows. */
-  if (sim->fuse_tp && (prog->ep_pieces == 0 || !sim->ep_flows))
+  /* Fused, but for EP all-to-alls that run as flows, and for the host's
+   * reads back, which cut it (emit_piece). */
+  if (sim->fuse_tp && (prog->ep_pieces == 0 || !sim->ep_flows)
+      && prog->sync_pieces == 0)
     {
       /* All of it joins the compute op being fused: saturating sums of
        * non-negative times add in any order to the same total. */
@@ -377,9 +379,24 @@ emit_program (Builder *b, const Program *prog, const char *phase)
     }
 }
 
-/* A piece of a program that emit_program does not fuse whole. */
+static void emit_piece_op (Builder *b, const Piece *p, const char *phase);
+
+/* A piece of a program that emit_program does not fuse whole. One that
+ * the host reads back ends the op it joins, and the host waits for that
+ * op before it issues the next (as emit_layer_program's layer_sync). */
 static void
 emit_piece (Builder *b, const Piece *p, const char *phase)
+{
+  emit_piece_op (b, p, phase);
+  if (p->syncs)
+    {
+      flush (b);
+      b->sync = b->last;
+    }
+}
+
+static void
+emit_piece_op (Builder *b, const Piece *p, const char *phase)
 {
   Sim *sim = b->sim;
   SimTime host = p->launches * sim->host_launch;

@@ -194,6 +194,7 @@ typedef struct {
   int alongside;        /* of an EP all-to-all: the pieces after it that
                          * run beside it (GraphOp.alongside), its dur
                          * what outlasts them */
+  gboolean syncs;       /* the host waits for it (GraphOp.syncs) */
 } Piece;
 
 /* A program: its pieces, and their time on their own (kernels and TP
@@ -206,6 +207,8 @@ typedef struct {
   SimTime cp_time;        /* of tp_time: CP transfers (OPK_CP) */
   guint tp_pieces;        /* of pieces: TP collectives and CP transfers */
   guint ep_pieces;        /* of pieces: EP all-to-alls */
+  guint sync_pieces;      /* of pieces: those the host waits for, after
+                           * which the builder cuts the program */
   SimTime host, lead;     /* the host's time to issue it, and its lead
                            * (sim-build.c's Builder) from its start */
 } Program;

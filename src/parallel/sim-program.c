@@ -32,7 +32,7 @@ sim_ticks (Sim *sim, double seconds, const char *what)
 static Piece
 piece_of (Sim *sim, const GraphOp *g)
 {
-  Piece p = { OPK_COMPUTE, 0, g->launches, g->name };
+  Piece p = { OPK_COMPUTE, 0, g->launches, g->name, .syncs = g->syncs };
   if (g->kind == GOP_COMPUTE)
     {
       p.dur = sim_ticks (sim, compute_kernel_time (g->cm ? g->cm : &sim->cm,
@@ -97,6 +97,8 @@ program_add (Sim *sim, Program *prog, const Piece *p)
       prog->ep_time = sim_time_add (prog->ep_time, p->dur);
       prog->ep_pieces++;
     }
+  if (p->syncs)
+    prog->sync_pieces++;
 }
 
 Program
@@ -110,7 +112,7 @@ sim_program_from_graph (Sim *sim, void (*emit) (const LayerShape *, GArray *))
 Program
 sim_program_from_ops (Sim *sim, const GArray *gops)
 {
-  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)), 0, 0, 0, 0, 0, 0, 0 };
+  Program prog = { g_array_new (FALSE, FALSE, sizeof (Piece)) };
   for (guint i = 0; i < gops->len; i++)
     {
       const GraphOp *g = &g_array_index (gops, GraphOp, i);
