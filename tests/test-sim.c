@@ -750,7 +750,8 @@ END_TEST
  * is a (E C x T) by (T x h) GEMM, the combine (T x E C) by (E C x h);
  * backward, one GEMM for the dispatch's input and two for the combine's.
  * The S x E C tensors move 10 + w bytes an element forward (its three
- * kernels) and 8 + w backward, the combine's cast 4 + w. Every expert's
+ * kernels, 6 launches with the locations' one_hot and cast) and 8 + w
+ * backward, the combine's cast 4 + w. Every expert's
  * buffer is padded to the capacity, where Megatron-Core's dispatcher
  * moves only the tokens it routes; and nothing is permuted. Top-1 takes
  * at least 4 slots. */
@@ -796,7 +797,7 @@ START_TEST (test_gshard_dispatch)
       ck_assert_ptr_nonnull (masks);
       ck_assert_double_eq_tol (masks->kernel.bytes,
                                t * ec * (bwd ? 8 + w : 10 + w), 1e-3);
-      ck_assert_int_eq (masks->launches, bwd ? 2 : 3);
+      ck_assert_int_eq (masks->launches, bwd ? 2 : 6);
       if (!bwd)
         ck_assert_double_eq_tol (op_named (ops, "gshard_combine_cast")->kernel.bytes,
                                  t * ec * (4 + w), 1e-3);
@@ -805,7 +806,9 @@ START_TEST (test_gshard_dispatch)
   {
     g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
     moe_layer_forward (&ls, fwd);
-    ck_assert (op_named (fwd, "router_topk")->syncs);
+    ck_assert (op_named (fwd, "gshard_gate_counts")->syncs);
+    ck_assert_int_eq (op_named (fwd, "gshard_gate_counts")->launches, 7);
+    ck_assert_ptr_null (op_named (fwd, "router_topk"));
   }
   /* Megatron-Core's path has none of it. */
   ls.gshard = FALSE;

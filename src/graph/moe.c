@@ -47,7 +47,8 @@ load_factor (const LayerShape *ls)
  * (top-1 at least min_capacity: GSHARD_MIN_CAPACITY), padded; without
  * a capacity factor (drop_tokens False) C is the busiest expert's count.
  * The gate copies the experts' counts to the host (exp_counts ...
- * .to('cpu')), which waits for the device once a layer's forward. */
+ * .to('cpu')), which waits for the device once a layer's forward, and
+ * runs its many small kernels in fp32 (push_gshard_gate). */
 
 /* E x C: the slots of every expert's buffer on a rank. */
 static double
@@ -60,11 +61,35 @@ gshard_slots (const LayerShape *ls)
   return ls->experts * c;
 }
 
+/* The gate up to its S x E x C tensors (TopKGate.forward, top1gating),
+ * its launches as the code makes them. Before the counts' copy to the
+ * host, which waits: the input's cast to fp32, the softmax, argmax,
+ * one_hot's two and the counts' sum (7 with the copy). After it, the
+ * auxiliary loss (6: two means, a cast, a product, a sum, a scale),
+ * random token selection's cut to the capacity (9: the uniform draw's
+ * three, a product, topk, zeros_like, scatter_, a product) and the
+ * locations (6: cumsum, a subtraction, a product, a sum, a cast, the
+ * gates' product). Each but the cast passes over the S x E scores or
+ * masks (int64 masks: up to 8 bytes read and 4 written an element). */
+static void
+push_gshard_gate (GArray *ops, const LayerShape *ls)
+{
+  double t = local_tokens (ls), se = t * ls->experts;
+  double w = ls->cm->bytes_per_element;
+  graph_push_kernel (ops, "gshard_gate_counts",
+                     compute_memory_op (t * ls->h * (w + 4) + 5 * 12 * se, 5 * se));
+  graph_set_launches (ops, 7);
+  graph_set_syncs (ops);
+  graph_push_kernel (ops, "gshard_gate", compute_memory_op (21 * 12 * se, 21 * se));
+  graph_set_launches (ops, 21);
+}
+
 /* The gate's S x E x C tensors, forward: combine_weights written in fp32
  * (4 bytes), read by .bool() (4) which writes the mask (1), read by
  * type_as (1) which writes its copy (w); combine_weights cast for the
- * combine (4 + w). Backward: the cast's gradient back to fp32 (w + 4)
- * and the einsum's over the gates, reading it (4). */
+ * combine (4 + w); one_hot's two kernels and a cast over S x C before.
+ * Backward: the cast's gradient back to fp32 (w + 4) and the einsum's
+ * over the gates, reading it (4). */
 static void
 push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
                    gboolean fwd)
@@ -73,7 +98,7 @@ push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
   double sec = local_tokens (ls) * gshard_slots (ls);
   double bytes = fwd ? 4 + 4 + 1 + 1 + w : w + 4 + 4;
   graph_push_kernel (ops, name, compute_memory_op (sec * bytes, sec));
-  graph_set_launches (ops, fwd ? 3 : 2);
+  graph_set_launches (ops, fwd ? 6 : 2);
 }
 
 static void
@@ -250,13 +275,15 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
   int64_t le = local_experts (ls);
   g_autoptr (GArray) shared = shared_mlp (ls, TRUE);
   graph_push_gemm (ops, ls, "router", 1, (int64_t) t, ls->experts, ls->h);
-  /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
-   * auxiliary loss's sums over them. */
-  graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
-  /* GShard's gate copies the experts' counts to the host (below). */
   if (ls->gshard)
-    graph_set_syncs (ops);
-  graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
+    push_gshard_gate (ops, ls);
+  else
+    {
+      /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
+       * auxiliary loss's sums over them. */
+      graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
+      graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
+    }
   push_permute (ops, ls, TRUE);
   push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather");
