@@ -35,8 +35,9 @@ load_factor (const LayerShape *ls)
 /* ---- DeepSpeed-MoE's dispatch ----------------------------------------------
  *
  * DeepSpeed-MoE routes as GShard's Algorithm 2 (Lepikhin 2020; deepspeed/
- * moe/sharded_moe.py, MOELayer.forward, top1gating and top2gating, the
- * same from v0.5.8 to v0.16): nothing is permuted. The gate writes
+ * moe/sharded_moe.py, MOELayer.forward, top1gating and top2gating at
+ * v0.5.8, the version the runs of experiments/validation/deepspeed-moe-
+ * nlg-a100.yaml asked for): nothing is permuted. The gate writes
  * combine_weights, an fp32 tensor over tokens x experts x capacity slots
  * (einsum "se,sc->sec"), and dispatch_mask = combine_weights.bool(); the
  * dispatch is einsum "sec,sm->ecm" over the mask cast to the input's
@@ -44,7 +45,8 @@ load_factor (const LayerShape *ls)
  * sm" over the weights cast likewise, (S x E C) by (E C x h). USE_EINSUM
  * is True there, and torch.einsum contracts s (or e and c) as one matmul.
  * Each expert's buffer holds C = ceil(k S / E x capacity factor) slots
- * (top-1 at least min_capacity: GSHARD_MIN_CAPACITY), padded; without
+ * (top-1 at least min_capacity: GSHARD_MIN_CAPACITY; top-2 too from
+ * v0.6.0, not modelled), padded; without
  * a capacity factor (drop_tokens False) C is the busiest expert's count.
  * The gate copies the experts' counts to the host (exp_counts ...
  * .to('cpu')), which waits for the device once a layer's forward, and
@@ -85,20 +87,22 @@ push_gshard_gate (GArray *ops, const LayerShape *ls)
 }
 
 /* The gate's S x E x C tensors, forward: combine_weights written in fp32
- * (4 bytes), read by .bool() (4) which writes the mask (1), read by
- * type_as (1) which writes its copy (w); combine_weights cast for the
- * combine (4 + w); one_hot's two kernels and a cast over S x C before.
- * Backward: the cast's gradient back to fp32 (w + 4) and the einsum's
- * over the gates, reading it (4). */
+ * (4 bytes; top-2 writes one for each choice and adds them, 4 + 4 + 12),
+ * read by .bool() (4) which writes the mask (1), read by type_as (1)
+ * which writes its copy (w); the locations' one_hot (two kernels) and
+ * cast over S x C before each einsum. The combine's cast of the weights
+ * is push_gshard_combine_cast. Backward: the cast's gradient back to fp32
+ * (w + 4) and each einsum's over the gates, reading it (4 each). */
 static void
 push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
                    gboolean fwd)
 {
   double w = ls->cm->bytes_per_element;
   double sec = local_tokens (ls) * gshard_slots (ls);
-  double bytes = fwd ? 4 + 4 + 1 + 1 + w : w + 4 + 4;
+  gboolean top2 = ls->top_k > 1;
+  double bytes = fwd ? (top2 ? 20 : 4) + 4 + 1 + 1 + w : w + 4 + 4.0 * (top2 ? 2 : 1);
   graph_push_kernel (ops, name, compute_memory_op (sec * bytes, sec));
-  graph_set_launches (ops, fwd ? 6 : 2);
+  graph_set_launches (ops, fwd ? (top2 ? 11 : 6) : (top2 ? 3 : 2));
 }
 
 static void
@@ -173,7 +177,10 @@ moe_tokens_per_expert (const LayerShape *ls)
 {
   /* A rank's T tokens go to top_k experts each, E / ep of which it holds,
    * from all ep ranks of its group: T k ep / E a local expert, and etp
-   * times that after the all-gather over the expert's TP ranks. */
+   * times that after the all-gather over the expert's TP ranks. GShard's
+   * experts run their whole buffers, C slots from each of the ep ranks. */
+  if (ls->gshard)
+    return gshard_slots (ls) / ls->experts * ls->ep * ls->etp;
   return local_tokens (ls) * ls->top_k * ls->ep * ls->etp / ls->experts
          * load_factor (ls);
 }
@@ -300,17 +307,11 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
 }
 
 void
-moe_layer_forward_mlp (const LayerShape *ls, GArray *ops)
-{
-  moe_mlp_forward (ls, ops);
-  graph_push_elementwise (ops, ls, "residual2", graph_token_elems (ls), 2, 1, 1);
-}
-
-void
 moe_layer_forward (const LayerShape *ls, GArray *ops)
 {
   transformer_layer_forward_attention (ls, ops);
-  moe_layer_forward_mlp (ls, ops);
+  moe_mlp_forward (ls, ops);
+  graph_push_elementwise (ops, ls, "residual2", graph_token_elems (ls), 2, 1, 1);
 }
 
 void

@@ -32,7 +32,6 @@ double moe_dispatch_bytes (const LayerShape *ls);
 
 /* As transformer.h's, for an MoE layer. */
 void moe_layer_forward (const LayerShape *ls, GArray *ops);
-void moe_layer_forward_mlp (const LayerShape *ls, GArray *ops);
 void moe_layer_backward (const LayerShape *ls, GArray *ops);
 void moe_layer_backward_accumulating (const LayerShape *ls, GArray *ops);
 

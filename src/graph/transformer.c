@@ -321,6 +321,10 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
   leave_tp (ops, ls, "tp_allreduce_attn");
   graph_push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   graph_push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
+  /* Megatron-DeepSpeed's two scalars made on the GPU before the MLP
+   * (framework.c): blocking copies from the host, which waits. */
+  if (ls->layer_sync)
+    graph_set_syncs (ops);
 }
 
 void

@@ -66,6 +66,9 @@ typedef struct {
                                  * FALSE unless set */
   gboolean fp16;                /* the run's 16 bits are fp16, not bf16
                                  * (MPT's softmax); FALSE unless set */
+  gboolean layer_sync;          /* the host waits for the device before the
+                                 * MLP (FrameworkProfile.layer_sync); FALSE
+                                 * unless set */
   gboolean fused_softmax;       /* unfused attention's softmax is Megatron's
                                  * fused kernel (framework_fused_softmax);
                                  * TRUE unless set */

@@ -46,20 +46,21 @@ rank_edges (const RankOps *o)
  * hold TP and EP pieces between them. */
 static void
 add_program (const Sim *sim, RankOps *o, uint64_t n, uint64_t modules,
-             uint64_t tp_pieces, uint64_t ep_pieces, uint64_t sync_pieces)
+             uint64_t tp_pieces, uint64_t ep_pieces, gboolean reads_back)
 {
   /* Fused, a chunk is one compute op (but for EP all-to-alls that run as
    * flows); else each TP collective is an op and ends a stretch of
    * kernels. ZeRO-3 cuts a stretch at every module, and gathers its
-   * parameters (fetched first when offloaded). A read back cuts one too,
-   * and its program is not fused: its EP all-to-alls are ops. */
-  uint64_t stretches = sat_add_u64 (sim->zero3 ? modules : 1, sync_pieces);
+   * parameters (fetched first when offloaded). A program the host reads
+   * back inside is not fused: its EP all-to-alls are ops (the cuts are
+   * counted as syncs). */
+  uint64_t stretches = sim->zero3 ? modules : 1;
   if (!sim->fuse_tp)
     {
       o->tp = sat_add_u64 (o->tp, sat_mul_u64 (n, tp_pieces));
       stretches = sat_add_u64 (stretches, tp_pieces);
     }
-  if (!sim->fuse_tp || sim->ep_flows || sync_pieces > 0)
+  if (!sim->fuse_tp || sim->ep_flows || reads_back)
     {
       o->ep = sat_add_u64 (o->ep, sat_mul_u64 (n, ep_pieces));
       stretches = sat_add_u64 (stretches, ep_pieces);
@@ -143,11 +144,16 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
       uint64_t fwd_ep = layers * sim->layer_fwd.ep_pieces;
       uint64_t bwd_ep = layers * (sim->layer_bwd.ep_pieces
                                   + (rc ? rc->ep_pieces : 0));
+      /* The host's reads back inside a layer (GraphOp.syncs: MPT's
+       * unpadding, DeepSpeed-MoE's gate, Megatron-DeepSpeed's scalars
+       * before the MLP) each cut a stretch, recomputed or not. */
       uint64_t fwd_syncs = layers * sim->layer_fwd.sync_pieces;
       uint64_t bwd_syncs = layers * (sim->layer_bwd.sync_pieces
                                      + (rc ? rc->sync_pieces : 0));
-      add_program (sim, o, m, modules, fwd_tp, fwd_ep, fwd_syncs);
-      add_program (sim, o, m, modules, bwd_tp, bwd_ep, bwd_syncs);
+      add_program (sim, o, m, modules, fwd_tp, fwd_ep, fwd_syncs > 0);
+      add_program (sim, o, m, modules, bwd_tp, bwd_ep, bwd_syncs > 0);
+      syncs = sat_add_u64 (syncs, sat_mul_u64 (m, sat_add_u64 (fwd_syncs,
+                                                               bwd_syncs)));
       /* Megatron-Core's gathers under the first forward (param_prefetch):
        * one a module, each cutting a stretch. */
       if (sim->param_prefetch)
@@ -155,11 +161,6 @@ stage_ops (const Sim *sim, int stage, RankOps *o)
           o->dp = sat_add_u64 (o->dp, modules);
           o->compute = sat_add_u64 (o->compute, modules);
         }
-      /* A layer's forward that waits for the device before its MLP
-       * (layer_sync) is two stretches, recomputed or not. */
-      if (sim->layer_fwd_mlp.pieces != NULL)
-        syncs = sat_add_u64 (syncs, sat_mul_u64 (
-                  m, layers * (1 + (rc == &sim->layer_fwd))));
       /* DeepSpeed's checkpointing (begin_checkpoint): a layer's copy to
        * the host and back, and each synchronize at its boundaries, the
        * host waiting, cut a stretch. */

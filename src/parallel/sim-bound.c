@@ -85,9 +85,7 @@ sim_plan_bound (const Plan *plan, SimBound *bound)
   const ExperimentSpec *e = plan->spec;
   gboolean ds = e->zero.stage >= 2;   /* plain backward only, as emit_chunk */
   SimTime fwd = stream_time (&sim.layer_fwd);
-  if (sim.layer_fwd_mlp.pieces != NULL)
-    fwd = MIN (fwd, stream_time (&sim.layer_fwd_attn) + stream_time (&sim.layer_fwd_mlp));
-  /* Full recompute runs the forward again (in halves with layer_sync). */
+  /* Full recompute runs the forward again. */
   SimTime again = sim.recompute == &sim.layer_fwd ? fwd
                   : sim.recompute != NULL ? stream_time (sim.recompute) : 0;
   SimTime bwd = (ds ? stream_time (&sim.layer_bwd)

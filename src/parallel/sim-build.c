@@ -383,7 +383,7 @@ static void emit_piece_op (Builder *b, const Piece *p, const char *phase);
 
 /* A piece of a program that emit_program does not fuse whole. One that
  * the host reads back ends the op it joins, and the host waits for that
- * op before it issues the next (as emit_layer_program's layer_sync). */
+ * op before it issues the next. */
 static void
 emit_piece (Builder *b, const Piece *p, const char *phase)
 {
@@ -694,25 +694,6 @@ end_module (Builder *b)
   b->module_last[0] = b->last;
 }
 
-/* PROG, or a layer's forward in its two halves with the host waiting
- * for the device between them (layer_sync). */
-static void
-emit_layer_program (Builder *b, const Program *prog, const char *phase)
-{
-  Sim *sim = b->sim;
-  const Program *mlp = prog == &sim->layer_fwd ? &sim->layer_fwd_mlp
-                       : prog == &sim->dense_fwd ? &sim->dense_fwd_mlp : NULL;
-  if (mlp == NULL || mlp->pieces == NULL)
-    {
-      emit_program (b, prog, phase);
-      return;
-    }
-  emit_program (b, &sim->layer_fwd_attn, phase);
-  flush (b);
-  b->sync = b->last;
-  emit_program (b, mlp, phase);
-}
-
 /* A copy of a checkpoint between the GPU and the host (cpu_checkpointing)
  * as PyTorch makes it, blocking: on the compute stream, with the host
  * waiting for it (a copy between host and device with
@@ -790,14 +771,14 @@ emit_module (Builder *b, ModuleKind kind, const Program *recompute,
   begin_module (b, kind);
   if (recompute != NULL)
     {
-      emit_layer_program (b, recompute, phase);
+      emit_program (b, recompute, phase);
       if (b->sim->zero3_per_tensor)
         {
           end_module (b);
           begin_module (b, kind);
         }
     }
-  emit_layer_program (b, program, phase);
+  emit_program (b, program, phase);
   end_module (b);
 }
 
@@ -1549,6 +1530,7 @@ sim_prepare (Sim *sim)
   sim->ls.cross_entropy = e->framework->cross_entropy;
   sim->ls.train_metrics = e->framework->train_metrics;
   sim->ls.mpt_attention = e->framework->mpt_attention;
+  sim->ls.layer_sync = e->framework->layer_sync;
   sim->ls.fp16 = e->training.precision == PRECISION_FP16;
   sim->ls.fused_softmax = framework_fused_softmax (
     e->framework, e->training.precision,
@@ -1562,13 +1544,6 @@ sim_prepare (Sim *sim)
   sim->head_params = transformer_head_params (&sim->ls)
     + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
   sim->layer_fwd = sim_program_from_graph (sim, transformer_layer_forward);
-  if (e->framework->layer_sync)
-    {
-      sim->layer_fwd_attn = sim_program_from_graph (
-        sim, transformer_layer_forward_attention);
-      sim->layer_fwd_mlp = sim_program_from_graph (sim,
-                                               transformer_layer_forward_mlp);
-    }
   sim->layer_bwd = sim_program_from_graph (sim, transformer_layer_backward);
   sim->layer_bwd_acc = sim_program_from_graph (
     sim, transformer_layer_backward_accumulating);
@@ -1733,10 +1708,8 @@ sim_clear (Sim *sim)
   GArray **arrays[] = { &sim->colls, &sim->members,
                         &sim->comms, &sim->uses, &sim->coll_uses,
                         &sim->use_at, &sim->layer_fwd.pieces,
-                        &sim->layer_fwd_attn.pieces,
-                        &sim->layer_fwd_mlp.pieces,
                         &sim->layer_bwd.pieces, &sim->layer_bwd_acc.pieces,
-                        &sim->dense_fwd.pieces, &sim->dense_fwd_mlp.pieces,
+                        &sim->dense_fwd.pieces,
                         &sim->dense_bwd.pieces, &sim->dense_bwd_acc.pieces,
                         &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
                         &sim->ckpt_load.pieces, &sim->fp8_weights.pieces,

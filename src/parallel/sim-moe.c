@@ -75,17 +75,14 @@ sim_moe_programs (Sim *sim)
   if (spec_moe_layers (&e->model) < e->model.layers)
     {
       sim->dense_fwd = sim->layer_fwd;
-      sim->dense_fwd_mlp = sim->layer_fwd_mlp;
       sim->dense_bwd = sim->layer_bwd;
       sim->dense_bwd_acc = sim->layer_bwd_acc;
       sim->dense_params = sim->layer_params;
       sim->dense_weights = sim->layer_weights;
-      sim->layer_fwd.pieces = sim->layer_fwd_mlp.pieces = NULL;
+      sim->layer_fwd.pieces = NULL;
       sim->layer_bwd.pieces = sim->layer_bwd_acc.pieces = NULL;
     }
   replace (sim, &sim->layer_fwd, moe_layer_forward);
-  if (e->framework->layer_sync)
-    replace (sim, &sim->layer_fwd_mlp, moe_layer_forward_mlp);
   replace (sim, &sim->layer_bwd, moe_layer_backward);
   replace (sim, &sim->layer_bwd_acc, moe_layer_backward_accumulating);
   sim->layer_params = moe_layer_dense_params (&sim->ls)

@@ -305,13 +305,10 @@ typedef struct {
   /* Each program, built once. */
   Program layer_fwd, layer_bwd, layer_bwd_acc, attn_fwd, emb_fwd, emb_bwd,
           emb_bwd_acc, head_fwd, head_bwd, head_bwd_acc;
-  /* layer_fwd's halves, where the host waits for the device between
-   * them (FrameworkProfile.layer_sync); pieces NULL otherwise. */
-  Program layer_fwd_attn, layer_fwd_mlp;
   /* An MoE model's dense layers (model.dense_layers, moe_layer_frequency;
    * sim-moe.c): the dense layer's programs, the layer_* above being the
    * MoE layer's. Pieces NULL when every layer is alike. */
-  Program dense_fwd, dense_fwd_mlp, dense_bwd, dense_bwd_acc;
+  Program dense_fwd, dense_bwd, dense_bwd_acc;
   double dense_params, dense_weights;
   /* What a layer's backward runs again first: layer_fwd (full
    * recompute), attn_fwd (selective) or NULL. */
