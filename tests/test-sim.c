@@ -833,6 +833,19 @@ START_TEST (test_gshard_dispatch)
   ck_assert_ptr_null (op_named (ops, "gshard"));
   ck_assert_ptr_nonnull (op_named (ops, "unpermute"));
   ck_assert (!op_named (ops, "router_topk")->syncs);
+  /* Its dispatcher's one read back a forward: before the permutation with
+   * a capacity factor, after it (before the all-to-all) dropless. */
+  for (int dropless = 0; dropless < 2; dropless++)
+    {
+      ls.capacity_factor = dropless ? 0 : 1.25;
+      g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      moe_layer_forward (&ls, fwd);
+      int syncs = 0;
+      for (guint i = 0; i < fwd->len; i++)
+        syncs += g_array_index (fwd, GraphOp, i).syncs;
+      ck_assert_int_eq (syncs, 1);
+      ck_assert (op_named (fwd, dropless ? "permute" : "aux_loss")->syncs);
+    }
   /* The minimum capacity: 64 tokens over 64 experts would give 1 slot;
    * the experts run the 4. */
   ls.gshard = TRUE;

@@ -122,8 +122,14 @@ push_permute (GArray *ops, const LayerShape *ls, gboolean fwd)
   double t = local_tokens (ls);
   int64_t ec = (int64_t) gshard_slots (ls);
   if (!ls->gshard)
-    graph_push_elementwise (ops, ls, fwd ? "permute" : "permute_bwd",
-                            t * ls->top_k * load_factor (ls) * ls->h, 1, 1, 0);
+    {
+      graph_push_elementwise (ops, ls, fwd ? "permute" : "permute_bwd",
+                              t * ls->top_k * load_factor (ls) * ls->h, 1, 1, 0);
+      /* Megatron-Core's dispatcher reads the splits back, dropless, before
+       * the all-to-all (its sync_point, below). */
+      if (fwd && ls->capacity_factor <= 0)
+        graph_set_syncs (ops);
+    }
   else if (fwd)
     {
       push_gshard_masks (ops, ls, "gshard_masks", TRUE);
@@ -287,9 +293,17 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
   else
     {
       /* Softmax (or sigmoid) and top-k over the scores, in fp32, and the
-       * auxiliary loss's sums over them. */
+       * auxiliary loss's sums over them. The dispatcher then copies its
+       * token counts to the host and waits for the device once a layer
+       * (MoEAlltoAllTokenDispatcher.preprocess and token_permutation,
+       * megatron/core/transformer/moe/token_dispatcher.py, core_r0.10.0
+       * as core_r0.9.0: cuda_sync_point, torch.cuda.current_stream().
+       * synchronize()): with a capacity factor before the permutation,
+       * dropless before the all-to-all. */
       graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
       graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
+      if (ls->capacity_factor > 0)
+        graph_set_syncs (ops);
     }
   push_permute (ops, ls, TRUE);
   push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);
