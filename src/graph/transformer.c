@@ -143,6 +143,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->train_metrics = 0;
   ls->fused_softmax = TRUE;
   ls->mpt_attention = FALSE;
+  ls->layer_sync = FALSE;
   ls->fp16 = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
@@ -156,6 +157,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->ep = ls->etp = 1;
   ls->imbalance = 1;
   ls->shared_overlap = FALSE;
+  ls->gshard = FALSE;
   ls->cp = 1;
   ls->cp_kind = CP_P2P;
   ls->cm = cm;
