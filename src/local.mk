@@ -24,7 +24,8 @@ libtrainsim_la_SOURCES = \
 	src/parallel/result.h \
 	src/parallel/plan.h src/parallel/plan.c \
 	src/parallel/sim.h src/parallel/sim-private.h src/parallel/sim.c \
-	src/parallel/sim-build.c src/parallel/sim-program.c src/parallel/sim-comm.c \
+	src/parallel/sim-build.c src/parallel/sim-prepare.c src/parallel/sim-program.c \
+	src/parallel/sim-comm.c \
 	src/parallel/sim-epilogue.c src/parallel/sim-moe.c src/parallel/sim-fp8.c \
 	src/parallel/sim-cp.c src/parallel/sim-store.c src/parallel/sim-bound.c \
 	src/parallel/budget.h src/parallel/budget.c \

@@ -1,8 +1,8 @@
 /* sim-private.h: what the executor's two halves share: the op graph's
  * structs and the Sim that carries a replay's state.
  *
- * sim-build.c turns a plan's schedule into ops on streams (the builder);
- * sim.c replays them as engine events and reads the result off them (the
+ * sim-prepare.c makes a plan's programs and settings once; sim-build.c
+ * turns its schedule into ops on streams (the builder); sim.c replays them as engine events and reads the result off them (the
  * executor). Nothing outside src/parallel includes this header. */
 #pragma once
 
@@ -438,7 +438,7 @@ void sim_add_use (GArray *uses, guint first, uint32_t resource, double coef);
 
 /* Makes sim's engine, models and programs for sim->plan and
  * sim->options (sim->plan, sim->options set, the rest zero): nothing
- * that grows with the plan's sizes. */
+ * that grows with the plan's sizes (sim-prepare.c). */
 void sim_prepare (Sim *sim);
 /* Seconds to ticks of the op WHAT, noting in sim->absurd the longest op
  * that no sane plan has (over a day: 0 ticks then) (sim-program.c). */
@@ -524,7 +524,7 @@ int sim_global_rank (const Sim *sim, int stage, int replica, int tp_rank);
  * into out; returns how many (at most EPILOGUE_MAX). */
 int sim_epilogue_ops (const Sim *sim, int stage, int tensors,
                       EpilogueOp *out);
-/* Frees what sim_prepare and sim_build made. */
+/* Frees what sim_prepare and sim_build made (sim-prepare.c). */
 void sim_clear (Sim *sim);
 /* The options sim_run_plan replays PLAN with: OPTIONS, but every rank
  * (full) where stages share nodes and that costs little. Returns whether
