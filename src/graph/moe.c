@@ -91,7 +91,7 @@ push_gshard_gate (GArray *ops, const LayerShape *ls)
  * read by .bool() (4) which writes the mask (1), read by type_as (1)
  * which writes its copy (w); the locations' one_hot (two kernels) and
  * cast over S x C before each einsum. The combine's cast of the weights
- * is push_gshard_combine_cast. Backward: the cast's gradient back to fp32
+ * is push_unpermute's. Backward: the cast's gradient back to fp32
  * (w + 4) and each einsum's over the gates, reading it (4 each). */
 static void
 push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
@@ -105,13 +105,12 @@ push_gshard_masks (GArray *ops, const LayerShape *ls, const char *name,
   graph_set_launches (ops, fwd ? (top2 ? 11 : 6) : (top2 ? 3 : 2));
 }
 
-static void
-push_gshard_combine_cast (GArray *ops, const LayerShape *ls)
+/* The elements of the top_k copies of a rank's tokens that Megatron-
+ * Core's dispatcher routes (up to the busiest expert's load). */
+static double
+routed_elems (const LayerShape *ls)
 {
-  double sec = local_tokens (ls) * gshard_slots (ls);
-  graph_push_kernel (ops, "gshard_combine_cast",
-                     compute_memory_op (sec * (4 + ls->cm->bytes_per_element),
-                                        sec));
+  return local_tokens (ls) * ls->top_k * load_factor (ls) * ls->h;
 }
 
 /* The tokens into expert order: permuted (Megatron-Core), or GShard's
@@ -119,18 +118,19 @@ push_gshard_combine_cast (GArray *ops, const LayerShape *ls)
 static void
 push_permute (GArray *ops, const LayerShape *ls, gboolean fwd)
 {
-  double t = local_tokens (ls);
-  int64_t ec = (int64_t) gshard_slots (ls);
   if (!ls->gshard)
     {
       graph_push_elementwise (ops, ls, fwd ? "permute" : "permute_bwd",
-                              t * ls->top_k * load_factor (ls) * ls->h, 1, 1, 0);
+                              routed_elems (ls), 1, 1, 0);
       /* Megatron-Core's dispatcher reads the splits back, dropless, before
        * the all-to-all (its sync_point, below). */
       if (fwd && ls->capacity_factor <= 0)
         graph_set_syncs (ops);
+      return;
     }
-  else if (fwd)
+  double t = local_tokens (ls);
+  int64_t ec = (int64_t) gshard_slots (ls);
+  if (fwd)
     {
       push_gshard_masks (ops, ls, "gshard_masks", TRUE);
       graph_push_gemm (ops, ls, "gshard_dispatch", 1, ec, ls->h, (int64_t) t);
@@ -144,20 +144,21 @@ push_permute (GArray *ops, const LayerShape *ls, gboolean fwd)
 static void
 push_unpermute (GArray *ops, const LayerShape *ls, gboolean fwd)
 {
-  double t = local_tokens (ls);
-  int64_t ec = (int64_t) gshard_slots (ls);
-  double routed = t * ls->top_k * load_factor (ls) * ls->h;
   if (!ls->gshard)
     {
       /* The top_k copies read, weighted and summed per token. */
-      if (fwd)
-        graph_push_elementwise (ops, ls, "unpermute", routed, 1, 0, 0);
-      else
-        graph_push_elementwise (ops, ls, "unpermute_bwd", routed, 1, 1, 0);
+      graph_push_elementwise (ops, ls, fwd ? "unpermute" : "unpermute_bwd",
+                              routed_elems (ls), 1, fwd ? 0 : 1, 0);
+      return;
     }
-  else if (fwd)
+  double t = local_tokens (ls);
+  int64_t ec = (int64_t) gshard_slots (ls);
+  if (fwd)
     {
-      push_gshard_combine_cast (ops, ls);
+      /* combine_weights cast to the input's type for the einsum. */
+      graph_push_kernel (ops, "gshard_combine_cast",
+                         compute_memory_op (t * ec * (4 + ls->cm->bytes_per_element),
+                                            t * ec));
       graph_push_gemm (ops, ls, "gshard_combine", 1, (int64_t) t, ls->h, ec);
     }
   else
@@ -175,7 +176,7 @@ moe_dispatch_bytes (const LayerShape *ls)
   double w = ls->cm->bytes_per_element;
   if (ls->gshard)   /* the whole buffer, padded */
     return w * gshard_slots (ls) * ls->h;
-  return w * local_tokens (ls) * ls->top_k * ls->h * load_factor (ls);
+  return w * routed_elems (ls);
 }
 
 double
@@ -190,7 +191,6 @@ moe_tokens_per_expert (const LayerShape *ls)
   return local_tokens (ls) * ls->top_k * ls->ep * ls->etp / ls->experts
          * load_factor (ls);
 }
-
 
 static int64_t
 local_experts (const LayerShape *ls)

@@ -346,7 +346,7 @@ emit_program (Builder *b, const Program *prog, const char *phase)
 {
   Sim *sim = b->sim;
   /* Fused, but for EP all-to-alls that run as flows, and for the host's
-   * reads back, which cut it (emit_piece). */
+   * reads back, which cut it (below). */
   if (sim->fuse_tp && (prog->ep_pieces == 0 || !sim->ep_flows)
       && prog->sync_pieces == 0)
     {
@@ -367,7 +367,15 @@ emit_program (Builder *b, const Program *prog, const char *phase)
   for (guint i = 0; i < prog->pieces->len; i++)
     {
       gboolean beside = b->beside_left > 0;
-      emit_piece (b, &g_array_index (prog->pieces, Piece, i), phase);
+      const Piece *p = &g_array_index (prog->pieces, Piece, i);
+      emit_piece (b, p, phase);
+      /* One that the host reads back ends the op it joins, and the host
+       * waits for that op before it issues the next. */
+      if (p->syncs)
+        {
+          flush (b);
+          b->sync = b->last;
+        }
       /* The side stream's last piece: what follows waits for the
        * all-to-all beside them too. */
       if (beside && --b->beside_left == 0)
@@ -378,24 +386,9 @@ emit_program (Builder *b, const Program *prog, const char *phase)
     }
 }
 
-static void emit_piece_op (Builder *b, const Piece *p, const char *phase);
-
-/* A piece of a program that emit_program does not fuse whole. One that
- * the host reads back ends the op it joins, and the host waits for that
- * op before it issues the next. */
+/* A piece of a program that emit_program does not fuse whole. */
 static void
 emit_piece (Builder *b, const Piece *p, const char *phase)
-{
-  emit_piece_op (b, p, phase);
-  if (p->syncs)
-    {
-      flush (b);
-      b->sync = b->last;
-    }
-}
-
-static void
-emit_piece_op (Builder *b, const Piece *p, const char *phase)
 {
   Sim *sim = b->sim;
   SimTime host = p->launches * sim->host_launch;
