@@ -2,8 +2,9 @@
  * structs and the Sim that carries a replay's state.
  *
  * sim-prepare.c makes a plan's programs and settings once; sim-build.c
- * turns its schedule into ops on streams (the builder); sim.c replays them as engine events and reads the result off them (the
- * executor). Nothing outside src/parallel includes this header. */
+ * turns its schedule into ops on streams (the builder); sim.c replays
+ * them as engine events and reads the result off them (the executor).
+ * Nothing outside src/parallel includes this header. */
 #pragma once
 
 #include "parallel/sim.h"
