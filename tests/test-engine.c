@@ -231,27 +231,31 @@ ref_remove_at (Ref *r, size_t i)
   r->n--;
 }
 
-START_TEST (test_eventq_random_vs_reference)
+/* OPS random pushes, pops, updates and removes of ids below MAX_IDS at
+ * times below TIME_RANGE, after PREFILL pushes, checked op by op against
+ * the reference. */
+static void
+random_vs_reference (guint32 seed, int ops, uint32_t max_ids,
+                     SimTime time_range, int prefill)
 {
-  enum { OPS = 5000, MAX_IDS = 300, TIME_RANGE = 64 };
-  g_autoptr (GRand) rng = g_rand_new_with_seed (20240611u);
+  g_autoptr (GRand) rng = g_rand_new_with_seed (seed);
   EventQ *q = eventq_new ();
-  Ref ref = { g_new (RefEntry, MAX_IDS), 0, 0 };
-  gboolean queued[MAX_IDS] = { FALSE };
+  Ref ref = { g_new (RefEntry, max_ids), 0, 0 };
+  g_autofree gboolean *queued = g_new0 (gboolean, max_ids);
   unsigned n_ops[4] = { 0 };
 
-  for (int op = 0; op < OPS; op++)
+  for (int op = 0; op < prefill + ops; op++)
     {
       /* A narrow time range makes ties common, so the seq rule is
        * exercised; pushes are weighted so the queue grows to ~100s. */
-      int kind = g_rand_int_range (rng, 0, 10);
-      if (ref.n == 0 || (kind < 4 && ref.n < MAX_IDS))
+      int kind = op < prefill ? 0 : g_rand_int_range (rng, 0, 10);
+      if (ref.n == 0 || (kind < 4 && ref.n < max_ids))
         {
           uint32_t id;
           do
-            id = (uint32_t) g_rand_int_range (rng, 0, MAX_IDS);
+            id = (uint32_t) g_rand_int_range (rng, 0, (gint32) max_ids);
           while (queued[id]);
-          SimTime t = g_rand_int_range (rng, 0, TIME_RANGE);
+          SimTime t = g_rand_int_range (rng, 0, (gint32) time_range);
           eventq_push (q, id, t);
           ref_insert (&ref, id, t);
           queued[id] = TRUE;
@@ -274,7 +278,7 @@ START_TEST (test_eventq_random_vs_reference)
         {
           size_t i = (size_t) g_rand_int_range (rng, 0, (gint32) ref.n);
           uint32_t id = ref.v[i].id;
-          SimTime t = g_rand_int_range (rng, 0, TIME_RANGE);
+          SimTime t = g_rand_int_range (rng, 0, (gint32) time_range);
           eventq_update (q, id, t);
           ref_remove_at (&ref, i);
           ref_insert (&ref, id, t);
@@ -296,7 +300,7 @@ START_TEST (test_eventq_random_vs_reference)
                         ref.n ? ref.v[0].time : SIM_TIME_MAX);
     }
 
-  for (uint32_t id = 0; id < MAX_IDS; id++)
+  for (uint32_t id = 0; id < max_ids; id++)
     ck_assert_msg (eventq_contains (q, id) == queued[id],
                    "id %u: contains %d, reference %d",
                    id, eventq_contains (q, id), queued[id]);
@@ -317,11 +321,28 @@ START_TEST (test_eventq_random_vs_reference)
 
   /* Every kind of operation actually ran. */
   for (int k = 0; k < 4; k++)
-    ck_assert_msg (n_ops[k] > OPS / 20, "op kind %d ran only %u times",
-                   k, n_ops[k]);
+    ck_assert_msg (n_ops[k] > (unsigned) ops / 20,
+                   "op kind %d ran only %u times", k, n_ops[k]);
 
   g_free (ref.v);
   eventq_free (q);
+}
+
+START_TEST (test_eventq_random_vs_reference)
+{
+  random_vs_reference (20240611u, 5000, 300, 64, 0);
+}
+END_TEST
+
+/* Past GROUP_AT (1,024) queued events averaging TIED_AT (4) or more a
+ * time, the queue keeps lists of the events at each time (eventq.c):
+ * 1,500 pushes first, then random operations, with as many ties (200
+ * times for ~1,500 events) as `--full` makes; and with few (times up to
+ * 10^6), where the queue stays a plain heap of 1,500. */
+START_TEST (test_eventq_grouped_vs_reference)
+{
+  random_vs_reference (20261129u, 6000, 3000, 200, 1500);
+  random_vs_reference (7u, 6000, 3000, 1000000, 1500);
 }
 END_TEST
 
@@ -791,6 +812,7 @@ engine_suite (void)
   tcase_add_test (tc, test_eventq_update_same_time_requeues);
   tcase_add_test (tc, test_eventq_remove);
   tcase_add_test (tc, test_eventq_random_vs_reference);
+  tcase_add_test (tc, test_eventq_grouped_vs_reference);
   if (fork)
     tcase_add_test_raise_signal (tc, test_eventq_double_push_asserts, SIGABRT);
   suite_add_tcase (s, tc);

@@ -18,6 +18,8 @@ struct SimEngine {
   SimTime now;
   uint64_t fired;
   gboolean overflowed;
+  SimWarmFn warm;       /* or NULL */
+  void *warm_ctx;
 };
 
 SimEngine *
@@ -37,6 +39,13 @@ sim_engine_free (SimEngine *engine)
   g_free (engine->pool);
   g_free (engine->free_ids);
   g_free (engine);
+}
+
+void
+sim_engine_set_warm (SimEngine *engine, SimWarmFn warm, void *ctx)
+{
+  engine->warm = warm;
+  engine->warm_ctx = ctx;
 }
 
 SimTime
@@ -128,11 +137,22 @@ sim_engine_run_for (SimEngine *engine, uint64_t n)
       /* Release first: the handler may schedule and reuse this id. */
       release_id (engine, id);
 #if defined __GNUC__
-      /* The next event's data is on its way while this one runs (a
-       * prefetch is a hint: NULL or a stale pointer cannot fault). */
+      /* The next event's touch is on its way while this one runs; with
+       * a warm hook, two events ahead: the second's touch, and what the
+       * first's leads to (its touch was asked for one event ago). A
+       * prefetch is a hint: NULL or a stale pointer cannot fault, and the
+       * order of events may change before they fire. */
       uint32_t next = eventq_peek_id (engine->queue);
-      if (next != UINT32_MAX)
+      if (next != UINT32_MAX && engine->warm == NULL)
         __builtin_prefetch (engine->pool[next].touch);
+      else if (next != UINT32_MAX)
+        {
+          uint32_t second = eventq_peek_second (engine->queue);
+          if (second != UINT32_MAX)
+            __builtin_prefetch (engine->pool[second].touch);
+          if (engine->pool[next].touch != NULL)
+            engine->warm (engine->pool[next].touch, engine->warm_ctx);
+        }
 #endif
       engine->fired++;
       ev.fn (engine, ev.ctx, ev.arg);

@@ -33,6 +33,13 @@ SimEventId sim_engine_schedule (SimEngine *engine, SimTime at, SimEventFn fn,
 SimEventId sim_engine_schedule_touching (SimEngine *engine, SimTime at,
                                          SimEventFn fn, void *ctx,
                                          uint64_t arg, const void *touch);
+/* What an event's fn reads after its touch, fetched ahead: WARM (TOUCH,
+ * CTX) runs for the event after the next, whose touch the CPU was asked
+ * for one event earlier, and asks for the data that touch leads to (an
+ * op's stream and the ops after it). Every touch given to this engine is
+ * of the kind WARM reads; WARM must only read and prefetch. */
+typedef void (*SimWarmFn) (const void *touch, void *ctx);
+void sim_engine_set_warm (SimEngine *engine, SimWarmFn warm, void *ctx);
 /* Moves a pending event to a new time (>= now). O(log n). */
 void sim_engine_reschedule (SimEngine *engine, SimEventId id, SimTime at);
 /* Drops a pending event. O(log n). */
