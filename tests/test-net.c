@@ -78,6 +78,41 @@ START_TEST (test_late_flow_slows_the_first)
 }
 END_TEST
 
+START_TEST (test_flow_alone)
+{
+  /* Flows alone on their resources take flow.c's short path (no walk, no
+   * fill). Flow 0 crosses r0 (10 B/s, coefficient 4: 2.5 B/s) and r1
+   * (4 B/s): 2.5 B/s, so its 5 bytes end at 2 s. Flow 1, 6 bytes alone on
+   * r2 (3 B/s), ends at 2 s too. At 2 s both leave their resources
+   * empty. */
+  g_autoptr (SimEngine) engine = sim_engine_new ();
+  double capacity[] = { 10, 4, 3 };
+  g_autoptr (FlowNet) net = flow_net_new (engine, 3, capacity);
+  Finish fin = { { 0 } };
+  FlowUse f0_uses[] = { { 0, 4 }, { 1, 1 } }, r2 = { 2, 1 };
+  uint32_t f0 = flow_start (net, 5, f0_uses, 2, record, &fin, 0);
+  uint32_t f1 = flow_start (net, 6, &r2, 1, record, &fin, 1);
+  ck_assert_double_eq (flow_rate (net, f0), 2.5);
+  ck_assert_double_eq (flow_rate (net, f1), 3);
+  sim_engine_run (engine);
+  ck_assert_double_eq_tol (fin.done_at[0], 2, 1e-12);
+  ck_assert_double_eq_tol (fin.done_at[1], 2, 1e-12);
+
+  /* Two flows on r1 (4 B/s): the second is not alone; 2 B/s each. When
+   * the first ends the second is alone again and takes all 4. */
+  FlowUse r1 = { 1, 1 };
+  uint32_t f2 = flow_start (net, 2, &r1, 1, record, &fin, 2);
+  ck_assert_double_eq (flow_rate (net, f2), 4);
+  uint32_t f3 = flow_start (net, 6, &r1, 1, record, &fin, 3);
+  ck_assert_double_eq_tol (flow_rate (net, f2), 2, 1e-12);
+  ck_assert_double_eq_tol (flow_rate (net, f3), 2, 1e-12);
+  sim_engine_run (engine);
+  /* f2: 2 bytes at 2 B/s, 1 s; f3: 2 moved by then, 4 left at 4 B/s. */
+  ck_assert_double_eq_tol (fin.done_at[2], 3, 1e-9);
+  ck_assert_double_eq_tol (fin.done_at[3], 4, 1e-9);
+}
+END_TEST
+
 START_TEST (test_max_min_bottlenecks)
 {
   /* Flow 0 crosses r0 (10 B/s) and r1 (4 B/s); flow 1 only r0. Max-min:
@@ -937,6 +972,7 @@ net_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_two_flows_share_a_nic);
   tcase_add_test (tc, test_late_flow_slows_the_first);
+  tcase_add_test (tc, test_flow_alone);
   tcase_add_test (tc, test_max_min_bottlenecks);
   tcase_add_test (tc, test_components_equal_full_fill);
   suite_add_tcase (s, tc);

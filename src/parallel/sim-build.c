@@ -93,6 +93,12 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
     {
       sim->free_ops = op_at (sim, id)->next;
       *op_at (sim, id) = op;
+#if defined __GNUC__
+      /* The next free op, done long ago, is cold: it is on its way
+       * while this one is linked (a hint; NONE's address is not read). */
+      if (sim->free_ops != NONE)
+        __builtin_prefetch (op_at (sim, sim->free_ops));
+#endif
     }
   else
     id = sim_store_push (&sim->ops, &op);
@@ -1394,15 +1400,18 @@ sim_emit (Sim *sim, int rank)
     collect (sim);
   emit_item (sim, rank);
   set_trigger (sim, rank);
+#ifdef TRAINSIM_CHECKS
   /* Nothing just built can start yet: each op waits, through its stream
    * or an edge, for what the trigger began (SIM_WINDOW); one that could
-   * would have started before it was built. */
+   * would have started before it was built. Checked in the sanitizers'
+   * build: reading every stream's head op took a tenth of `--full`. */
   for (int i = 0; i < SIM_N_STREAMS; i++)
     {
       const Stream *st = &sim->streams[rank * SIM_N_STREAMS + i];
       g_assert (st->busy || st->head == NONE
                 || op_at (sim, st->head)->waits > 0);
     }
+#endif
 }
 
 /* ---- the build ------------------------------------------------------------ */
