@@ -101,7 +101,10 @@ add_op (Sim *sim, int rank, SimStream s, OpKind kind, SimTime dur,
 #endif
     }
   else
-    id = sim_store_push (&sim->ops, &op);
+    {
+      id = sim_store_add (&sim->ops);
+      *op_at (sim, id) = op;
+    }
   /* What lives beside an op is indexed by its id, which may be reused. */
   if (sim->fused != NULL)
     {
@@ -149,13 +152,10 @@ push_edge (Sim *sim, uint32_t from, uint32_t to)
   Edge e = { to, f->edges };
   uint32_t id = sim->free_edges;
   if (id != NONE)
-    {
-      Edge *slot = sim_store_at (&sim->edges, id);
-      sim->free_edges = slot->next;
-      *slot = e;
-    }
+    sim->free_edges = ((Edge *) sim_store_at (&sim->edges, id))->next;
   else
-    id = sim_store_push (&sim->edges, &e);
+    id = sim_store_add (&sim->edges);
+  *(Edge *) sim_store_at (&sim->edges, id) = e;
   f->edges = id;
 }
 

@@ -256,13 +256,14 @@ sim_store_at (const SimStore *s, uint32_t i)
   return s->blocks[i >> s->shift] + (gsize) (i & s->mask) * s->item;
 }
 
-/* Appends a copy of ITEM; returns its index. */
+/* Appends an item, for the caller to write through sim_store_at (a
+ * typed store there is inlined; a memcpy of the store's run-time size
+ * was a library call for each op); returns its index. */
 static inline uint32_t
-sim_store_push (SimStore *s, const void *item)
+sim_store_add (SimStore *s)
 {
   if ((s->len & s->mask) == 0)
     sim_store_grow (s);
-  memcpy (sim_store_at (s, s->len), item, s->item);
   return s->len++;
 }
 
