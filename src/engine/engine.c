@@ -143,15 +143,16 @@ sim_engine_run_for (SimEngine *engine, uint64_t n)
        * prefetch is a hint: NULL or a stale pointer cannot fault, and the
        * order of events may change before they fire. */
       uint32_t next = eventq_peek_id (engine->queue);
-      if (next != UINT32_MAX && engine->warm == NULL)
-        __builtin_prefetch (engine->pool[next].touch);
+      const void *touch = next != UINT32_MAX ? engine->pool[next].touch : NULL;
+      if (engine->warm == NULL)
+        __builtin_prefetch (touch);
       else if (next != UINT32_MAX)
         {
           uint32_t second = eventq_peek_second (engine->queue);
           if (second != UINT32_MAX)
             __builtin_prefetch (engine->pool[second].touch);
-          if (engine->pool[next].touch != NULL)
-            engine->warm (engine->pool[next].touch, engine->warm_ctx);
+          if (touch != NULL)
+            engine->warm (touch, engine->warm_ctx);
         }
 #endif
       engine->fired++;

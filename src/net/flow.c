@@ -33,7 +33,6 @@ typedef struct {
   uint64_t arg;
   uint64_t mark;        /* the walk that last reached it */
   uint32_t bottleneck;  /* a full resource on which no flow runs faster */
-  gboolean frozen;      /* during progressive filling */
 } Flow;
 
 /* A running flow on a resource, and its coefficient there. */
@@ -238,7 +237,6 @@ fill (FlowNet *net, gboolean local)
   for (guint i = 0; i < comp->len; i++)
     {
       Flow *f = flow_at (net, comp->v[i]);
-      f->frozen = FALSE;
       f->rate = 0;
       for (guint u = 0; u < f->n_uses; u++)
         {
@@ -307,7 +305,6 @@ fill (FlowNet *net, gboolean local)
               live->v[kept++] = id;
               continue;
             }
-          f->frozen = TRUE;
           for (guint u = 0; u < f->n_uses; u++)
             res[f->uses[u].resource].load -= f->uses[u].coef;
         }
@@ -498,26 +495,6 @@ refill (FlowNet *net, uint32_t new_flow)
   commit (net, new_flow);
 }
 
-/* Works out the rates again after NEW_FLOW started over USES, or a flow
- * over USES ended (NEW_FLOW UINT32_MAX): a small neighbourhood is filled
- * whole at once, a large one settled locally, and filled whole when
- * that gives up. */
-static void
-reshare (FlowNet *net, const FlowUse *uses, guint n_uses, uint32_t new_flow)
-{
-  net->walk++;
-  gboolean small = walk_components (net, uses, n_uses, SMALL_COMPONENT);
-  if (!small && settle (net, new_flow, new_flow == UINT32_MAX ? uses : NULL,
-                        new_flow == UINT32_MAX ? n_uses : 0))
-    return;
-  if (!small)
-    {
-      net->walk++;
-      walk_components (net, uses, n_uses, UINT64_MAX);
-    }
-  refill (net, new_flow);
-}
-
 /* ---- a flow alone -----------------------------------------------------------
  * In symmetric mode 99.5 % of starts and ends (a pipeline send, a DP
  * bucket) find no other flow on any of their resources (sweep-175b's
@@ -553,11 +530,38 @@ fill_alone (FlowNet *net, Flow *f)
         {
           f->rate = step;
           f->bottleneck = f->uses[u].resource;
-          f->frozen = TRUE;
           return TRUE;
         }
     }
   return FALSE;
+}
+
+/* Works out the rates again after NEW_FLOW started over USES, or a flow
+ * over USES ended (NEW_FLOW UINT32_MAX): a flow alone takes the short
+ * path above, a small neighbourhood is filled whole at once, a large one
+ * settled locally, and filled whole when that gives up. */
+static void
+reshare (FlowNet *net, const FlowUse *uses, guint n_uses, uint32_t new_flow)
+{
+  if (new_flow == UINT32_MAX ? alone (net, uses, n_uses, 0)
+      : alone (net, uses, n_uses, 1)
+        && fill_alone (net, flow_at (net, new_flow)))
+    {
+      if (new_flow != UINT32_MAX)
+        key_end (net, new_flow, sim_engine_now (net->engine), TRUE);
+      return;
+    }
+  net->walk++;
+  gboolean small = walk_components (net, uses, n_uses, SMALL_COMPONENT);
+  if (!small && settle (net, new_flow, new_flow == UINT32_MAX ? uses : NULL,
+                        new_flow == UINT32_MAX ? n_uses : 0))
+    return;
+  if (!small)
+    {
+      net->walk++;
+      walk_components (net, uses, n_uses, UINT64_MAX);
+    }
+  refill (net, new_flow);
 }
 
 static void
@@ -575,8 +579,7 @@ on_flow_done (SimEngine *engine, void *ctx, uint64_t arg)
   for (guint u = 0; u < n_uses; u++)
     remove_user (&net->resources[uses[u].resource], id);
   ids_push (&net->free_slots, id);
-  if (!alone (net, uses, n_uses, 0))
-    reshare (net, uses, n_uses, UINT32_MAX);
+  reshare (net, uses, n_uses, UINT32_MAX);
   g_free (uses);
   fn (engine, fctx, farg);
 }
@@ -605,13 +608,10 @@ flow_start (FlowNet *net, double bytes, const FlowUse *uses, guint n_uses,
   Flow *f = flow_at (net, id);
   SimTime now = sim_engine_now (net->engine);
   *f = (Flow) { bytes, 0, 0, now, g_memdup2 (uses, n_uses * sizeof *uses),
-                n_uses, 0, fn, ctx, arg, net->walk, 0, FALSE };
+                n_uses, 0, fn, ctx, arg, net->walk, 0 };
   for (guint u = 0; u < n_uses; u++)
     add_user (&net->resources[uses[u].resource], id, uses[u].coef);
-  if (alone (net, uses, n_uses, 1) && fill_alone (net, f))
-    key_end (net, id, now, TRUE);
-  else
-    reshare (net, uses, n_uses, id);
+  reshare (net, uses, n_uses, id);
   return id;
 }
 
