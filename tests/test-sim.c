@@ -3697,6 +3697,20 @@ START_TEST (test_fp8_layer)
 }
 END_TEST
 
+/* E's memory at micro-batch 1 in bf16 and in fp8 (E is left in fp8). */
+static void
+memory_bf16_fp8 (ExperimentSpec *e, MemoryBreakdown *bf16,
+                 MemoryBreakdown *fp8)
+{
+  Plan p;
+  e->training.fp8 = FALSE;
+  ck_assert (plan_make (&p, e, 1, 1, NULL));
+  plan_memory (&p, bf16);
+  e->training.fp8 = TRUE;
+  ck_assert (plan_make (&p, e, 1, 1, NULL));
+  plan_memory (&p, fp8);
+}
+
 /* Memory: fp8 adds TE's FP8 weight copies, a byte a linear weight each
  * (row-wise and transposed: 2 bytes a weight), and saves the linear
  * layers' inputs in a byte instead of two. Without recompute, tp 1, no
@@ -3711,11 +3725,7 @@ START_TEST (test_fp8_memory)
   use_framework (&e, "megatron-deepspeed");
   Plan p;
   MemoryBreakdown bf16, fp8;
-  ck_assert (plan_make (&p, &e, 1, 1, NULL));
-  plan_memory (&p, &bf16);
-  e.training.fp8 = TRUE;
-  ck_assert (plan_make (&p, &e, 1, 1, NULL));
-  plan_memory (&p, &fp8);
+  memory_bf16_fp8 (&e, &bf16, &fp8);
   ComputeModel cm;
   LayerShape ls;
   compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
@@ -3737,6 +3747,146 @@ START_TEST (test_fp8_memory)
   ck_assert (plan_make (&p, &e, 1, 1, NULL));
   plan_memory (&p, &bf16);
   ck_assert_double_eq_tol (bf16.activations - fp8.activations, 7 * sbh, 1);
+  experiment_spec_clear (&e);
+}
+END_TEST
+
+/* FP8 experts (graph/moe.c): a hand case of 2 x 512 tokens at h 1024 and
+ * t 2 (no SP: each rank routes all 1,024), 8 GeLU experts of width
+ * 2,048, top-2, ep 4 (two local experts, n = 1,024 x 2 x 4 / 8 = 1,024
+ * tokens each), on 312 TFLOP/s bf16 and 624 FP8. Megatron-Core's
+ * experts take their grouped GEMMs at the FP8 rate (faster than bf16,
+ * by at most 624 / 312); before each, the cast of the
+ * local experts' inputs (fc1: 2 x 1,024 x 1,024 elements; fc2: 2 x 1,024
+ * x 2,048), before each backward pair the output gradients' (2 x 1,024 x
+ * 1,024; 2 x 1,024 x 2,048); around them Fp8Padding's and Fp8Unpadding's
+ * copies of the 2 x 1,024 x 1,024 routed tokens, each way. The router's
+ * GEMM stays bf16, and DeepSpeed-MoE's (GShard) experts all of it. */
+START_TEST (test_fp8_moe_experts)
+{
+  ComputeModel cm, c8;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  ExperimentSpec e = base_spec (8, 2, 1, 2, 8);
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 2 * e.topology.gpu.peak_flops[PRECISION_BF16];
+  compute_model_init (&c8, &e.topology.gpu, &e.compute, PRECISION_FP8);
+  ls.experts = 8;
+  ls.top_k = 2;
+  ls.moe_ffn = 2048;
+  ls.ep = 4;
+  ls.etp = 1;
+  ls.capacity_factor = 0;
+  ls.imbalance = 1;
+  const double elems = 2 * 1024.0 * 1024, wide = 2 * 1024.0 * 2048;
+  static const struct { const char *name; double elems; } casts[] = {
+    { "fp8_cast_expert_fc1_input", 1 }, { "fp8_cast_expert_fc2_input", 2 },
+  };
+  static const char *const gemms[] = {
+    "expert_fc1", "expert_fc2", "expert_fc2_dgrad", "expert_fc2_wgrad",
+    "expert_fc1_dgrad", "expert_fc1_wgrad",
+  };
+  for (int gshard = 0; gshard < 2; gshard++)
+    {
+      ls.gshard = gshard;
+      ls.fp8 = NULL;
+      g_autoptr (GArray) base_fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      g_autoptr (GArray) base_bwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      moe_layer_forward (&ls, base_fwd);
+      moe_layer_backward (&ls, base_bwd);
+      ls.fp8 = &c8;
+      g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      g_autoptr (GArray) bwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      moe_layer_forward (&ls, fwd);
+      moe_layer_backward (&ls, bwd);
+      for (guint i = 0; i < G_N_ELEMENTS (gemms); i++)
+        {
+          /* op_named finds the last op of a prefix: expert_fc2 is
+           * forward's only, expert_fc2_dgrad backward's. */
+          const GraphOp *b = op_named (i < 2 ? base_fwd : base_bwd, gemms[i]);
+          const GraphOp *o = op_named (i < 2 ? fwd : bwd, gemms[i]);
+          ck_assert_msg (b != NULL && o != NULL, "%s missing", gemms[i]);
+          double t16 = compute_kernel_time (&cm, &b->kernel);
+          double t8 = compute_kernel_time (o->cm ? o->cm : &cm, &o->kernel);
+          /* At most twice as fast: the FP8 rate's GEMM efficiency for
+           * the shape (compute.c) need not be the bf16 one's. */
+          ck_assert_msg (gshard ? t8 == t16 && o->cm == NULL
+                                : o->cm == &c8 && t8 < t16
+                                  && t8 >= t16 / 2 * (1 - 1e-12),
+                         "%s (gshard %d): fp8 %.9g s, bf16 %.9g s", gemms[i],
+                         gshard, t8, t16);
+        }
+      if (gshard)
+        {
+          /* The attention's casts stay (TE's layers). */
+          ck_assert_ptr_nonnull (op_named (fwd, "fp8_cast_qkv_input"));
+          ck_assert_ptr_null (op_named (fwd, "fp8_cast_expert"));
+          ck_assert_ptr_null (op_named (fwd, "fp8_padding"));
+          ck_assert_ptr_null (op_named (bwd, "fp8_padding"));
+          continue;
+        }
+      ck_assert_ptr_null (op_named (fwd, "router")->cm);
+      for (guint i = 0; i < G_N_ELEMENTS (casts); i++)
+        ck_assert_double_eq_tol (op_named (fwd, casts[i].name)->kernel.flops / 2,
+                                 casts[i].elems * elems, 1);
+      /* The two gradients' casts, fc2's first (over h), then fc1's. */
+      double grads[2];
+      guint n = 0;
+      for (guint i = 0; i < bwd->len; i++)
+        {
+          const GraphOp *o = &g_array_index (bwd, GraphOp, i);
+          if (strcmp (o->name, "fp8_cast_grad") == 0
+              && g_str_has_prefix (g_array_index (bwd, GraphOp, i + 1).name,
+                                   "expert_"))
+            {
+              ck_assert_uint_lt (n, 2);
+              grads[n++] = o->kernel.flops / 2;
+            }
+        }
+      ck_assert_uint_eq (n, 2);
+      ck_assert_double_eq_tol (grads[0], elems, 1);
+      ck_assert_double_eq_tol (grads[1], wide, 1);
+      /* The padding's copies: read and write, 2 bytes an element. */
+      const char *pads[] = { "fp8_padding", "fp8_unpadding",
+                             "fp8_unpadding_bwd", "fp8_padding_bwd" };
+      for (guint i = 0; i < G_N_ELEMENTS (pads); i++)
+        {
+          const GraphOp *o = op_named (i < 2 ? fwd : bwd, pads[i]);
+          ck_assert_msg (o != NULL, "%s missing", pads[i]);
+          ck_assert_double_eq_tol (o->kernel.bytes, 4 * elems, 1);
+        }
+      /* The weights' casts once a step: attention's (QKV 1024 x 3072 and
+       * the projection 1024 x 1024, halved by t) and the two experts'
+       * (1024 x 2048 twice each), a launch a tensor. */
+      g_autoptr (GArray) w = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+      moe_fp8_weight_casts (&ls, w);
+      ck_assert_uint_eq (w->len, 2);
+      ck_assert_double_eq_tol (g_array_index (w, GraphOp, 0).kernel.flops / 2,
+                               4 * 1024.0 * 1024 / 2, 1);
+      ck_assert_int_eq (g_array_index (w, GraphOp, 0).launches, 2);
+      ck_assert_double_eq_tol (g_array_index (w, GraphOp, 1).kernel.flops / 2,
+                               2 * 2 * 1024.0 * 2048, 1);
+      ck_assert_int_eq (g_array_index (w, GraphOp, 1).launches, 4);
+      ck_assert_double_eq (moe_fp8_weights (&ls), 2 * 1024.0 * 1024
+                                                 + 4 * 1024.0 * 2048);
+    }
+  experiment_spec_clear (&e);
+}
+END_TEST
+
+/* Memory of Mixtral 8x7B in fp8 (test_moe_mixtral_memory's plan): TE's
+ * FP8 copies, 2 bytes a weight, of each of the first stage's 8 layers'
+ * attention (QKV and the projection, halved by tp) and its one local
+ * expert (halved by etp); not the router's. */
+START_TEST (test_fp8_moe_memory)
+{
+  ExperimentSpec e = mixtral_spec (8);
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 2 * e.topology.gpu.peak_flops[PRECISION_BF16];
+  MemoryBreakdown bf16, fp8;
+  memory_bf16_fp8 (&e, &bf16, &fp8);
+  double attention = (4096.0 * 6144 + 4096.0 * 4096) / 2;
+  double expert = 3 * 4096.0 * 14336 / 2;
+  ck_assert_double_eq_tol (fp8.weights - bf16.weights,
+                           8 * 2 * (attention + expert), 1);
   experiment_spec_clear (&e);
 }
 END_TEST
@@ -3774,6 +3924,8 @@ sim_suite (void)
   tcase_add_test (models, test_cpu_adam_rate);
   tcase_add_test (models, test_fp8_layer);
   tcase_add_test (models, test_fp8_memory);
+  tcase_add_test (models, test_fp8_moe_experts);
+  tcase_add_test (models, test_fp8_moe_memory);
   tcase_add_test (models, test_fp8_amax);
   tcase_add_test (models, test_mpt_unpad);
   tcase_add_test (models, test_gshard_dispatch);

@@ -48,33 +48,58 @@ fp8_push_cast (GArray *ops, const LayerShape *ls, const char *name,
 }
 
 void
-fp8_push_gemm (GArray *ops, const LayerShape *ls, const char *name,
-               int64_t m, int64_t n, int64_t k)
+fp8_push_grouped_gemm (GArray *ops, const LayerShape *ls, const char *name,
+                       int64_t batch, int64_t m, int64_t n, int64_t k)
 {
   if (!fp8_enabled (ls))
     {
-      graph_push_gemm (ops, ls, name, 1, m, n, k);
+      graph_push_gemm (ops, ls, name, batch, m, n, k);
       return;
     }
-  graph_push_kernel (ops, name, compute_gemm (ls->fp8, 1, m, n, k));
+  graph_push_kernel (ops, name, compute_gemm (ls->fp8, batch, m, n, k));
   g_array_index (ops, GraphOp, ops->len - 1).cm = ls->fp8;
+}
+
+void
+fp8_push_gemm (GArray *ops, const LayerShape *ls, const char *name,
+               int64_t m, int64_t n, int64_t k)
+{
+  fp8_push_grouped_gemm (ops, ls, name, 1, m, n, k);
+}
+
+void
+fp8_push_grouped_gemm_backward (GArray *ops, const LayerShape *ls,
+                                const char *dgrad, const char *wgrad,
+                                int64_t batch, int64_t m, int64_t n, int64_t k)
+{
+  /* One cast for all BATCH gradients (TE's multi-tensor cast). */
+  fp8_push_cast (ops, ls, "fp8_cast_grad", (double) batch * m * n);
+  fp8_push_grouped_gemm (ops, ls, dgrad, batch, m, k, n);
+  fp8_push_grouped_gemm (ops, ls, wgrad, batch, k, n, m);
 }
 
 void
 fp8_push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
                         const char *wgrad, int64_t m, int64_t n, int64_t k)
 {
-  fp8_push_cast (ops, ls, "fp8_cast_grad", (double) m * n);
-  fp8_push_gemm (ops, ls, dgrad, m, k, n);
-  fp8_push_gemm (ops, ls, wgrad, k, n, m);
+  fp8_push_grouped_gemm_backward (ops, ls, dgrad, wgrad, 1, m, n, k);
+}
+
+void
+fp8_push_weight_casts (GArray *ops, const LayerShape *ls, const char *name,
+                       double weights, int tensors)
+{
+  if (!fp8_enabled (ls))
+    return;
+  fp8_push_cast (ops, ls, name, weights);
+  g_array_index (ops, GraphOp, ops->len - 1).launches *= tensors;
 }
 
 void
 fp8_layer_weight_casts (const LayerShape *ls, GArray *ops)
 {
-  fp8_push_cast (ops, ls, "fp8_cast_weights", transformer_layer_weights (ls));
-  g_array_index (ops, GraphOp, ops->len - 1).launches
-    *= LINEAR_GEMMS;
+  fp8_push_weight_casts (ops, ls, "fp8_cast_weights",
+                         transformer_layer_weights (ls), LINEAR_GEMMS);
 }
 
 double

@@ -41,12 +41,26 @@ void fp8_push_cast (GArray *ops, const LayerShape *ls, const char *name,
  * graph_push_gemm without. */
 void fp8_push_gemm (GArray *ops, const LayerShape *ls, const char *name,
                     int64_t m, int64_t n, int64_t k);
+/* BATCH such GEMMs at once, as a grouped GEMM (an MoE layer's experts,
+ * graph/moe.c). */
+void fp8_push_grouped_gemm (GArray *ops, const LayerShape *ls,
+                            const char *name, int64_t batch, int64_t m,
+                            int64_t n, int64_t k);
 /* The backward of a linear layer's GEMM Y = X W (X: m x k, W: k x n):
  * with fp8 the output gradient's cast, then the input and weight
  * gradients at the FP8 rate; as graph_push_gemm_backward without. */
 void fp8_push_gemm_backward (GArray *ops, const LayerShape *ls,
                              const char *dgrad, const char *wgrad,
                              int64_t m, int64_t n, int64_t k);
+/* And of BATCH grouped GEMMs, one cast for all their gradients. */
+void fp8_push_grouped_gemm_backward (GArray *ops, const LayerShape *ls,
+                                     const char *dgrad, const char *wgrad,
+                                     int64_t batch, int64_t m, int64_t n,
+                                     int64_t k);
+/* WEIGHTS elements of TENSORS weight tensors cast to FP8 with their
+ * transposes, a launch a tensor (nothing without fp8). */
+void fp8_push_weight_casts (GArray *ops, const LayerShape *ls,
+                            const char *name, double weights, int tensors);
 /* A layer's weights cast to FP8 with their transposes, once a step (on
  * the first micro-batch's forward). */
 void fp8_layer_weight_casts (const LayerShape *ls, GArray *ops);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "base/ledger.h"
+#include "graph/fp8.h"
 #include "graph/graph-private.h"
 
 gboolean
@@ -224,6 +225,69 @@ expert_tp (GArray *ops, const LayerShape *ls, GraphOpKind kind, const char *name
     graph_push_comm (ops, kind, name, ls->etp * moe_dispatch_bytes (ls));
 }
 
+/* ---- the experts under FP8 --------------------------------------------------
+ *
+ * With training.precision fp8, Megatron-Core runs the experts' GEMMs in
+ * FP8 as its dense linear layers: TEGroupedMLP (megatron/core/transformer/
+ * moe/experts.py, core_v0.10.0 to core_v0.12.0) over TransformerEngine's
+ * GroupedLinear, which runs FP8 grouped GEMMs from TE 1.11 (Megatron-
+ * Core's TransformerConfig.__post_init__: "Only transformer-engine>=
+ * 1.11.0 supports FP8 grouped gemm"; core_r0.9.0 refused the pair), and
+ * SequentialMLP's TE linear layers likewise. One multi-tensor cast takes
+ * all local experts' inputs before each grouped GEMM, and their output
+ * gradients before each backward pair (TE's fp8_multi_cast_transpose_
+ * fused, 1.11-1.13; fused_multi_quantize, 2.x). TEGroupedMLP pads each
+ * expert's tokens to a multiple of 16 for the FP8 GEMMs (TE's Fp8Padding
+ * before FC1, Fp8Unpadding after FC2, from TE 1.11): to TE 2.2 both copy
+ * every token even when none needs padding (a new buffer and
+ * multi_padding_fused; a split and torch.cat back), and their backward
+ * copies the gradients the other way; TE 2.3 skips an exact fit. The
+ * router's GEMM, the permutation and the all-to-alls stay bf16
+ * (TopKRouter.gating is a plain F.linear; the dispatcher sends the bf16
+ * hidden states). DeepSpeed-MoE's experts are torch.nn.Linear: bf16. */
+static gboolean
+fp8_experts (const LayerShape *ls)
+{
+  return fp8_enabled (ls) && !ls->gshard;
+}
+
+/* Fp8Padding's or Fp8Unpadding's copy of ELEMS elements (either way). */
+static void
+push_fp8_padding (GArray *ops, const LayerShape *ls, const char *name,
+                  double elems)
+{
+  if (fp8_experts (ls))
+    graph_push_elementwise (ops, ls, name, elems, 1, 1, 0);
+}
+
+/* The local experts' GEMMs (m x k) @ (k x n), one a local expert: with
+ * fp8 their inputs' cast (named CAST) first. */
+static void
+push_expert_gemm (GArray *ops, const LayerShape *ls, const char *cast,
+                  const char *name, int64_t m, int64_t n, int64_t k)
+{
+  int64_t le = local_experts (ls);
+  if (!fp8_experts (ls))
+    {
+      graph_push_gemm (ops, ls, name, le, m, n, k);
+      return;
+    }
+  fp8_push_cast (ops, ls, cast, (double) le * m * k);
+  fp8_push_grouped_gemm (ops, ls, name, le, m, n, k);
+}
+
+static void
+push_expert_gemm_backward (GArray *ops, const LayerShape *ls,
+                           const char *dgrad, const char *wgrad, int64_t m,
+                           int64_t n, int64_t k)
+{
+  int64_t le = local_experts (ls);
+  if (fp8_experts (ls))
+    fp8_push_grouped_gemm_backward (ops, ls, dgrad, wgrad, le, m, n, k);
+  else
+    graph_push_gemm_backward (ops, ls, dgrad, wgrad, le, m, n, k);
+}
+
 /* Megatron-Core's --moe-shared-expert-overlap (shared_experts.py and
  * token_dispatcher.py's MoEAlltoAllTokenDispatcher, core_r0.10.0): the
  * shared experts run on a stream of their own, their input's all-gather
@@ -308,11 +372,14 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
   push_permute (ops, ls, TRUE);
   push_all_to_all (ops, ls, "ep_dispatch", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather");
-  graph_push_gemm (ops, ls, "expert_fc1", le, (int64_t) n, expert_fc1 (ls), ls->h);
+  push_fp8_padding (ops, ls, "fp8_padding", le * n * ls->h);
+  push_expert_gemm (ops, ls, "fp8_cast_expert_fc1_input", "expert_fc1",
+                    (int64_t) n, expert_fc1 (ls), ls->h);
   graph_push_elementwise (ops, ls, ls->gated ? "expert_swiglu" : "expert_gelu",
                           le * n * ls->moe_ffn / ls->etp, ls->gated ? 2 : 1, 1, 0);
-  graph_push_gemm (ops, ls, "expert_fc2", le, (int64_t) n, ls->h,
-                   ls->moe_ffn / ls->etp);
+  push_expert_gemm (ops, ls, "fp8_cast_expert_fc2_input", "expert_fc2",
+                    (int64_t) n, ls->h, ls->moe_ffn / ls->etp);
+  push_fp8_padding (ops, ls, "fp8_unpadding", le * n * ls->h);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter");
   push_all_to_all (ops, ls, "ep_combine", shared, FALSE);
   push_unpermute (ops, ls, TRUE);
@@ -341,13 +408,15 @@ moe_layer_backward (const LayerShape *ls, GArray *ops)
   push_unpermute (ops, ls, FALSE);
   push_all_to_all (ops, ls, "ep_combine_bwd", shared, TRUE);
   expert_tp (ops, ls, GOP_TP_ALL_GATHER, "etp_allgather_bwd");
-  graph_push_gemm_backward (ops, ls, "expert_fc2_dgrad", "expert_fc2_wgrad", le,
-                            (int64_t) n, ls->h, ls->moe_ffn / ls->etp);
+  push_fp8_padding (ops, ls, "fp8_unpadding_bwd", le * n * ls->h);
+  push_expert_gemm_backward (ops, ls, "expert_fc2_dgrad", "expert_fc2_wgrad",
+                             (int64_t) n, ls->h, ls->moe_ffn / ls->etp);
   graph_push_elementwise (ops, ls, ls->gated ? "expert_swiglu_bwd" : "expert_gelu_bwd",
                           le * n * ls->moe_ffn / ls->etp, ls->gated ? 3 : 2,
                           ls->gated ? 2 : 1, 0);
-  graph_push_gemm_backward (ops, ls, "expert_fc1_dgrad", "expert_fc1_wgrad", le,
-                            (int64_t) n, expert_fc1 (ls), ls->h);
+  push_expert_gemm_backward (ops, ls, "expert_fc1_dgrad", "expert_fc1_wgrad",
+                             (int64_t) n, expert_fc1 (ls), ls->h);
+  push_fp8_padding (ops, ls, "fp8_padding_bwd", le * n * ls->h);
   expert_tp (ops, ls, GOP_TP_REDUCE_SCATTER, "etp_reducescatter_bwd");
   push_all_to_all (ops, ls, "ep_dispatch_bwd", shared, FALSE);
   push_permute (ops, ls, FALSE);
@@ -370,19 +439,24 @@ moe_layer_backward_accumulating (const LayerShape *ls, GArray *ops)
 
 /* ---- parameters and FLOPs ------------------------------------------------ */
 
+/* The shared experts' two weight matrices (none without them). */
+static double
+shared_weights (const LayerShape *ls)
+{
+  if (ls->shared_experts == 0)
+    return 0;
+  LayerShape sh = shared_shape (ls);
+  return ls->h * (double) (sh.gated ? 2 : 1) * sh.ffn / ls->t
+         + (double) sh.ffn / ls->t * ls->h;
+}
+
 double
 moe_layer_dense_params (const LayerShape *ls)
 {
   LayerShape attn = *ls;
   attn.ffn = 0;   /* transformer_layer_params without its MLP's weights */
-  double shared = 0;
-  if (ls->shared_experts > 0)
-    {
-      LayerShape sh = shared_shape (ls);
-      shared = ls->h * (double) (sh.gated ? 2 : 1) * sh.ffn / ls->t
-               + (double) sh.ffn / ls->t * ls->h;
-    }
-  return transformer_layer_params (&attn) + (double) ls->h * ls->experts + shared;
+  return transformer_layer_params (&attn) + (double) ls->h * ls->experts
+         + shared_weights (ls);
 }
 
 double
@@ -390,6 +464,33 @@ moe_layer_expert_params (const LayerShape *ls)
 {
   return local_experts (ls) * (ls->h * (double) expert_fc1 (ls)
                                + (double) ls->moe_ffn / ls->etp * ls->h);
+}
+
+double
+moe_fp8_weights (const LayerShape *ls)
+{
+  LayerShape attn = *ls;
+  attn.ffn = 0;   /* transformer_layer_weights: QKV's and the projection's */
+  return transformer_layer_weights (&attn) + shared_weights (ls)
+         + (ls->gshard ? 0 : moe_layer_expert_params (ls));
+}
+
+/* TE caches each weight's cast for the step's later micro-batches
+ * (is_first_microbatch, which TEGroupedLinear passes on): a launch a
+ * weight tensor, two a local expert (GroupedLinear's cache_name weight0,
+ * weight1, ...). */
+void
+moe_fp8_weight_casts (const LayerShape *ls, GArray *ops)
+{
+  LayerShape attn = *ls;
+  attn.ffn = 0;
+  fp8_push_weight_casts (ops, ls, "fp8_cast_weights",
+                         transformer_layer_weights (&attn) + shared_weights (ls),
+                         ls->shared_experts > 0 ? 4 : 2);
+  if (fp8_experts (ls))
+    fp8_push_weight_casts (ops, ls, "fp8_cast_expert_weights",
+                           moe_layer_expert_params (ls),
+                           2 * (int) local_experts (ls));
 }
 
 double

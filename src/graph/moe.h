@@ -41,6 +41,12 @@ void moe_layer_backward_accumulating (const LayerShape *ls, GArray *ops);
  * expert-data-parallel group shares. */
 double moe_layer_dense_params (const LayerShape *ls);
 double moe_layer_expert_params (const LayerShape *ls);
+/* With fp8 (graph/fp8.h): the weights of an MoE layer that TE keeps FP8
+ * copies of (QKV's, the projection's, the shared and, but under
+ * DeepSpeed-MoE, the local experts'; not the router's), and their casts
+ * once a step, as fp8_layer_weight_casts is a dense layer's. */
+double moe_fp8_weights (const LayerShape *ls);
+void moe_fp8_weight_casts (const LayerShape *ls, GArray *ops);
 /* The activations an MoE MLP block keeps for backward beyond a dense
  * block's at the same shape, per micro-batch, in bytes: the permuted
  * tokens, the grouped GEMMs' inputs and outputs, the router's scores. */

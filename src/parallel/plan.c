@@ -840,10 +840,17 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       m.weights = off == OFFLOAD_OPTIMIZER_PARAMS ? live
                   : (dense / (zs >= 3 ? p->dp : 1)
                      + experts / (zs >= 3 ? edp : 1)) * w + live;
-      /* With fp8, TE's FP8 copies of the linear weights (graph/fp8.h). */
+      /* With fp8, TE's FP8 copies of the linear weights (graph/fp8.h),
+       * row-wise and transposed, in an MoE layer of its experts' too
+       * (graph/moe.h). */
       if (e->training.fp8)
-        m.weights += plan_chunk_layers (p, s) * p->virtual_stages
-                     * fp8_weight_copy_bytes (&ls);
+        {
+          double share = moe_share (&e->model);
+          double copy = share > 0 ? share * 2 * moe_fp8_weights (&ls)
+                                    + (1 - share) * fp8_weight_copy_bytes (&ls)
+                                  : fp8_weight_copy_bytes (&ls);
+          m.weights += plan_chunk_layers (p, s) * p->virtual_stages * copy;
+        }
       m.gradients = off != OFFLOAD_NONE && zs >= 2 ? 0
                     : (dense / (zs >= 2 ? p->dp : 1)
                        + experts / (zs >= 2 ? edp : 1)) * grad_w;

@@ -1011,7 +1011,8 @@ emit_chunk (Builder *b, int dir, int mb, int chunk, gboolean final,
           b->dense = sim_layer_is_dense (sim, b->stage, chunk, l);
           begin_checkpoint (b, dir);
           if (mb == 0 && sim->fp8_weights.pieces != NULL)
-            emit_program (b, &sim->fp8_weights, "forward");
+            emit_program (b, b->dense ? &sim->dense_fp8_weights
+                                      : &sim->fp8_weights, "forward");
           emit_module (b, MODULE_LAYER, NULL,
                        b->dense ? &sim->dense_fwd : &sim->layer_fwd, "forward");
           end_checkpoint (b);

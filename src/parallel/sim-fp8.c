@@ -9,6 +9,7 @@
 #include "parallel/sim-private.h"
 
 #include "graph/fp8.h"
+#include "graph/moe.h"
 
 void
 sim_fp8_init (Sim *sim)
@@ -38,7 +39,13 @@ sim_fp8_programs (Sim *sim)
 {
   if (!fp8_enabled (&sim->ls))
     return;
-  sim->fp8_weights = sim_program_from_graph (sim, fp8_layer_weight_casts);
+  /* An MoE model's layers are MoE layers but for its dense ones
+   * (sim-moe.c, sim_layer_is_dense). */
+  sim->fp8_weights = sim_program_from_graph (
+    sim, moe_layer (&sim->ls) ? moe_fp8_weight_casts : fp8_layer_weight_casts);
+  if (sim->dense_fwd.pieces != NULL)
+    sim->dense_fp8_weights = sim_program_from_graph (sim,
+                                                     fp8_layer_weight_casts);
   for (int dir = 0; dir < 2; dir++)
     {
       sim->fp8_update[dir] = update_program (sim, dir == 1);

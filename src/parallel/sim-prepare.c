@@ -226,6 +226,7 @@ sim_clear (Sim *sim)
                         &sim->dense_bwd.pieces, &sim->dense_bwd_acc.pieces,
                         &sim->attn_fwd.pieces, &sim->ckpt_save.pieces,
                         &sim->ckpt_load.pieces, &sim->fp8_weights.pieces,
+                        &sim->dense_fp8_weights.pieces,
                         &sim->fp8_update[0].pieces, &sim->fp8_update[1].pieces,
                         &sim->emb_fwd.pieces, &sim->emb_bwd.pieces,
                         &sim->emb_bwd_acc.pieces, &sim->head_fwd.pieces,

@@ -327,6 +327,7 @@ typedef struct {
    * chunk's first micro-batch; delayed scaling's update after a chunk's
    * forward [0] and backward [1]. Pieces NULL when not run. */
   Program fp8_weights, fp8_update[2];
+  Program dense_fp8_weights;   /* an MoE model's dense layers' casts */
   double ckpt_bytes;
   double layer_params, emb_params, head_params;
   double layer_weights;   /* of layer_params, the four weight matrices */
