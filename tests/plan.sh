@@ -389,7 +389,7 @@ refused "--mfu without the table" "mfu is the cost table's" "$gpt" --mfu 0.5
 for bad in 0 1.5 -1 nan; do
   refused "the cost table at MFU $bad" "mfu is the cost table's (--table), above 0 and at most 1" "$gpt" --table --mfu "$bad"
 done
-refused "the cost table of an unknown family" "family nope: no models named nope-\\* (families: bloom, chinchilla, deepseek-moe, gpt, gpt3, llama, llama2, llama3, mixtral, mpt, switch-base)" "$gpt" --table --family nope
+refused "the cost table of an unknown family" "family nope: no models named nope-\\* (families: bloom, chinchilla, deepseek-moe, gpt, gpt3, llama, llama2, llama3, mixtral, mpt, qwen3, switch-base)" "$gpt" --table --family nope
 verdict "bad input exits 2, saying where and what is valid"
 
 finish

@@ -577,6 +577,8 @@ static const struct {
     "model file 'no/such.yaml' not found" },
   { "model: {name: tiny, kv_heads: 3}\ntopology: tinycluster\n" GPUS PAR, 1, 31,
     "model.kv_heads (3) must divide model.heads (4)" },
+  { "model: {name: tiny, head_dim: 100000}\ntopology: tinycluster\n" GPUS PAR, 1, 31,
+    "model.head_dim must be at most 65536, got 100000" },
   { "model: {name: tiny, vocab_divisible_by: 100000}\ntopology: tinycluster\n" GPUS PAR, 1, 41,
     "model.vocab_divisible_by must be at most 65536, got 100000" },
   { "model: {name: tiny, vocab_divisible_by: 0}\ntopology: tinycluster\n" GPUS PAR, 1, 41,

@@ -3697,6 +3697,67 @@ START_TEST (test_fp8_layer)
 }
 END_TEST
 
+/* model.head_dim (Qwen3-30B-A3B's attention: hidden 2048, 32 heads of
+ * 128, 4 key/value heads), a hand case at tp 1 and 2,048 tokens: QKV
+ * maps 2,048 to 32 x 128 + 2 x 4 x 128 = 5,120, the projection 4,096
+ * back to 2,048, the attention runs 32 heads of 128; the layer's weights
+ * are 2,048 x 5,120 + 4,096 x 2,048 + the SwiGLU MLP's 3 x 2,048 x
+ * 6,144. Megatron's MoE FLOPs scale the attention term by the query's
+ * width over h, 2. A head_dim equal to hidden / heads changes nothing. */
+START_TEST (test_head_dim)
+{
+  ModelSpec m = { NULL, 2, 2048, 32, 4, 6144, 1024, 2048, MLP_SWIGLU, FALSE };
+  ComputeModel cm;
+  ExperimentSpec e = base_spec (8, 1, 1, 1, 8);
+  compute_model_init (&cm, &e.topology.gpu, &e.compute, PRECISION_BF16);
+  LayerShape plain, given;
+  transformer_layer_shape (&plain, &m, 1, 1, FALSE, ATTENTION_FLASH2, &cm);
+  ck_assert_int_eq (plain.d, 64);
+  m.head_dim = 64;
+  transformer_layer_shape (&given, &m, 1, 1, FALSE, ATTENTION_FLASH2, &cm);
+  g_autoptr (GArray) a = layer_ops (&plain);
+  g_autoptr (GArray) b = layer_ops (&given);
+  ck_assert_uint_eq (a->len, b->len);
+  for (guint i = 0; i < a->len; i++)
+    ck_assert (memcmp (&g_array_index (a, GraphOp, i).kernel,
+                       &g_array_index (b, GraphOp, i).kernel, sizeof (Kernel)) == 0);
+  m.head_dim = 128;
+  LayerShape ls;
+  transformer_layer_shape (&ls, &m, 1, 1, FALSE, ATTENTION_FLASH2, &cm);
+  g_autoptr (GArray) ops = layer_ops (&ls);
+  const GraphOp *qkv = NULL, *proj = NULL;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const GraphOp *o = &g_array_index (ops, GraphOp, i);
+      if (strcmp (o->name, "qkv") == 0)
+        qkv = o;
+      if (strcmp (o->name, "attn_proj") == 0)
+        proj = o;
+    }
+  ck_assert (qkv->kernel.m == 2048 && qkv->kernel.n == 5120 && qkv->kernel.k == 2048);
+  ck_assert (proj->kernel.m == 2048 && proj->kernel.n == 2048 && proj->kernel.k == 4096);
+  Kernel fa = compute_attention (&cm, ATTENTION_FLASH2, 32, 2048, 128, FALSE);
+  g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+  transformer_attention_core_forward (&ls, fwd);
+  ck_assert_double_eq (op_named (fwd, "flash_attention")->kernel.flops, fa.flops);
+  ck_assert_double_eq (transformer_layer_weights (&ls),
+                       2048.0 * 5120 + 4096.0 * 2048 + 3 * 2048.0 * 6144);
+  /* Model FLOPs: the core over the 4,096-wide query. */
+  ck_assert_double_eq (transformer_attention_core_flops (&m, 1),
+                       4.0 * 2048 * 2048 * 4096);
+  m.experts = 8;
+  m.top_k = 2;
+  m.moe_ffn_hidden = 768;
+  m.moe_layer_frequency = 1;
+  double B = 1, s = 2048, l = 2, h = 2048, V = 1024;
+  double want = 12 * B * s * l * h * h
+                * ((1 + 4.0 / 32 + s / h) * 2 + 768.0 * 2 / h * 1.5
+                   + V / (2 * l * h));
+  ck_assert_double_eq_tol (transformer_megatron_flops (&m, 1, 1) / want, 1, 1e-12);
+  experiment_spec_clear (&e);
+}
+END_TEST
+
 /* E's memory at micro-batch 1 in bf16 and in fp8 (E is left in fp8). */
 static void
 memory_bf16_fp8 (ExperimentSpec *e, MemoryBreakdown *bf16,
@@ -3925,6 +3986,7 @@ sim_suite (void)
   tcase_add_test (models, test_fp8_layer);
   tcase_add_test (models, test_fp8_memory);
   tcase_add_test (models, test_fp8_moe_experts);
+  tcase_add_test (models, test_head_dim);
   tcase_add_test (models, test_fp8_moe_memory);
   tcase_add_test (models, test_fp8_amax);
   tcase_add_test (models, test_mpt_unpad);

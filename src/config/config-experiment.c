@@ -19,6 +19,9 @@
 /* A sanity cap on experts: the most fine-grained published MoE layers have
  * a few hundred (DeepSeek-V3: 256 routed, DeepSeek-AI 2024). */
 #define MAX_EXPERTS 65536
+/* An attention head's width: 64-256 in published models (Qwen3 128,
+ * Gemma 2 256); the cap keeps heads x head_dim far inside int64. */
+#define MAX_HEAD_DIM 65536
 
 static const Field model_fields[] = {
   FILE_KEYS,
@@ -27,6 +30,7 @@ static const Field model_fields[] = {
   F ("hidden", F_INT, ModelSpec, hidden, REQUIRED),
   F ("heads", F_INT, ModelSpec, heads, REQUIRED, MARK (heads)),
   F ("kv_heads", F_INT_AUTO, ModelSpec, kv_heads),
+  F ("head_dim", F_INT_AUTO, ModelSpec, head_dim),
   F ("ffn_hidden", F_INT_AUTO, ModelSpec, ffn_hidden),
   F ("mlp", F_ENUM, ModelSpec, mlp, .arg = SPEC_ENUM_MLP),
   F ("vocab", F_INT, ModelSpec, vocab, REQUIRED),
@@ -118,6 +122,13 @@ config_model_finish (const YNode *map, const char *path, void *base, GError **er
     {
       ytree_set_error (error, kv->value->mark, "%s.kv_heads (%d) must divide %s.heads (%d)",
                        path, m->kv_heads, path, m->heads);
+      return FALSE;
+    }
+  if (m->head_dim > MAX_HEAD_DIM)
+    {
+      const YPair *d = ytree_map_find (map, "head_dim");
+      ytree_set_error (error, d->value->mark, "%s.head_dim must be at most "
+                       "%d, got %d", path, MAX_HEAD_DIM, m->head_dim);
       return FALSE;
     }
   if (m->layers > MAX_LAYERS)

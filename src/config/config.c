@@ -204,10 +204,17 @@ config_model_family (const char *path, const char *family, char **families)
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
+      /* The families are the names' parts before their size: the first
+       * '-' a digit follows ("qwen3" of qwen3-30b-a3b), else the last. */
       const char *dash = strrchr (name, '-');
+      for (const char *d = strchr (name, '-'); d != NULL; d = strchr (d + 1, '-'))
+        if (g_ascii_isdigit (d[1]))
+          {
+            dash = d;
+            break;
+          }
       if (g_str_has_prefix (name, prefix))
         g_ptr_array_add (found, g_strdup (name));
-      /* The families are the names' parts before their last '-'. */
       if (dash != NULL && dash != name)
         {
           g_autofree char *f = g_strndup (name, (gsize) (dash - name));

@@ -129,6 +129,15 @@ spec_layer_is_moe (const ModelSpec *m, int l)
 }
 
 int
+spec_head_dim (const ModelSpec *m)
+{
+  /* A kind: mlp or gemm validation case has no heads. */
+  if (m->head_dim > 0 || m->heads <= 0)
+    return m->head_dim;
+  return m->hidden / m->heads;
+}
+
+int
 spec_moe_layers (const ModelSpec *m)
 {
   int n = 0;

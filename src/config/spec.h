@@ -301,8 +301,14 @@ typedef struct {
   int moe_layer_frequency;  /* every n-th layer after them is MoE; 1 */
   double capacity_factor;   /* 0: dropless (absent) */
   RouterKind router;   /* default softmax */
+  /* An attention head's width (Megatron's --kv-channels); 0: hidden /
+   * heads. Qwen3's, 128 at hidden 2048 and 32 heads, is not. */
+  int head_dim;
 } ModelSpec;
 
+/* M's attention head width: model.head_dim, or hidden / heads (0
+ * without heads). */
+int spec_head_dim (const ModelSpec *m);
 /* MoE layers of the model M: 0 for a dense model. */
 int spec_moe_layers (const ModelSpec *m);
 /* Whether layer L (from 0) of M has an MoE MLP. */

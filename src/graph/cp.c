@@ -14,7 +14,7 @@ cp_layer_shape (LayerShape *ls, int cp, CpKind kind)
 double
 cp_kv_block_bytes (const LayerShape *ls)
 {
-  int64_t d = ls->h / ls->heads;
+  int64_t d = ls->d;
   return 2.0 * ls->cm->bytes_per_element * ls->b * ls->s * d
          * (ls->kv_heads / ls->t);
 }
@@ -30,7 +30,7 @@ cp_kv_block_bytes (const LayerShape *ls)
 static Kernel
 ring_step (const LayerShape *ls, gboolean backward)
 {
-  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  int64_t heads = ls->heads / ls->t, d = ls->d;
   return compute_attention (ls->cm, ls->attention, ls->b * heads, ls->s, d,
                             backward);
 }
@@ -39,7 +39,7 @@ ring_step (const LayerShape *ls, gboolean backward)
 static Kernel
 ulysses_attention (const LayerShape *ls, gboolean backward)
 {
-  int64_t heads = ls->heads / ls->t / ls->cp, d = ls->h / ls->heads;
+  int64_t heads = ls->heads / ls->t / ls->cp, d = ls->d;
   return compute_attention (ls->cm, ls->attention, ls->b * heads,
                             ls->s * ls->cp, d, backward);
 }
@@ -52,7 +52,8 @@ static void
 push_correction (GArray *ops, const LayerShape *ls)
 {
   graph_push_elementwise (ops, ls, "cp_out_correction",
-                          (double) ls->b * ls->s * ls->h / ls->t, 2, 1, 0);
+                          (double) ls->b * ls->s * (ls->heads * ls->d) / ls->t,
+                          2, 1, 0);
 }
 
 /* Ulysses' four all-to-alls of a direction: q, k and v (or their
@@ -65,7 +66,7 @@ push_ulysses_all_to_all (GArray *ops, const LayerShape *ls, const char *name,
   double w = ls->cm->bytes_per_element;
   int64_t heads = kv ? ls->kv_heads : ls->heads;
   graph_push_comm (ops, GOP_CP_ALL_TO_ALL, name,
-                   w * ls->b * ls->s * (ls->h / ls->heads) * heads / ls->t);
+                   w * ls->b * ls->s * ls->d * heads / ls->t);
 }
 
 void

@@ -136,11 +136,12 @@ double
 fp8_activation_saving (const LayerShape *ls, double w)
 {
   double sbh = (double) ls->s * ls->b * ls->h;
+  double context = (double) ls->s * ls->b * (ls->heads * ls->d);
   double whole = ls->sequence_parallel ? 1.0 / ls->t : 1;
   /* QKV's and FC1's inputs (the layer norms' outputs), the projection's
-   * (the attention's context) and FC2's (the activation's output, ffn
-   * wide). */
-  double elems = 2 * sbh * whole + sbh / ls->t
+   * (the attention's context, heads x head_dim wide) and FC2's (the
+   * activation's output, ffn wide). */
+  double elems = 2 * sbh * whole + context / ls->t
                  + sbh * ls->ffn / ls->h / ls->t;
   return elems * (w - 1);
 }

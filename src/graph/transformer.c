@@ -84,11 +84,18 @@ fc1_width (const LayerShape *ls)
   return (ls->gated ? 2 : 1) * ls->ffn / ls->t;
 }
 
+/* The query's (and the attention output's) width, all heads: the hidden
+ * size unless model.head_dim says otherwise. */
+static int64_t
+attn_width (const LayerShape *ls)
+{
+  return ls->heads * ls->d;
+}
+
 static int64_t
 qkv_width (const LayerShape *ls)
 {
-  int64_t kv = ls->h / ls->heads * ls->kv_heads;
-  return (ls->h + 2 * kv) / ls->t;
+  return (attn_width (ls) + 2 * ls->d * ls->kv_heads) / ls->t;
 }
 
 /* Entering a column-parallel block: nothing without SP (the input is
@@ -132,6 +139,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->h = m->hidden;
   ls->heads = m->heads;
   ls->kv_heads = m->kv_heads;
+  ls->d = spec_head_dim (m);
   ls->ffn = m->ffn_hidden;
   ls->gated = m->mlp == MLP_SWIGLU;
   ls->vocab = transformer_padded_vocab (m, tp);
@@ -235,7 +243,7 @@ push_mpt_unpad (GArray *ops, const LayerShape *ls, gboolean backward,
   if (!ls->mpt_attention || ls->attention == ATTENTION_FLASH1_TRITON
       || ls->attention == ATTENTION_UNFUSED)
     return;
-  double q = (double) ls->b * ls->s * ls->h / ls->t;
+  double q = (double) ls->b * ls->s * attn_width (ls) / ls->t;
   double qkv = q * (1 + 2.0 * ls->kv_heads / ls->heads);
   if (!backward && before)
     {
@@ -274,7 +282,7 @@ push_mpt_unpad (GArray *ops, const LayerShape *ls, gboolean backward,
 void
 transformer_attention_core_forward (const LayerShape *ls, GArray *ops)
 {
-  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  int64_t heads = ls->heads / ls->t, d = ls->d;
   if (ls->cp > 1)
     {
       cp_attention_forward (ls, ops);
@@ -318,8 +326,8 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
   fp8_push_gemm (ops, ls, "qkv", tokens, qkv_width (ls), ls->h);
   transformer_attention_core_forward (ls, ops);
   fp8_push_cast (ops, ls, "fp8_cast_proj_input",
-                 (double) tokens * ls->h / ls->t);
-  fp8_push_gemm (ops, ls, "attn_proj", tokens, ls->h, ls->h / ls->t);
+                 (double) tokens * attn_width (ls) / ls->t);
+  fp8_push_gemm (ops, ls, "attn_proj", tokens, ls->h, attn_width (ls) / ls->t);
   leave_tp (ops, ls, "tp_allreduce_attn");
   graph_push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   graph_push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
@@ -441,7 +449,7 @@ void
 transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
-  int64_t heads = ls->heads / ls->t, d = ls->h / ls->heads;
+  int64_t heads = ls->heads / ls->t, d = ls->d;
   double e = graph_token_elems (ls);
   graph_push_elementwise (ops, ls, "ln2_bwd", e, 2, 1, 0);
   graph_set_launches (ops, 3);
@@ -449,7 +457,7 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
   graph_set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
   enter_tp (ops, ls, "tp_allgather_attn_bwd");
   fp8_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad",
-                          tokens, ls->h, ls->h / ls->t);
+                          tokens, ls->h, attn_width (ls) / ls->t);
   if (ls->cp > 1)
     cp_attention_backward (ls, ops);
   else if (ls->attention != ATTENTION_UNFUSED)
@@ -634,7 +642,8 @@ transformer_head_backward_accumulating (const LayerShape *ls, GArray *ops)
 double
 transformer_layer_weights (const LayerShape *ls)
 {
-  return ls->h * (double) qkv_width (ls) + (double) ls->h / ls->t * ls->h
+  return ls->h * (double) qkv_width (ls)
+         + (double) attn_width (ls) / ls->t * ls->h
          + ls->h * (double) fc1_width (ls) + (double) ls->ffn / ls->t * ls->h;
 }
 
@@ -644,7 +653,7 @@ transformer_layer_params (const LayerShape *ls)
   double qkv = (double) qkv_width (ls);
   double ffn = (double) ls->ffn / ls->t, fc1 = (double) fc1_width (ls);
   return ls->h * qkv + qkv              /* QKV weight and bias */
-         + (double) ls->h / ls->t * ls->h + ls->h   /* projection */
+         + (double) attn_width (ls) / ls->t * ls->h + ls->h   /* projection */
          + ls->h * fc1 + fc1            /* FC1 */
          + ffn * ls->h + ls->h          /* FC2 */
          + 4.0 * ls->h;                 /* two layer norms */
@@ -666,16 +675,23 @@ double
 transformer_largest_tensor (const LayerShape *ls)
 {
   double h = ls->h;
-  return MAX (MAX (h * qkv_width (ls), h / ls->t * h),
+  return MAX (MAX (h * qkv_width (ls), (double) attn_width (ls) / ls->t * h),
               MAX (MAX (h * fc1_width (ls), (double) ls->ffn / ls->t * h),
                    (double) ls->vocab / ls->t * h));
+}
+
+/* The query's width, all heads (attn_width of a layer). */
+static double
+model_attn_width (const ModelSpec *m)
+{
+  return (double) m->heads * spec_head_dim (m);
 }
 
 double
 transformer_attention_core_flops (const ModelSpec *m, int64_t global_batch)
 {
   double s = m->seq_len;
-  return 4.0 * global_batch * s * s * m->hidden;
+  return 4.0 * global_batch * s * s * model_attn_width (m);
 }
 
 double
@@ -697,14 +713,14 @@ double
 transformer_layer_forward_flops (const ModelSpec *m, int64_t global_batch)
 {
   double tokens = (double) global_batch * m->seq_len, h = m->hidden;
-  double kv = h / m->heads * m->kv_heads;
+  double q = model_attn_width (m), kv = q / m->heads * m->kv_heads;
   /* FC1 + FC2; of an MoE model, the mean layer's active MLP (each token
    * at its top_k experts and the shared ones, and the router). */
   double mlp = m->experts > 0
     ? 2 * tokens * transformer_mlp_params (m, TRUE) / m->layers
     : (m->mlp == MLP_SWIGLU ? 6 : 4) * tokens * h * m->ffn_hidden;
-  double gemm = 2 * tokens * h * (h + 2 * kv)   /* QKV */
-                + 2 * tokens * h * h            /* projection */
+  double gemm = 2 * tokens * h * (q + 2 * kv)   /* QKV */
+                + 2 * tokens * q * h            /* projection */
                 + mlp;
   return gemm + transformer_attention_core_flops (m, global_batch);
 }
@@ -720,8 +736,10 @@ transformer_model_flops (const ModelSpec *m, int64_t global_batch)
 
 /* An MoE model's FLOPs as Megatron-LM counts them
  * (num_floating_point_operations, megatron/training/training.py, the
- * MoE form since core_r0.7.0): 12 B s l h^2 ((1 + g/a + s/h) for
- * attention + (F/h) k x 3/2 (SwiGLU) for the routed MLP + (F_shared/h)
+ * MoE form since core_r0.7.0): 12 B s l h^2 ((1 + g/a + s/h) p for
+ * attention, p the query's width over h (its query_projection_to_hidden_
+ * size_ratio, kv_channels x heads / h, core_v0.10.0; 1 unless head_dim
+ * says otherwise) + (F/h) k x 3/2 (SwiGLU) for the routed MLP + (F_shared/h)
  * x 3/2 + V / (2 l h)), the MLP term averaged over the model's dense and
  * MoE layers; the router not counted. */
 static double
@@ -730,13 +748,16 @@ megatron_moe_flops (const ModelSpec *m, int64_t global_batch, int tp)
   double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
   double V = (double) transformer_padded_vocab (m, tp);
   double gated = m->mlp == MLP_SWIGLU ? 1.5 : 1;
+  /* Its query_projection_to_hidden_size_ratio (kv_channels x heads / h). */
+  double p = model_attn_width (m) / h;
   double mlp = 0;
   for (int i = 0; i < m->layers; i++)
     mlp += spec_layer_is_moe (m, i)
       ? (double) m->moe_ffn_hidden * (m->top_k + m->shared_experts) / h * gated
       : (double) m->ffn_hidden / h * gated;
   return 12 * B * s * l * h * h
-         * (1 + (double) m->kv_heads / m->heads + s / h + mlp / l + V / (2 * l * h));
+         * ((1 + (double) m->kv_heads / m->heads + s / h) * p + mlp / l
+            + V / (2 * l * h));
 }
 
 double
@@ -746,5 +767,9 @@ transformer_megatron_flops (const ModelSpec *m, int64_t global_batch, int tp)
     return megatron_moe_flops (m, global_batch, tp);
   double B = global_batch, s = m->seq_len, l = m->layers, h = m->hidden;
   double V = (double) transformer_padded_vocab (m, tp);
-  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  /* Of a layer's 24 B s h^2 + 4 B s^2 h forward, the attention's 8 B s
+   * h^2 and 4 B s^2 h scale with the query's width over h (p). */
+  double p = model_attn_width (m) / h;
+  return 96 * B * s * l * h * h
+         * ((2 + p) / 3 + p * s / (6 * h) + V / (16 * l * h));
 }

@@ -48,6 +48,7 @@ typedef struct {
 /* Everything about a layer's shape on one TP rank. */
 typedef struct {
   int64_t b, s, h, heads, kv_heads, ffn, vocab; /* vocab: padded */
+  int64_t d;          /* a head's width (spec_head_dim) */
   int t;
   gboolean gated;     /* SwiGLU MLP */
   gboolean sequence_parallel;

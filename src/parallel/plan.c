@@ -355,9 +355,10 @@ plan_check (const ExperimentSpec *e, GError **error)
   /* A dp derived from gpus that do not divide says nothing more. */
   int dp = p->dp > 0 || e->gpus % (p->tp * cp * p->pp) == 0 ? plan_dp (e) : 0;
 
-  if (m->hidden % m->heads != 0)
-    violation (list, mk->heads, "the %d heads must divide hidden %d",
-               m->heads, m->hidden);
+  /* Without head_dim a head is hidden / heads wide. */
+  if (m->head_dim == 0 && m->hidden % m->heads != 0)
+    violation (list, mk->heads, "the %d heads must divide hidden %d (or "
+               "give model.head_dim)", m->heads, m->hidden);
   if (m->heads % p->tp != 0)
     violation (list, mk->tp, "tp %d must divide the %d attention heads "
                "(valid tp: a divisor of %d)", p->tp, m->heads, m->heads);
@@ -636,7 +637,12 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
            / (sp || e->training.activation_checkpointing.partition_activations
               ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
-  double linear = sp ? (32 * k + masks) / t : 8 * k + masks + 24 * k / t;
+  /* Of the 24 split by t, Q, K, V and the context (8) are as wide as the
+   * query (model.head_dim): p = heads x head_dim / h, 1 unless given. */
+  double attn = e->model.head_dim > 0
+    ? 8 * k * ((double) e->model.heads * e->model.head_dim / h - 1) : 0;
+  double linear = sp ? (32 * k + masks + attn) / t
+                     : 8 * k + masks + (24 * k + attn) / t;
   gboolean copy = w < 4 && !framework_fused_softmax (
     e->framework, e->training.precision, (int64_t) b * e->model.heads / t,
     e->model.seq_len);

@@ -30,7 +30,7 @@ gboolean
 family_rule_build (const ModelSpec *largest, double parameters,
                    ModelSpec *out, char **why)
 {
-  int head = largest->hidden / largest->heads;
+  int head = spec_head_dim (largest);
   int group = largest->heads / largest->kv_heads;
   double ffn_per_hidden = (double) largest->ffn_hidden / largest->hidden;
   double width_per_layer = (double) largest->hidden / largest->layers;
