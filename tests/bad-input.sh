@@ -170,6 +170,8 @@ table () {
 # and overlapped reduction, and a framework that has the flag.
 2 | param-gather.yaml:5:82: param_gather_overlap needs the distributed optimizer | - | run $d/param-gather.yaml
 2 | cannot run parallel.param_gather_overlap: it is Megatron-Core's | - | run $d/valid.yaml --set parallel.param_gather_overlap=true --set framework=megatron-lm@2
+2 | --set parallel.tp_comm_overlap: tp_comm_overlap overlaps the sequence-parallel all-gathers | - | run $d/valid.yaml --set parallel.tp_comm_overlap=true --set parallel.sequence_parallel=false --set framework=megatron-lm@3
+2 | cannot run parallel.tp_comm_overlap: it is Megatron-Core's --tp-comm-overlap | - | run $d/valid.yaml --set parallel.tp_comm_overlap=true --set framework=megatron-lm@2
 # FP8: a device without an FP8 rate, a recipe not known.
 2 | fp8-a100.yaml:6:23: training.precision: fp8 needs a device with an FP8 rate (peak.fp8) | - | run $d/fp8-a100.yaml
 2 | fp8-recipe.yaml:6:40: training.fp8_recipe: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml

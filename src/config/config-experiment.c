@@ -176,6 +176,8 @@ static const Field parallel_fields[] = {
   F ("bucket_size", F_UNIT, ParallelSpec, bucket_bytes, .arg = UNIT_BYTES),
   F ("tp_across_nodes", F_BOOL, ParallelSpec, tp_across_nodes),
   F ("tp_overlap", F_BOOL, ParallelSpec, tp_overlap),
+  F ("tp_comm_overlap", F_BOOL, ParallelSpec, tp_comm_overlap,
+     MARK (tp_comm_overlap)),
   F ("param_gather_overlap", F_BOOL, ParallelSpec, param_gather_overlap,
      MARK (param_gather_overlap)),
   F ("moe_shared_expert_overlap", F_BOOL, ParallelSpec, moe_shared_expert_overlap,

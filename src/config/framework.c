@@ -252,6 +252,9 @@ static const FrameworkProfile profiles[] = {
     /* --moe-shared-expert-overlap (megatron/training/arguments.py,
      * core_r0.10.0; not in core_r0.9.0). */
     .moe_shared_expert_overlap = YES,
+    /* --tp-comm-overlap (megatron/training/arguments.py, core_r0.10.0 and
+     * core_v0.12.0: it asserts sequence parallelism). */
+    .tp_comm_overlap = YES,
     .tp_overlap = TRUE, .grad_acc_fp16 = GRAD_ACC_FUSED,
     .grad_acc_bf16 = GRAD_ACC_FUSED, .main_grad_buffer = TRUE,
     .dp_overlap = FALSE,

@@ -79,6 +79,9 @@ struct FrameworkProfile {
   /* parallel.moe_shared_expert_overlap: Megatron-Core's; unset (no why)
    * where the framework has no such flag. */
   FrameworkRule moe_shared_expert_overlap;
+  /* parallel.tp_comm_overlap: Megatron-Core's; unset (no why) where the
+   * framework has no such flag. */
+  FrameworkRule tp_comm_overlap;
   gboolean deepspeed_moe;
   /* Set where offload moves the parameters with the optimizer or not at
    * all (zero.offload optimizer+params only): why. */

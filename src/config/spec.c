@@ -271,7 +271,7 @@ topology_spec_clear (TopologySpec *t)
   X ((m)->offload_delayed_update) X ((m)->stage_layers) X ((m)->framework) \
   X ((m)->schedule) X ((m)->sequence_parallel) X ((m)->recompute) \
   X ((m)->activation_checkpointing) X ((m)->param_gather_overlap) \
-  X ((m)->moe_shared_expert_overlap) \
+  X ((m)->moe_shared_expert_overlap) X ((m)->tp_comm_overlap) \
   X ((m)->experts) X ((m)->top_k) X ((m)->ep) X ((m)->etp) \
   X ((m)->cp) X ((m)->cp_kind) \
   X ((m)->topology) X ((m)->training) \

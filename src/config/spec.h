@@ -506,6 +506,13 @@ typedef struct {
    * the weight-gradient GEMM, and with SP the input's all-gather under
    * the input-gradient GEMM. Default true. */
   gboolean tp_overlap;
+  /* Megatron-Core's --tp-comm-overlap (megatron/training/arguments.py and
+   * megatron/core/model_parallel_config.py, core_v0.12.0): with sequence
+   * parallelism, TransformerEngine's userbuffers split each linear
+   * layer's GEMM and run its TP all-gather or reduce-scatter beside it,
+   * forward and backward (graph/transformer.c). Default false, as the
+   * flag. */
+  gboolean tp_comm_overlap;
   /* Megatron-Core's --overlap-param-gather (core_r0.8.0, megatron/core/
    * optimizer/distrib_optimizer.py): the distributed optimizer's
    * all-gather of the updated parameters runs under the next step's first
@@ -639,7 +646,7 @@ typedef struct {
   char *zero_stage, *offload, *offload_delayed_update, *stage_layers;
   char *framework;
   char *schedule, *sequence_parallel, *recompute, *activation_checkpointing;
-  char *param_gather_overlap, *moe_shared_expert_overlap;
+  char *param_gather_overlap, *moe_shared_expert_overlap, *tp_comm_overlap;
   char *experts, *top_k, *ep, *etp, *cp, *cp_kind;
   char *topology, *training;  /* where each is given (a missing key's place) */
   char *placement;      /* topology.inter_node.fabric.placement */

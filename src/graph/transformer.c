@@ -119,6 +119,38 @@ leave_tp (GArray *ops, const LayerShape *ls, const char *name)
                ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
 }
 
+/* With parallel.tp_comm_overlap: Megatron-Core's --tp-comm-overlap, where
+ * TransformerEngine's userbuffers split a linear layer's GEMM into chunks
+ * and pass the sequence's chunks around the TP ring between them
+ * (megatron/core/model_parallel_config.py, core_v0.12.0: tp_comm_overlap_ag
+ * and tp_comm_overlap_rs on by default; Megatron-Bridge's H100 settings,
+ * src/megatron/bridge/training/comm_overlap.py at v0.2.0, run them as
+ * ring exchanges on the copy engines, a streaming multiprocessor at
+ * most). So the all-gather before QKV's and FC1's GEMMs, the
+ * reduce-scatter after the projection's and FC2's, and in backward the
+ * gradient's all-gather before the projection's and FC2's input-gradient
+ * GEMMs run beside their GEMM: each pair takes the longer of the two. The
+ * other backward pair (QKV's and FC1's) TE overlaps in bulk as Megatron's
+ * asynchronous backward does (tp_comm_bulk_wgrad, tp_comm_bulk_dgrad). */
+static gboolean
+comm_beside (const LayerShape *ls)
+{
+  return ls->tp_comm_overlap && ls->t > 1 && ls->sequence_parallel;
+}
+
+/* A TP collective that runs beside the GEMM pushed next (GraphOp.overlap:
+ * the program takes the GEMM's time and what of the collective outlasts
+ * it); a reduce-scatter is pushed before its GEMM too, as the chunks of
+ * both interleave. */
+static void
+push_beside (GArray *ops, const LayerShape *ls, GraphOpKind kind,
+             const char *name)
+{
+  graph_push_comm (ops, kind, name,
+                   ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+  g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
+}
+
 /* ---- shapes ------------------------------------------------------------ */
 
 int64_t
@@ -155,6 +187,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->fp16 = FALSE;
   ls->attention = attention;
   ls->tp_overlap = FALSE;
+  ls->tp_comm_overlap = FALSE;
   ls->experts = m->experts;
   ls->top_k = m->top_k;
   ls->moe_ffn = m->moe_ffn_hidden;
@@ -321,14 +354,20 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
   int64_t tokens = ls->b * ls->s;
   double e = graph_token_elems (ls);
   graph_push_elementwise (ops, ls, "ln1", e, 1, 1, 0);
-  enter_tp (ops, ls, "tp_allgather_attn");
+  if (!comm_beside (ls))
+    enter_tp (ops, ls, "tp_allgather_attn");
   fp8_push_cast (ops, ls, "fp8_cast_qkv_input", (double) tokens * ls->h);
+  if (comm_beside (ls))
+    push_beside (ops, ls, GOP_TP_ALL_GATHER, "tp_allgather_attn");
   fp8_push_gemm (ops, ls, "qkv", tokens, qkv_width (ls), ls->h);
   transformer_attention_core_forward (ls, ops);
   fp8_push_cast (ops, ls, "fp8_cast_proj_input",
                  (double) tokens * attn_width (ls) / ls->t);
+  if (comm_beside (ls))
+    push_beside (ops, ls, GOP_TP_REDUCE_SCATTER, "tp_allreduce_attn");
   fp8_push_gemm (ops, ls, "attn_proj", tokens, ls->h, attn_width (ls) / ls->t);
-  leave_tp (ops, ls, "tp_allreduce_attn");
+  if (!comm_beside (ls))
+    leave_tp (ops, ls, "tp_allreduce_attn");
   graph_push_elementwise (ops, ls, "residual1", e, 2, 1, 1);
   graph_push_elementwise (ops, ls, "ln2", e, 1, 1, 0);
   /* Megatron-DeepSpeed's two scalars made on the GPU before the MLP
@@ -341,8 +380,11 @@ void
 transformer_mlp_forward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
-  enter_tp (ops, ls, "tp_allgather_mlp");
+  if (!comm_beside (ls))
+    enter_tp (ops, ls, "tp_allgather_mlp");
   fp8_push_cast (ops, ls, "fp8_cast_fc1_input", (double) tokens * ls->h);
+  if (comm_beside (ls))
+    push_beside (ops, ls, GOP_TP_ALL_GATHER, "tp_allgather_mlp");
   fp8_push_gemm (ops, ls, "fc1", tokens, fc1_width (ls), ls->h);
   /* GeLU reads and writes the FC1 output; SwiGLU reads its two halves. */
   graph_push_elementwise (ops, ls, ls->gated ? "swiglu" : "gelu",
@@ -350,8 +392,11 @@ transformer_mlp_forward (const LayerShape *ls, GArray *ops)
                     0);
   fp8_push_cast (ops, ls, "fp8_cast_fc2_input",
                  (double) tokens * ls->ffn / ls->t);
+  if (comm_beside (ls))
+    push_beside (ops, ls, GOP_TP_REDUCE_SCATTER, "tp_allreduce_mlp");
   fp8_push_gemm (ops, ls, "fc2", tokens, ls->h, ls->ffn / ls->t);
-  leave_tp (ops, ls, "tp_allreduce_mlp");
+  if (!comm_beside (ls))
+    leave_tp (ops, ls, "tp_allreduce_mlp");
 }
 
 void
@@ -372,6 +417,26 @@ graph_push_gemm_backward (GArray *ops, const LayerShape *ls, const char *dgrad,
   graph_push_gemm (ops, ls, wgrad, batch, k, n, m);
 }
 
+/* Backward of a row-parallel GEMM (the projection, FC2): with SP the
+ * output gradient is all-gathered first (beside the input-gradient GEMM
+ * with tp_comm_overlap), then the two gradients' GEMMs. */
+static void
+row_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
+                       const char *dgrad, const char *wgrad, int64_t m,
+                       int64_t n, int64_t k)
+{
+  if (!comm_beside (ls))
+    {
+      enter_tp (ops, ls, gather);
+      fp8_push_gemm_backward (ops, ls, dgrad, wgrad, m, n, k);
+      return;
+    }
+  fp8_push_cast (ops, ls, "fp8_cast_grad", (double) m * n);
+  push_beside (ops, ls, GOP_TP_ALL_GATHER, gather);
+  fp8_push_gemm (ops, ls, dgrad, m, k, n);
+  fp8_push_gemm (ops, ls, wgrad, k, n, m);
+}
+
 /* Backward of a column-parallel GEMM (QKV, FC1): with SP its saved input
  * is 1/t of the sequence and is all-gathered again for the weight
  * gradient; the input gradient leaves by all-reduce (reduce-scatter with
@@ -390,7 +455,7 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
   double bytes = ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
   /* With fp8 the output gradient is cast first (fp8.h). */
   fp8_push_cast (ops, ls, "fp8_cast_grad", (double) m * n);
-  if (!ls->tp_overlap)
+  if (!ls->tp_overlap && !comm_beside (ls))
     {
       enter_tp (ops, ls, gather);
       fp8_push_gemm (ops, ls, dgrad, m, k, n);
@@ -433,9 +498,8 @@ void
 transformer_mlp_backward (const LayerShape *ls, GArray *ops)
 {
   int64_t tokens = ls->b * ls->s;
-  enter_tp (ops, ls, "tp_allgather_mlp_bwd");
-  fp8_push_gemm_backward (ops, ls, "fc2_dgrad", "fc2_wgrad", tokens, ls->h,
-                          ls->ffn / ls->t);
+  row_parallel_backward (ops, ls, "tp_allgather_mlp_bwd", "fc2_dgrad",
+                         "fc2_wgrad", tokens, ls->h, ls->ffn / ls->t);
   graph_push_elementwise (ops, ls, ls->gated ? "swiglu_bwd" : "gelu_bwd",
                     (double) tokens * ls->ffn / ls->t, ls->gated ? 3 : 2,
                     ls->gated ? 2 : 1, 0);
@@ -455,9 +519,9 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
   graph_set_launches (ops, 3);
   graph_push_elementwise (ops, ls, "residual1_bwd", e, 2, 1, 1);
   graph_set_launches (ops, 3);   /* bias-dropout-add backward, residual's add */
-  enter_tp (ops, ls, "tp_allgather_attn_bwd");
-  fp8_push_gemm_backward (ops, ls, "attn_proj_dgrad", "attn_proj_wgrad",
-                          tokens, ls->h, attn_width (ls) / ls->t);
+  row_parallel_backward (ops, ls, "tp_allgather_attn_bwd", "attn_proj_dgrad",
+                         "attn_proj_wgrad", tokens, ls->h,
+                         attn_width (ls) / ls->t);
   if (ls->cp > 1)
     cp_attention_backward (ls, ops);
   else if (ls->attention != ATTENTION_UNFUSED)

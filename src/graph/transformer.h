@@ -55,6 +55,7 @@ typedef struct {
   gboolean dropout;   /* dropout masks kept (a byte per element) */
   Attention attention;
   gboolean tp_overlap;      /* see ParallelSpec; false unless set */
+  gboolean tp_comm_overlap; /* see ParallelSpec; false unless set */
   GradAccumulation grad_accumulation;   /* see ParallelSpec; fused unless set */
   CrossEntropy cross_entropy;   /* the framework's; vocab-parallel unless set */
   int train_metrics;            /* cross entropies over the logits that the

@@ -166,6 +166,15 @@ framework_rules (GString *list, const ExperimentSpec *e)
                "(megatron/training/arguments.py, core_r0.8.0): valid: "
                "zero.stage 1 with gradient_bucketing: true, or "
                "param_gather_overlap: false");
+  if (p->tp_comm_overlap
+      && flag_allowed (list, e, &f->tp_comm_overlap, mk->tp_comm_overlap,
+                       "tp_comm_overlap", "--tp-comm-overlap", "core_v0.12.0")
+      && !(p->sequence_parallel && p->tp > 1))
+    violation (list, mk->tp_comm_overlap, "tp_comm_overlap overlaps the "
+               "sequence-parallel all-gathers and reduce-scatters with the "
+               "GEMMs (megatron/training/arguments.py asserts "
+               "sequence_parallel, core_v0.12.0): valid: tp > 1 with "
+               "sequence_parallel: true, or tp_comm_overlap: false");
   if (p->moe_shared_expert_overlap
       && flag_allowed (list, e, &f->moe_shared_expert_overlap,
                        mk->moe_shared_expert_overlap, "moe_shared_expert_overlap",
