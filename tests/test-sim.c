@@ -744,6 +744,17 @@ START_TEST (test_mpt_unpad)
 }
 END_TEST
 
+/* small_layer as an MoE layer: 8 experts of 2,048, top K, balanced. */
+static void
+small_moe_layer (ComputeModel *cm, LayerShape *ls, int k)
+{
+  small_layer (cm, ls);
+  ls->experts = 8;
+  ls->top_k = k;
+  ls->moe_ffn = 2048;
+  ls->imbalance = 1;
+}
+
 /* DeepSpeed-MoE's GShard dispatch (graph/moe.c) on small_layer at micro-
  * batch 1 with 8 experts, top-1, capacity factor 1.25: T = 512 tokens
  * of h = 1024, C = ceil(512 / 8 x 1.25) = 80 slots an expert, E C = 640.
@@ -761,11 +772,8 @@ START_TEST (test_gshard_dispatch)
 {
   ComputeModel cm;
   LayerShape ls;
-  small_layer (&cm, &ls);
+  small_moe_layer (&cm, &ls, 1);
   ls.b = 1;
-  ls.experts = 8;
-  ls.top_k = 1;
-  ls.moe_ffn = 2048;
   ls.capacity_factor = 1.25;
   const double t = 512, ec = 8 * 80.0, h = 1024, w = 2;
   ck_assert_double_eq_tol (moe_dispatch_bytes (&ls), w * t * h, 1e-6);
@@ -854,6 +862,43 @@ START_TEST (test_gshard_dispatch)
   ls.s = 64;
   ck_assert_double_eq_tol (moe_dispatch_bytes (&ls), w * 64 * 4 * h, 1e-6);
   ck_assert_double_eq_tol (moe_tokens_per_expert (&ls), 4, 1e-9);
+}
+END_TEST
+
+/* Megatron-Core's dispatcher gathers each rank's token count an expert
+ * (int64) over the expert TP x EP group before the host reads the
+ * splits: 8 experts x 8 bytes from each of ep 4 x etp 1 ranks, 256 bytes;
+ * nothing to gather at ep = etp = 1, nor under GShard's routing. With a
+ * capacity factor the host reads back right after it. */
+START_TEST (test_moe_token_counts)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_moe_layer (&cm, &ls, 2);
+  for (int ep = 1; ep <= 4; ep *= 4)
+    for (int gshard = 0; gshard < 2; gshard++)
+      for (int capacity = 0; capacity < 2; capacity++)
+        {
+          ls.ep = ep;
+          ls.gshard = gshard;
+          ls.capacity_factor = capacity ? 1.25 : 0;
+          g_autoptr (GArray) fwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+          g_autoptr (GArray) bwd = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+          moe_layer_forward (&ls, fwd);
+          moe_layer_backward (&ls, bwd);
+          ck_assert_ptr_null (op_named (bwd, "ep_token_counts"));
+          const GraphOp *g = op_named (fwd, "ep_token_counts");
+          if (ep == 1 || gshard)
+            {
+              ck_assert_ptr_null (g);
+              continue;
+            }
+          ck_assert_ptr_nonnull (g);
+          ck_assert_int_eq (g->kind, GOP_EP_ALL_GATHER);
+          ck_assert_double_eq (g->comm_bytes, 256);
+          ck_assert_int_eq (g->syncs, capacity);
+          ck_assert (!op_named (fwd, "aux_loss")->syncs);
+        }
 }
 END_TEST
 
@@ -3879,17 +3924,13 @@ START_TEST (test_fp8_moe_experts)
 {
   ComputeModel cm, c8;
   LayerShape ls;
-  small_layer (&cm, &ls);
+  small_moe_layer (&cm, &ls, 2);
   ExperimentSpec e = base_spec (8, 2, 1, 2, 8);
   e.topology.gpu.peak_flops[PRECISION_FP8] = 2 * e.topology.gpu.peak_flops[PRECISION_BF16];
   compute_model_init (&c8, &e.topology.gpu, &e.compute, PRECISION_FP8);
-  ls.experts = 8;
-  ls.top_k = 2;
-  ls.moe_ffn = 2048;
   ls.ep = 4;
   ls.etp = 1;
   ls.capacity_factor = 0;
-  ls.imbalance = 1;
   const double elems = 2 * 1024.0 * 1024, wide = 2 * 1024.0 * 2048;
   static const struct { const char *name; double elems; } casts[] = {
     { "fp8_cast_expert_fc1_input", 1 }, { "fp8_cast_expert_fc2_input", 2 },
@@ -4040,6 +4081,7 @@ sim_suite (void)
   tcase_add_test (models, test_fp8_moe_experts);
   tcase_add_test (models, test_head_dim);
   tcase_add_test (models, test_tp_comm_overlap);
+  tcase_add_test (models, test_moe_token_counts);
   tcase_add_test (models, test_fp8_moe_memory);
   tcase_add_test (models, test_fp8_amax);
   tcase_add_test (models, test_mpt_unpad);

@@ -21,6 +21,8 @@ typedef enum {
   GOP_TP_REDUCE_SCATTER,
   GOP_TP_ALL_GATHER,
   GOP_EP_ALL_TO_ALL,  /* an MoE layer's dispatch or combine (graph/moe.h) */
+  GOP_EP_ALL_GATHER,  /* Megatron-Core's dispatcher's token counts over the
+                       * expert TP x EP group (graph/moe.h) */
   GOP_CP_SEND_RECV,   /* a KV block to the next rank of the CP ring and
                        * one from the previous (graph/cp.h) */
   GOP_CP_ALL_TO_ALL,  /* Ulysses' all-to-all over the CP group (graph/cp.h) */

@@ -332,14 +332,15 @@ flush (Builder *b)
 }
 
 /* An EP all-to-all's op ID, of piece P: it joins no peers (each rank's
- * runs when it arrives); across nodes its bytes are a flow on the NICs. */
+ * runs when it arrives); across nodes its bytes are a flow on the NICs.
+ * The token counts' all-gather (no bytes on the piece) keeps its time. */
 static void
 ep_op (Builder *b, uint32_t id, const Piece *p)
 {
   Sim *sim = b->sim;
   if (sim->op_info != NULL)
     g_array_index (sim->op_info, OpInfo, id).group = sim->ls.ep;
-  if (sim->ep_flows)
+  if (sim->ep_flows && p->bytes > 0)
     op_at (sim, id)->comm = sim_moe_comm (
       sim, sim_global_rank (sim, b->stage, b->replica, b->tp_rank), b->stage,
       p->bytes);

@@ -36,6 +36,15 @@ sim_moe_all_to_all_time (const Sim *sim, double bytes)
   return net_collective_time (&sim->net, COLL_ALL_TO_ALL, bytes, ep_shape (sim));
 }
 
+double
+sim_moe_counts_time (const Sim *sim, double bytes)
+{
+  /* The group is etp x ep consecutive expert ranks (the order above). */
+  int n = sim->ls.etp * sim->ls.ep;
+  return net_collective_time (&sim->net, COLL_ALL_GATHER, bytes,
+                              net_group_shape (&sim->net, 0, n, 1));
+}
+
 uint32_t
 sim_moe_comm (Sim *sim, int global, int stage, double bytes)
 {

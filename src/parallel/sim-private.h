@@ -471,6 +471,9 @@ void sim_fp8_programs (Sim *sim);
 /* The time of an EP all-to-all of BYTES per rank at the static share
  * (sim-moe.c). */
 double sim_moe_all_to_all_time (const Sim *sim, double bytes);
+/* Megatron-Core's all-gather of the token counts (GOP_EP_ALL_GATHER) of
+ * BYTES gathered, over the expert TP x EP group. */
+double sim_moe_counts_time (const Sim *sim, double bytes);
 /* The Comm of the EP all-to-all of BYTES per rank that simulated rank
  * RANK (global rank GLOBAL, of STAGE) runs: the NICs and uplinks of its
  * GPUs, or of the GPUs of its stage in its node in symmetric mode; NONE

@@ -47,6 +47,13 @@ piece_of (Sim *sim, const GraphOp *g)
       p.dur = sim_ticks (sim, sim_cp_comm_time (sim, g), g->name);
       return p;
     }
+  if (g->kind == GOP_EP_ALL_GATHER)
+    {
+      /* Latency-bound (a few hundred bytes): its fixed time, no flow. */
+      p.kind = OPK_EP;
+      p.dur = sim_ticks (sim, sim_moe_counts_time (sim, g->comm_bytes), g->name);
+      return p;
+    }
   if (g->kind == GOP_EP_ALL_TO_ALL)
     {
       p.kind = OPK_EP;
