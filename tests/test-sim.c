@@ -869,7 +869,8 @@ END_TEST
  * (int64) over the expert TP x EP group before the host reads the
  * splits: 8 experts x 8 bytes from each of ep 4 x etp 1 ranks, 256 bytes;
  * nothing to gather at ep = etp = 1, nor under GShard's routing. With a
- * capacity factor the host reads back right after it. */
+ * capacity factor the host reads back right after it. And the layer's
+ * saved activations by hand. */
 START_TEST (test_moe_token_counts)
 {
   ComputeModel cm;
@@ -899,6 +900,18 @@ START_TEST (test_moe_token_counts)
           ck_assert_int_eq (g->syncs, capacity);
           ck_assert (!op_named (fwd, "aux_loss")->syncs);
         }
+  /* What the layer keeps for backward, by hand (dropless, ep 4: 1,024
+   * tokens x top 2 = 2,048 routed to the two local experts): the
+   * dispatched tokens and the combined output, 2,048 x 1,024 each; FC1's
+   * output and GeLU's, 2,048 x 2,048 each; in 2 bytes; the router's fp32
+   * scores, 1,024 x 8 x 4. Not the permuted input: the permutation keeps
+   * its indices only. */
+  ls.ep = 4;
+  ls.gshard = FALSE;
+  ls.capacity_factor = 0;
+  ck_assert_double_eq (moe_activation_bytes (&ls),
+                       2 * (2 * 2048.0 * 1024) + 2 * (2 * 2048.0 * 2048)
+                       + 4 * 1024.0 * 8);
 }
 END_TEST
 

@@ -507,13 +507,16 @@ moe_activation_bytes (const LayerShape *ls)
   double w = ls->cm->bytes_per_element;
   double n = moe_tokens_per_expert (ls) * local_experts (ls);
   double t = local_tokens (ls);
-  /* The permuted input and the dispatched tokens (FC1's input), FC1's
-   * output and the activation's (FC2's input), the combined output kept
-   * for un-permutation, the router's fp32 scores. GShard's einsums keep,
-   * in place of the permuted input, the dispatch mask's and the combine
-   * weights' 16-bit copies over S x E C. */
-  double routing = ls->gshard ? 2 * w * t * gshard_slots (ls)
-                              : moe_dispatch_bytes (ls);
+  /* The dispatched tokens (FC1's input), FC1's output and the
+   * activation's (FC2's input), the combined output kept for
+   * un-permutation (unpermute's input, which it saves to apply the probs:
+   * core_r0.10.0 to core_v0.12.0), the router's fp32 scores. Neither the
+   * permutation nor the all-to-alls keep their tokens: index_select's
+   * backward (and TE's fused moe_permute's) needs only the indices, an
+   * all-to-all's only its splits (megatron/core/tensor_parallel/
+   * mappings.py _AllToAll). GShard's einsums keep besides the dispatch
+   * mask's and the combine weights' 16-bit copies over S x E C. */
+  double routing = ls->gshard ? 2 * w * t * gshard_slots (ls) : 0;
   return routing + moe_dispatch_bytes (ls)
          + w * (n * ls->h + n * (expert_fc1 (ls) + ls->moe_ffn / ls->etp))
          + 4.0 * t * ls->experts;

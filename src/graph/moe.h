@@ -47,7 +47,8 @@ double moe_layer_expert_params (const LayerShape *ls);
  * once a step, as fp8_layer_weight_casts is a dense layer's. */
 double moe_fp8_weights (const LayerShape *ls);
 void moe_fp8_weight_casts (const LayerShape *ls, GArray *ops);
-/* The activations an MoE MLP block keeps for backward beyond a dense
- * block's at the same shape, per micro-batch, in bytes: the permuted
- * tokens, the grouped GEMMs' inputs and outputs, the router's scores. */
+/* The activations an MoE MLP block keeps for backward, per micro-batch,
+ * in bytes: the dispatched tokens, the grouped GEMMs' inputs and
+ * outputs, the combined output, the router's scores (not the permuted
+ * input: the permutation keeps its indices only). */
 double moe_activation_bytes (const LayerShape *ls);
