@@ -174,6 +174,7 @@ table () {
 2 | cannot run parallel.tp_comm_overlap: it is Megatron-Core's --tp-comm-overlap | - | run $d/valid.yaml --set parallel.tp_comm_overlap=true --set framework=megatron-lm@2
 # FP8: a device without an FP8 rate, a recipe not known.
 2 | fp8-a100.yaml:6:23: training.precision: fp8 needs a device with an FP8 rate (peak.fp8) | - | run $d/fp8-a100.yaml
+2 | --set training.attention: training.attention: cudnn is measured on Hopper GPUs only, and a100-sxm4-80gb is generation ampere | - | run $d/valid.yaml --set training.attention=cudnn
 2 | fp8-recipe.yaml:6:40: training.fp8_recipe: unknown value 'mxfp8'; valid values: delayed or current | - | run $d/fp8-recipe.yaml
 2 | cp.yaml:7:23: cp 3 must split seq_len 2048 into 2 x cp = 6 equal chunks (valid cp: 1, 2, 4 | - | run $d/cp.yaml
 2 | cp.yaml:7:23: gpus 16 must be a multiple of tp x cp x pp = 6 | - | run $d/cp.yaml

@@ -279,7 +279,7 @@ parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
 training: {attention: unfused, flash_attention: true}
 EOF
 bad "flash_attention: true beside attention: unfused exits 2" attention_conflict \
-  "contradicts.*unfused, flash1, flash1-triton or flash2"
+  "contradicts.*unfused, flash1, flash1-triton, flash2, flash3 or cudnn"
 
 put attention_unknown <<'EOF'
 schema_version: 1
@@ -287,10 +287,10 @@ model: gpt3-175b
 topology: selene
 gpus: 1024
 parallel: {tp: 8, pp: 16, dp: 8, micro_batch: 1, global_batch: 1536}
-training: {attention: flash3}
+training: {attention: flash4}
 EOF
 bad "an unknown attention kernel exits 2 with the valid ones" attention_unknown \
-  "flash1-triton or flash2"
+  "flash1-triton, flash2, flash3 or cudnn"
 
 put missing <<'EOF'
 schema_version: 1

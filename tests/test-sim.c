@@ -428,6 +428,32 @@ START_TEST (test_hopper_kernels)
   /* FA v1 at d = 64 and 16k tokens: 156 TFLOP/s on an H100. */
   assert_attention_forward (&cm, ATTENTION_FLASH1, 32, 16384, 64, 156e12,
                             4096.0 / (32 * 132));
+  /* cuDNN's and FlashAttention-3's kernels at the benchmark's shape:
+   * FA-2's 265 TFLOP/s times their forward's gain over FA-2's in
+   * FlashAttention-3's figure at 2k and d = 128, 484 / 298 and 521 / 298;
+   * faster than FA-2 at every length and head size. */
+  static const struct { Attention impl; double gain; } v3[] = {
+    { ATTENTION_CUDNN, 484.0 / 298 }, { ATTENTION_FLASH3, 521.0 / 298 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (v3); i++)
+    {
+      double fwd = 0.5 * 4.0 * 128 * 2048.0 * 2048 * 128;
+      Kernel f = compute_attention (&cm, v3[i].impl, 128, 2048, 128, FALSE);
+      Kernel b = compute_attention (&cm, v3[i].impl, 128, 2048, 128, TRUE);
+      double got = compute_kernel_time (&cm, &f) + compute_kernel_time (&cm, &b);
+      double expect = 3.5 * fwd / (265e12 * v3[i].gain * wave);
+      ck_assert_msg (fabs (got / expect - 1) < 1e-12, "%d: got %.9g expected %.9g",
+                     v3[i].impl, got, expect);
+      for (int64_t seq = 512; seq <= 16384; seq *= 2)
+        for (int64_t d = 64; d <= 128; d *= 2)
+          {
+            Kernel k3 = compute_attention (&cm, v3[i].impl, 16384 / seq * 2048 / d,
+                                           seq, d, TRUE);
+            Kernel k2 = compute_attention (&cm, ATTENTION_FLASH2,
+                                           16384 / seq * 2048 / d, seq, d, TRUE);
+            ck_assert (compute_kernel_time (&cm, &k3) < compute_kernel_time (&cm, &k2));
+          }
+    }
   h100.generation = GENERATION_AMPERE;
   compute_model_init (&ampere, &h100, &e.compute, PRECISION_BF16);
   ck_assert (ampere.matmul_efficiency == LEDGER (MATMUL_EFFICIENCY));

@@ -265,7 +265,7 @@ training_finish (const YNode *map, const char *path, void *base, GError **error)
     {
       ytree_set_error (error, fa->value->mark, "%s.flash_attention: %s contradicts "
                        "%s.attention: %s; give only attention (unfused, flash1, "
-                       "flash1-triton or flash2)", path,
+                       "flash1-triton, flash2, flash3 or cudnn)", path,
                        t->flash_attention ? "true" : "false", path,
                        spec_enum_name (SPEC_ENUM_ATTENTION, t->attention));
       return FALSE;
@@ -503,6 +503,36 @@ config_experiment_defaults (ExperimentSpec *e)
   e->energy.grid_g_co2_per_kwh = SPEC_UNSET;
 }
 
+/* Where training.KEY is given in ROOT, else ROOT itself: the place of an
+ * error about it. */
+static YMark
+training_mark (const YNode *root, const char *key)
+{
+  const YPair *t = ytree_map_find (root, "training");
+  const YPair *at = t ? ytree_map_find (t->value, key) : NULL;
+  return at ? at->value->mark : root->mark;
+}
+
+/* training.attention flash3 and cudnn are priced from H100 measurements
+ * (hw/device.c), and FlashAttention-3 runs on Hopper only. */
+gboolean
+config_attention (const YNode *root, ExperimentSpec *e, GError **error)
+{
+  Attention a = e->training.attention;
+  if ((a != ATTENTION_FLASH3 && a != ATTENTION_CUDNN)
+      || e->topology.gpu.generation >= GENERATION_HOPPER)
+    return TRUE;
+  ytree_set_error (error, training_mark (root, "attention"),
+                   "training.attention: %s is measured on Hopper GPUs only, "
+                   "and %s is generation %s; valid here: unfused, flash1, "
+                   "flash1-triton or flash2",
+                   spec_enum_name (SPEC_ENUM_ATTENTION, a),
+                   e->topology.gpu.name ? e->topology.gpu.name : "this device",
+                   spec_enum_name (SPEC_ENUM_GENERATION,
+                                   e->topology.gpu.generation));
+  return FALSE;
+}
+
 /* training.precision: fp8 (graph/fp8.h) is bf16 mixed precision with the
  * linear layers' GEMMs in fp8: everything but those GEMMs sees bf16, so
  * the precision is kept as bf16 and the flag set. The device must give an
@@ -514,9 +544,7 @@ config_fp8 (const YNode *root, ExperimentSpec *e, GError **error)
     return TRUE;
   if (e->topology.gpu.peak_flops[PRECISION_FP8] <= 0)
     {
-      const YPair *t = ytree_map_find (root, "training");
-      const YPair *at = t ? ytree_map_find (t->value, "precision") : NULL;
-      ytree_set_error (error, at ? at->value->mark : root->mark,
+      ytree_set_error (error, training_mark (root, "precision"),
                        "training.precision: fp8 needs a device with an FP8 "
                        "rate (peak.fp8), and %s gives none; valid here: fp32, "
                        "tf32, fp16 or bf16, or a device such as h100-sxm5-80gb",

@@ -90,6 +90,8 @@ void config_experiment_defaults (ExperimentSpec *e);
 /* training.precision: fp8 checked against the device, then kept as bf16
  * with TrainingSpec.fp8 set (config-experiment.c). */
 gboolean config_fp8 (const YNode *root, ExperimentSpec *e, GError **error);
+gboolean config_attention (const YNode *root, ExperimentSpec *e,
+                           GError **error);
 gboolean config_framework_defaults (const YNode *root, ExperimentSpec *e,
                                     GError **error);
 

@@ -954,7 +954,8 @@ config_experiment_from_tree (const YNode *root, const char *path, ExperimentSpec
       experiment_spec_clear (out);
       return FALSE;
     }
-  if (!config_fp8 (root, out, error) || !config_framework_defaults (root, out, error))
+  if (!config_fp8 (root, out, error) || !config_attention (root, out, error)
+      || !config_framework_defaults (root, out, error))
     {
       experiment_spec_clear (out);
       return FALSE;

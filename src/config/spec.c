@@ -67,6 +67,7 @@ static const char *const flops_names[FLOPS_N] = {
 static const char *const attention_names[ATTENTION_N] = {
   [ATTENTION_UNFUSED] = "unfused", [ATTENTION_FLASH1] = "flash1",
   [ATTENTION_FLASH1_TRITON] = "flash1-triton", [ATTENTION_FLASH2] = "flash2",
+  [ATTENTION_FLASH3] = "flash3", [ATTENTION_CUDNN] = "cudnn",
 };
 
 static const char *const grad_accumulation_names[GRAD_ACC_N] = {

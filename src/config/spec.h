@@ -145,12 +145,16 @@ typedef enum {
  * message size and scale, as NCCL does unless NCCL_ALGO is set. */
 /* The attention kernel (training.attention): Megatron's unfused path
  * (batched GEMMs around a fused scale-mask-softmax and dropout), or one
- * fused FlashAttention kernel: v1 (CUDA), v1 in Triton, or v2. */
+ * fused FlashAttention kernel: v1 (CUDA), v1 in Triton, or v2; on Hopper
+ * also v3 and cuDNN's (TransformerEngine's FusedAttention, which TE picks
+ * on Hopper: hw/device.c). */
 typedef enum {
   ATTENTION_UNFUSED,
   ATTENTION_FLASH1,
   ATTENTION_FLASH1_TRITON,
   ATTENTION_FLASH2,
+  ATTENTION_FLASH3,
+  ATTENTION_CUDNN,
   ATTENTION_N
 } Attention;
 

@@ -192,34 +192,60 @@ compute_model_init (ComputeModel *cm, const DeviceSpec *device,
  * tile the queries in blocks of 128 rows, one block per (sequence, head,
  * row block). */
 
-/* Each generation's measured rates (flash1, flash2) and the peak of the
- * GPU they were measured on. */
+/* Each generation's measured rates (flash1, flash2: forward + backward)
+ * and the peak of the GPU they were measured on; on Hopper also the
+ * forward rates of FlashAttention-2, -3 and cuDNN's kernel, measured
+ * together (FlashAttention-3's forward figure; no causal backward of v3
+ * or cuDNN was published beside them). */
 typedef struct {
   LedgerId flash1, flash2, peak;
+  gboolean hopper;       /* the three forward tables below are measured */
+  LedgerId flash2_fwd, flash3_fwd, cudnn_fwd;
 } AttentionTable;
 
 static const AttentionTable attention_tables[GENERATION_N] = {
   [GENERATION_AMPERE] = { LEDGER_ATTN_FLASH1_TFLOPS, LEDGER_ATTN_FLASH2_TFLOPS,
-                          LEDGER_ATTN_BENCH_PEAK },
+                          LEDGER_ATTN_BENCH_PEAK, FALSE, 0, 0, 0 },
   [GENERATION_HOPPER] = { LEDGER_ATTN_FLASH1_TFLOPS_H100,
                           LEDGER_ATTN_FLASH2_TFLOPS_H100,
-                          LEDGER_ATTN_BENCH_PEAK_H100 },
+                          LEDGER_ATTN_BENCH_PEAK_H100, TRUE,
+                          LEDGER_ATTN_FLASH2_FWD_H100,
+                          LEDGER_ATTN_FLASH3_FWD_H100,
+                          LEDGER_ATTN_CUDNN_FWD_H100 },
 };
+
+/* Table ID's value at head dimension row (0: 64, 1: 128), linear in log2
+ * of s between its points (0 at 512, 5 at 16k), clamped beyond them. */
+static double
+table_at (LedgerId id, int row, int64_t s)
+{
+  double x = log2 ((double) s) - 9;
+  x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
+  int i = MIN ((int) x, ATTN_POINTS - 2);
+  const double *r = ledger_entries[id].values + row * ATTN_POINTS;
+  return r[i] + (x - i) * (r[i + 1] - r[i]);
+}
 
 /* Fraction of the measured GPU's peak at head dimension row (0: 64, 1:
  * 128), linear in log2 of s. */
 static double
 attention_rate_at (const ComputeModel *cm, Attention impl, int row, int64_t s)
 {
-  double x = log2 ((double) s) - 9;   /* 0 at 512, 5 at 16k */
-  x = CLAMP (x, 0.0, ATTN_POINTS - 1.0);
-  int i = MIN ((int) x, ATTN_POINTS - 2);
   /* flash1-triton runs at flash1's rates (above). */
   const AttentionTable *t = &attention_tables[cm->generation];
-  const double *r = ledger_entries[impl == ATTENTION_FLASH2 ? t->flash2
-                                   : t->flash1].values + row * ATTN_POINTS;
-  return (r[i] + (x - i) * (r[i + 1] - r[i])) * 1e12
-         / ledger_entries[t->peak].value;
+  gboolean v3 = impl == ATTENTION_FLASH3 || impl == ATTENTION_CUDNN;
+  double rate = table_at (impl == ATTENTION_FLASH2 || v3 ? t->flash2
+                          : t->flash1, row, s);
+  /* FlashAttention-3 and cuDNN's kernel: FlashAttention-2's forward +
+   * backward rate times their forward's speed-up over FlashAttention-2's
+   * in the same benchmark: the backward taken to gain as the forward
+   * does. Only Hopper's are measured (config refuses them elsewhere);
+   * other devices keep FlashAttention-2's. */
+  if (v3 && t->hopper)
+    rate *= table_at (impl == ATTENTION_FLASH3 ? t->flash3_fwd : t->cudnn_fwd,
+                      row, s)
+            / table_at (t->flash2_fwd, row, s);
+  return rate * 1e12 / ledger_entries[t->peak].value;
 }
 
 /* Of the SMs' waves, the fraction doing work: the last wave of a small
