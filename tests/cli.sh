@@ -761,6 +761,20 @@ grep -q 'pp 6 dp .*, stages 11,12x4,11$' "$tmp/out" ||
   fail_because "no plan with 70 layers on 6 stages: $(head -n 4 "$tmp/out")"
 verdict "search tries a pp that does not divide the layers, with BLOOM's kind of split"
 
+# TE's TP overlap asked for: plans of tp 1 (no SP, so no overlap) still
+# count, as many plans fit as without it.
+ts search "$srcdir/experiments/tiny.yaml" --set framework=megatron-lm@3 \
+  --set parallel.sequence_parallel=true --set parallel.tp_comm_overlap=true \
+  --top 100
+with=$(sed -n 's/.*: \([0-9]*\) plans fit.*/\1/p' "$tmp/out")
+grep -q '^ *[0-9]*\. tp 1 ' "$tmp/out" || fail_because "no tp 1 plan: $(head -n 3 "$tmp/out")"
+ts search "$srcdir/experiments/tiny.yaml" --set framework=megatron-lm@3 \
+  --set parallel.sequence_parallel=true --top 100
+without=$(sed -n 's/.*: \([0-9]*\) plans fit.*/\1/p' "$tmp/out")
+[ -n "$with" ] && [ "$with" = "$without" ] ||
+  fail_because "$with plans fit with tp_comm_overlap, $without without"
+verdict "search with tp_comm_overlap keeps the plans without TP"
+
 ts search "$selene" --set gpus=8 --set parallel.dp=1 --set parallel.tp=8 \
   --set parallel.pp=1
 [ "$rc" -eq 1 ] || fail_because "exit status $rc, expected 1 (nothing fits)"

@@ -593,9 +593,8 @@ cli_plan (int argc, char **argv)
           if (!config_load_experiment (argv[1], (const char *const *) sets,
                                        &base, &error))
             return cli_fail (error);
-          const char *name = base.model.name ? base.model.name : "";
-          const char *dash = strrchr (name, '-');
-          family = g_strndup (name, dash ? (gsize) (dash - name) : 0);
+          family = config_model_family_of (base.model.name ? base.model.name
+                                                              : "");
           experiment_spec_clear (&base);
         }
       if (table)

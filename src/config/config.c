@@ -190,6 +190,19 @@ known_names (GPtrArray *roots, RefKind kind)
   return names;
 }
 
+char *
+config_model_family_of (const char *name)
+{
+  const char *dash = strrchr (name, '-');
+  for (const char *d = strchr (name, '-'); d != NULL; d = strchr (d + 1, '-'))
+    if (g_ascii_isdigit (d[1]))
+      {
+        dash = d;
+        break;
+      }
+  return g_strndup (name, dash ? (gsize) (dash - name) : 0);
+}
+
 GPtrArray *
 config_model_family (const char *path, const char *family, char **families)
 {
@@ -204,23 +217,11 @@ config_model_family (const char *path, const char *family, char **families)
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
-      /* The families are the names' parts before their size: the first
-       * '-' a digit follows ("qwen3" of qwen3-30b-a3b), else the last. */
-      const char *dash = strrchr (name, '-');
-      for (const char *d = strchr (name, '-'); d != NULL; d = strchr (d + 1, '-'))
-        if (g_ascii_isdigit (d[1]))
-          {
-            dash = d;
-            break;
-          }
       if (g_str_has_prefix (name, prefix))
         g_ptr_array_add (found, g_strdup (name));
-      if (dash != NULL && dash != name)
-        {
-          g_autofree char *f = g_strndup (name, (gsize) (dash - name));
-          if (!g_ptr_array_find_with_equal_func (seen, f, g_str_equal, NULL))
-            g_ptr_array_add (seen, g_steal_pointer (&f));
-        }
+      g_autofree char *f = config_model_family_of (name);
+      if (*f != '\0' && !g_ptr_array_find_with_equal_func (seen, f, g_str_equal, NULL))
+        g_ptr_array_add (seen, g_steal_pointer (&f));
     }
   *families = join (seen);
   return found;

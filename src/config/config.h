@@ -19,6 +19,10 @@ char *config_data_dir (void);
  * skipped), in order, to DIRS, an array of owned strings. */
 void config_env_data_dirs (GPtrArray *dirs);
 
+/* The family of the model NAME (owned): its part before its size, the
+ * first '-' a digit follows ("qwen3" of qwen3-30b-a3b, "gpt3" of
+ * gpt3-175b), else before its last '-'; "" without one. */
+char *config_model_family_of (const char *name);
 /* The models of FAMILY, the names "FAMILY-*" found where the experiment
  * PATH's names are looked up, sorted by name (the caller orders them by
  * size); *FAMILIES (owned) lists the families found, for an error. */

@@ -366,8 +366,8 @@ moe_mlp_forward (const LayerShape *ls, GArray *ops)
        * dropless before the all-to-all. */
       graph_push_elementwise (ops, ls, "router_topk", t * ls->experts, 2, 1, 0);
       graph_push_elementwise (ops, ls, "aux_loss", t * ls->experts, 1, 0, 0);
-      /* Its preprocess then gathers every rank's count a local expert
-       * (an int64 each) over the expert TP x EP group for the
+      /* Its preprocess then gathers every rank's token count for each
+       * expert (an int64 each) over the expert TP x EP group for the
        * all-to-all's splits (gather_from_sequence_parallel_region over
        * tp_ep_group where ep or etp > 1, core_r0.10.0 to core_v0.12.0),
        * before the host reads them. */

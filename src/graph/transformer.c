@@ -123,10 +123,11 @@ leave_tp (GArray *ops, const LayerShape *ls, const char *name)
  * TransformerEngine's userbuffers split a linear layer's GEMM into chunks
  * and pass the sequence's chunks around the TP ring between them
  * (megatron/core/model_parallel_config.py, core_v0.12.0: tp_comm_overlap_ag
- * and tp_comm_overlap_rs on by default; Megatron-Bridge's H100 settings,
- * src/megatron/bridge/training/comm_overlap.py at v0.2.0, run them as
- * ring exchanges on the copy engines, a streaming multiprocessor at
- * most). So the all-gather before QKV's and FC1's GEMMs, the
+ * and tp_comm_overlap_rs on by default; Megatron-Bridge's FP8 H100
+ * settings, src/megatron/bridge/training/comm_overlap.py at v0.2.0, run
+ * them as ring exchanges, a streaming multiprocessor at most; its bf16
+ * ones run the forward reduce-scatters as pipelines on 16-24 SMs, which
+ * the GEMMs lose and this model does not count). So the all-gather before QKV's and FC1's GEMMs, the
  * reduce-scatter after the projection's and FC2's, and in backward the
  * gradient's all-gather before the projection's and FC2's input-gradient
  * GEMMs run beside their GEMM: each pair takes the longer of the two. The

@@ -311,8 +311,8 @@ cp_rules (GString *list, const ExperimentSpec *e)
     }
   if (e->training.attention == ATTENTION_UNFUSED)
     violation (list, mk->training ? mk->training : mk->cp, "cp %d needs a "
-               "fused attention kernel (training.attention: flash2 or "
-               "flash1; valid with unfused attention: cp 1)", cp);
+               "fused attention kernel (training.attention: flash1, flash2, "
+               "flash3 or cudnn; valid with unfused attention: cp 1)", cp);
   if (p->cp_kind == CP_ULYSSES && (m->heads / p->tp) % cp != 0)
     violation (list, mk->cp_kind ? mk->cp_kind : mk->cp, "cp_kind ulysses "
                "needs cp %d to divide a TP rank's %d heads (heads %d / tp "
@@ -646,8 +646,11 @@ layer_activation_bytes (const ExperimentSpec *e, int b, double w,
            / (sp || e->training.activation_checkpointing.partition_activations
               ? t : 1);
   double masks = e->model.dropout ? 2 : 0;
-  /* Of the 24 split by t, Q, K, V and the context (8) are as wide as the
-   * query (model.head_dim): p = heads x head_dim / h, 1 unless given. */
+  /* Of the 24 split by t, Q, K, V and the context (8) follow the query's
+   * width (model.head_dim): p = heads x head_dim / h, 1 unless given.
+   * K and V are counted query-wide, as the formula counts them without
+   * head_dim too (grouped-query attention's narrower K and V are not
+   * taken off). */
   double attn = e->model.head_dim > 0
     ? 8 * k * ((double) e->model.heads * e->model.head_dim / h - 1) : 0;
   double linear = sp ? (32 * k + masks + attn) / t

@@ -30,7 +30,9 @@ gboolean
 family_rule_build (const ModelSpec *largest, double parameters,
                    ModelSpec *out, char **why)
 {
-  int head = spec_head_dim (largest);
+  /* A size keeps the largest's head_dim where it gives one (hidden /
+   * heads is the head's share of the width either way). */
+  int head = largest->hidden / largest->heads;
   int group = largest->heads / largest->kv_heads;
   double ffn_per_hidden = (double) largest->ffn_hidden / largest->hidden;
   double width_per_layer = (double) largest->hidden / largest->layers;

@@ -255,6 +255,10 @@ enumerate_stages (GArray *cands, const ExperimentSpec *base, const Pins *pins,
               if (!pins->sequence_parallel)
                 e.parallel.sequence_parallel =
                   tp > 1 && e.framework->sequence_parallel.allowed;
+              /* TE's TP overlap needs sequence parallelism: asked for,
+               * it runs where a plan has that (plan.c refuses the rest). */
+              e.parallel.tp_comm_overlap = bp->tp_comm_overlap && tp > 1
+                                           && e.parallel.sequence_parallel;
               /* The search splits the layers itself. */
               e.parallel.stage_layers.len = 0;
               if (!even)
