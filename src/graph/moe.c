@@ -474,13 +474,20 @@ moe_layer_expert_params (const LayerShape *ls)
                                + (double) ls->moe_ffn / ls->etp * ls->h);
 }
 
+/* The weights of an MoE layer's TE linear layers besides the experts:
+ * QKV's and the projection's, the shared experts'. */
+static double
+linear_weights (const LayerShape *ls)
+{
+  LayerShape attn = *ls;
+  attn.ffn = 0;   /* transformer_layer_weights without its MLP's */
+  return transformer_layer_weights (&attn) + shared_weights (ls);
+}
+
 double
 moe_fp8_weights (const LayerShape *ls)
 {
-  LayerShape attn = *ls;
-  attn.ffn = 0;   /* transformer_layer_weights: QKV's and the projection's */
-  return transformer_layer_weights (&attn) + shared_weights (ls)
-         + (ls->gshard ? 0 : moe_layer_expert_params (ls));
+  return linear_weights (ls) + (ls->gshard ? 0 : moe_layer_expert_params (ls));
 }
 
 /* TE caches each weight's cast for the step's later micro-batches
@@ -490,10 +497,7 @@ moe_fp8_weights (const LayerShape *ls)
 void
 moe_fp8_weight_casts (const LayerShape *ls, GArray *ops)
 {
-  LayerShape attn = *ls;
-  attn.ffn = 0;
-  fp8_push_weight_casts (ops, ls, "fp8_cast_weights",
-                         transformer_layer_weights (&attn) + shared_weights (ls),
+  fp8_push_weight_casts (ops, ls, "fp8_cast_weights", linear_weights (ls),
                          ls->shared_experts > 0 ? 4 : 2);
   if (fp8_experts (ls))
     fp8_push_weight_casts (ops, ls, "fp8_cast_expert_weights",

@@ -98,14 +98,21 @@ qkv_width (const LayerShape *ls)
   return (attn_width (ls) + 2 * ls->d * ls->kv_heads) / ls->t;
 }
 
+/* The buffer a TP collective of the layer moves: the whole s b h
+ * activations. */
+static double
+tp_bytes (const LayerShape *ls)
+{
+  return ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
+}
+
 /* Entering a column-parallel block: nothing without SP (the input is
  * replicated), an all-gather of the sequence with SP. */
 static void
 enter_tp (GArray *ops, const LayerShape *ls, const char *name)
 {
   if (ls->t > 1 && ls->sequence_parallel)
-    graph_push_comm (ops, GOP_TP_ALL_GATHER, name,
-               ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+    graph_push_comm (ops, GOP_TP_ALL_GATHER, name, tp_bytes (ls));
 }
 
 /* Leaving a row-parallel block: the partial sums are all-reduced, or
@@ -116,7 +123,7 @@ leave_tp (GArray *ops, const LayerShape *ls, const char *name)
   if (ls->t > 1)
     graph_push_comm (ops, ls->sequence_parallel ? GOP_TP_REDUCE_SCATTER
                                           : GOP_TP_ALL_REDUCE, name,
-               ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+                     tp_bytes (ls));
 }
 
 /* With parallel.tp_comm_overlap: Megatron-Core's --tp-comm-overlap, where
@@ -127,7 +134,8 @@ leave_tp (GArray *ops, const LayerShape *ls, const char *name)
  * settings, src/megatron/bridge/training/comm_overlap.py at v0.2.0, run
  * them as ring exchanges, a streaming multiprocessor at most; its bf16
  * ones run the forward reduce-scatters as pipelines on 16-24 SMs, which
- * the GEMMs lose and this model does not count). So the all-gather before QKV's and FC1's GEMMs, the
+ * the GEMMs lose and this model does not count). So the all-gather
+ * before QKV's and FC1's GEMMs, the
  * reduce-scatter after the projection's and FC2's, and in backward the
  * gradient's all-gather before the projection's and FC2's input-gradient
  * GEMMs run beside their GEMM: each pair takes the longer of the two. The
@@ -147,8 +155,7 @@ static void
 push_beside (GArray *ops, const LayerShape *ls, GraphOpKind kind,
              const char *name)
 {
-  graph_push_comm (ops, kind, name,
-                   ls->cm->bytes_per_element * ls->b * ls->s * ls->h);
+  graph_push_comm (ops, kind, name, tp_bytes (ls));
   g_array_index (ops, GraphOp, ops->len - 1).overlap = TRUE;
 }
 
@@ -453,7 +460,7 @@ column_parallel_backward (GArray *ops, const LayerShape *ls, const char *gather,
                           const char *reduce, int64_t m, int64_t n, int64_t k,
                           int extra_launches)
 {
-  double bytes = ls->cm->bytes_per_element * ls->b * ls->s * ls->h;
+  double bytes = tp_bytes (ls);
   /* With fp8 the output gradient is cast first (fp8.h). */
   fp8_push_cast (ops, ls, "fp8_cast_grad", (double) m * n);
   if (!ls->tp_overlap && !comm_beside (ls))

@@ -120,8 +120,7 @@ sim_prepare (Sim *sim)
   sim_fp8_init (sim);
   cp_layer_shape (&sim->ls, plan->cp, e->parallel.cp_kind);
   sim->ls.tp_overlap = e->parallel.tp_overlap;
-  sim->ls.tp_comm_overlap = e->parallel.tp_comm_overlap && plan->tp > 1
-                            && sim->ls.sequence_parallel;
+  sim->ls.tp_comm_overlap = e->parallel.tp_comm_overlap;
   sim->ls.grad_accumulation = e->parallel.grad_accumulation;
   sim->ls.cross_entropy = e->framework->cross_entropy;
   sim->ls.train_metrics = e->framework->train_metrics;
