@@ -187,6 +187,9 @@ table () {
 2 | sharp-pcie.yaml:3:79: topology.intra_node.sharp: NVLink SHARP reduces in NVSwitches; this node's link is pcie | - | run $d/sharp-pcie.yaml
 2 | --set topology.intra_node.sharp: topology.intra_node.sharp must be true or false, got 'yes2' | - | run $d/valid.yaml --set topology.intra_node.sharp=yes2
 2 | --set topology.intra_node.sharp: topology.intra_node.sharp: NVLink SHARP needs third-generation NVSwitches and Hopper GPUs | - | collective selene --gpus 8 --set intra_node.sharp=true
+2 | ib-sharp-roce.yaml:3:103: topology.inter_node.sharp: InfiniBand SHARP reduces in InfiniBand switches; this fabric's link is roce | - | run $d/ib-sharp-roce.yaml
+2 | --set topology.inter_node.sharp: topology.inter_node.sharp: InfiniBand SHARP reduces in InfiniBand switches; this fabric's link is slingshot-11 | - | collective perlmutter --gpus 16 --set inter_node.sharp=true
+2 | unknown --algo 'nvlstree' (valid: auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct or collnet_chain) | - | collective selene --gpus 16 -a nvlstree
 EOF
 }
 

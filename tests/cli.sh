@@ -589,7 +589,7 @@ parallel: {tp: 8, pp: 16, micro_batch: 1, global_batch: 1536}
 collectives: {algorithm: butterfly}
 EOF
 bad "an unknown collective algorithm exits 2 and names the known ones" algo \
-  'auto, ring, tree or hierarchical'
+  'auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct or collnet_chain'
 
 # The gradients' reductions, not the step: the epilogue's all-reduces of
 # a few bytes over 128 GPUs take fewer latency steps one phase after
@@ -700,7 +700,7 @@ ts collective selene --op broadcast
 verdict "collective with an unknown --op exits 2 and names the known ones"
 
 ts collective selene --algo butterfly
-[ "$rc" -eq 2 ] && grep -q 'auto, ring, tree or hierarchical' "$tmp/err" ||
+[ "$rc" -eq 2 ] && grep -q 'auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct or collnet_chain' "$tmp/err" ||
   fail_because "exit status $rc, expected 2 naming the algorithms"
 verdict "collective with an unknown --algo exits 2 and names the known ones"
 

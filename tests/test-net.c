@@ -564,8 +564,9 @@ dgx_h100_sharp (NetModel *on, NetModel *off)
  * buffer once at 450 GB/s x NVLS_EFFICIENCY 0.61 = 274.5 GB/s (3.912 ms):
  * 3.926 ms, a bus bandwidth of 2^30 / 3.926 ms x 1.75 = 478.6 GB/s; the
  * ring without it, 2 x 7/8 x 2^30 / (450 x 0.81 GB/s) + (8.4 + 14 x 2) us
- * = 5.191 ms (362 GB/s). Across nodes NVLS does not apply: 16 GPUs on two
- * nodes cost the same with and without. */
+ * = 5.191 ms (362 GB/s). Across nodes NVLS itself does not apply without
+ * InfiniBand SHARP (NCCL runs the NVLS tree there instead): forced, it is
+ * the ring. */
 START_TEST (test_nvls_by_hand)
 {
   NetModel on, off;
@@ -579,8 +580,9 @@ START_TEST (test_nvls_by_hand)
          25e-6 * 2.0 / 3.4 + bytes / (450e9 * LEDGER (NVLS_EFFICIENCY)));
   CLOSE (net_collective_time (&off, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 }),
          (8.4 + 14 * 2.0) * 1e-6 + 2 * 7.0 / 8 * bytes / (450e9 * 0.81));
-  CLOSE (net_collective_time (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }),
-         net_collective_time (&off, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }));
+  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 },
+                           NET_ALGO_NVLS, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_RING);
   /* Reduce-scatter is not NVLS here (only all-reduce is modelled). */
   c = net_collective_cost (&on, COLL_REDUCE_SCATTER, bytes, (GroupShape) { 8, 8 }, -1, 0);
   ck_assert_int_ne (c.algo, NET_ALGO_NVLS);
@@ -589,9 +591,9 @@ END_TEST
 
 /* Relations: on one node of 4 or 8 GPUs, NVLS is faster than the ring
  * for every large all-reduce (64 MiB to 8 GiB); with SHARP on, the tuner
- * is never slower than without it, at any size or group; on 2 GPUs, whose
- * ring moves the buffer only once, the ring stays the tuner's choice for
- * large buffers (as NCCL's model also has it). */
+ * is never slower than without it, at any size or group; on 2 GPUs NCCL
+ * does not run NVLS (ncclNvlsInit: more than 2 GPUs), and forced it is the
+ * ring. */
 START_TEST (test_nvls_relations)
 {
   NetModel on, off;
@@ -611,10 +613,143 @@ START_TEST (test_nvls_relations)
         CollCost ring = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, g,
                                              NET_ALGO_RING, 0);
         double tn = net_static_time (&on, &nvls, n), tr = net_static_time (&on, &ring, n);
-        ck_assert_int_eq (nvls.algo, NET_ALGO_NVLS);
-        ck_assert_msg (n == 2 ? tr < tn : tn < tr, "%d GPUs, %g B: nvls %g, ring %g s",
-                       n, bytes, tn, tr);
+        ck_assert_int_eq (nvls.algo, n == 2 ? NET_ALGO_RING : NET_ALGO_NVLS);
+        if (n > 2)
+          ck_assert_msg (tn < tr, "%d GPUs, %g B: nvls %g, ring %g s", n, bytes, tn, tr);
       }
+}
+END_TEST
+
+/* topology with the --set overrides a and b (b may be NULL). */
+static void
+load2 (const char *name, const char *a, const char *b, NetModel *net)
+{
+  g_autofree char *path = g_strconcat (topologies, "/", name, ".yaml", NULL);
+  const char *sets[] = { a, b, NULL };
+  GError *error = NULL;
+  TopologySpec t;
+  ck_assert_msg (config_load_topology (path, sets, &t, &error),
+                 "%s", error ? error->message : "?");
+  net_model_init (net, &t, ALGORITHM_AUTO);
+  topology_spec_clear (&t);
+}
+
+/* The NVLS tree (intra_node.sharp across nodes) on dgx-h100, by hand, for
+ * a 1 GiB all-reduce:
+ * - 2 nodes of 8: NVLS in each node, the buffer once at 450 GB/s x
+ *   NVLS_EFFICIENCY (3.912 ms), beside the tree's NIC bytes, once the
+ *   buffer a node on two nodes: 2^30 / 8 at 400 Gb/s x 0.96 a GPU's NIC
+ *   (2.796 ms); the slower, plus NVLS's step 25 x 2/3.4 us and the tree's
+ *   2 x log2 2 network steps at 14 x 5/14 us: 3.912 ms + 24.71 us.
+ * - 8 nodes: the NICs carry the buffer twice, 5.592 ms, now the slower,
+ *   + 14.71 + 2 x 3 x 5 us. The ring's latency across 8 nodes (126 steps,
+ *   16 of them on the network, x 1.4) makes it the slower there. */
+START_TEST (test_nvls_tree_by_hand)
+{
+  NetModel on;
+  double bytes = 1 << 30, nvls = bytes / (450e9 * LEDGER (NVLS_EFFICIENCY));
+  double nic = 400e9 / 8 * LEDGER (IB_EFFICIENCY);
+  load2 ("dgx-h100", "intra_node.sharp=true", NULL, &on);
+  CollCost c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 16, 8 }, -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_NVLS_TREE);
+  ck_assert_int_eq (c.proto, NET_PROTO_SIMPLE);
+  ck_assert (nvls > bytes / 8 / nic);
+  CLOSE (net_static_time (&on, &c, 8), nvls + (25 * 2 / 3.4 + 2 * 1 * 5.0) * 1e-6);
+  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 64, 8 }, -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_NVLS_TREE);
+  CLOSE (net_static_time (&on, &c, 8),
+         2 * bytes / 8 / nic + (25 * 2 / 3.4 + 2 * 3 * 5.0) * 1e-6);
+  /* Not in one node (NVLS is), nor on 2 GPUs a node. */
+  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 },
+                           NET_ALGO_NVLS_TREE, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 2 },
+                           NET_ALGO_NVLS_TREE, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+}
+END_TEST
+
+/* InfiniBand SHARP (inter_node.sharp) on selene, by hand, for a 1 GiB
+ * all-reduce over 16 nodes of 8 A100s:
+ * - CollNet Direct: each GPU's buffer scattered to the node's heads and
+ *   the sum gathered back over NVLink, 2 x 7/8 x 2^30 at 300 GB/s x 0.77
+ *   (8.134 ms), beside the node's sum once through the NICs, 2^30 / 8 at
+ *   200 Gb/s x 0.96 (5.592 ms); NCCL's latency 2 (3.7 x 2/3.4 + 7 x 0.4)
+ *   + 31 x 5/14 us = 21.02 us. The switches reduce: the same on 2 nodes.
+ * - CollNet Chain, the nodes' GPUs on NVLink without NVSwitches (no
+ *   Direct): twice the buffer along the chain, 2 x 2^30 at 231 GB/s
+ *   (9.296 ms), + 2 x 7 x 2.8 x 2/3.4 + 30 x 5/14 us = 33.77 us. */
+START_TEST (test_collnet_by_hand)
+{
+  NetModel net;
+  double bytes = 1 << 30, nvlink = 300e9 * LEDGER (NVLINK_EFFICIENCY);
+  load2 ("selene", "inter_node.sharp=true", NULL, &net);
+  CollCost c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 128, 8 }, -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_DIRECT);
+  ck_assert (bytes / 8 / (25e9 * LEDGER (IB_EFFICIENCY)) < 1.75 * bytes / nvlink);
+  double direct = 1.75 * bytes / nvlink
+                  + (2 * (3.7 * 2 / 3.4 + 7 * 0.4) + 31 * 5 / 14.0) * 1e-6;
+  CLOSE (net_static_time (&net, &c, 8), direct);
+  CLOSE (net_collective_time (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }),
+         direct);
+  /* Not inside one node, and not for reduce-scatter. */
+  c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 },
+                           NET_ALGO_COLLNET_DIRECT, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+  c = net_collective_cost (&net, COLL_REDUCE_SCATTER, bytes, (GroupShape) { 128, 8 },
+                           -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+  load2 ("selene", "inter_node.sharp=true", "intra_node.link=nvlink", &net);
+  c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 128, 8 },
+                           -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_CHAIN);
+  CLOSE (net_static_time (&net, &c, 8),
+         2 * bytes / nvlink + (2 * 7 * 2.8 * 2 / 3.4 + 30 * 5 / 14.0) * 1e-6);
+}
+END_TEST
+
+/* Relations: with InfiniBand SHARP, NVLink SHARP or both, the tuner is
+ * never slower than without, at any size (1 KiB to 8 GiB) on 1 to 16
+ * nodes of 1 to 8 GPUs each; the switches reduce, so a large CollNet
+ * all-reduce takes the same time on 2 and on 16 nodes, where the ring's
+ * grows; with both, across nodes NVLS runs over CollNet. */
+START_TEST (test_sharp_relations)
+{
+  NetModel off, ib, nvl, both;
+  load2 ("dgx-h100", NULL, NULL, &off);
+  load2 ("dgx-h100", "inter_node.sharp=true", NULL, &ib);
+  load2 ("dgx-h100", "intra_node.sharp=true", NULL, &nvl);
+  load2 ("dgx-h100", "intra_node.sharp=true", "inter_node.sharp=true", &both);
+  const NetModel *with[] = { &ib, &nvl, &both };
+  for (double bytes = 1 << 10; bytes <= 8.0 * (1 << 30); bytes *= 8)
+    for (int local = 1; local <= 8; local *= 2)
+      for (int nodes = 1; nodes <= 16; nodes *= 2)
+        {
+          GroupShape g = { local * nodes, local };
+          double without = net_collective_time (&off, COLL_ALL_REDUCE, bytes, g);
+          for (int i = 0; i < 3; i++)
+            {
+              double t = net_collective_time (with[i], COLL_ALL_REDUCE, bytes, g);
+              ck_assert_msg (t <= without, "%d: %d x %d GPUs, %g B: %g > %g s", i,
+                             nodes, local, bytes, t, without);
+            }
+        }
+  double bytes = 1 << 30;
+  for (int i = 0; i < 2; i++)
+    {
+      const NetModel *net = i == 0 ? &ib : &off;
+      double two = net_collective_time (net, COLL_ALL_REDUCE, bytes,
+                                        (GroupShape) { 16, 8 });
+      double sixteen = net_collective_time (net, COLL_ALL_REDUCE, bytes,
+                                            (GroupShape) { 128, 8 });
+      ck_assert_msg (i == 0 ? two == sixteen : sixteen > two, "%s: %g and %g s",
+                     i == 0 ? "collnet" : "ring", two, sixteen);
+    }
+  CollCost c = net_collective_cost (&both, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 64, 8 }, -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_NVLS);
 }
 END_TEST
 
@@ -986,6 +1121,9 @@ net_suite (void)
   tcase_add_test (tc, test_tuner_choices);
   tcase_add_test (tc, test_nvls_by_hand);
   tcase_add_test (tc, test_nvls_relations);
+  tcase_add_test (tc, test_nvls_tree_by_hand);
+  tcase_add_test (tc, test_collnet_by_hand);
+  tcase_add_test (tc, test_sharp_relations);
   tcase_add_test (tc, test_all_to_all_does_not_aggregate);
   tcase_add_test (tc, test_fabric_taper);
   tcase_add_test (tc, test_group_shape_matches_walk);

@@ -98,7 +98,8 @@ cli_collective (int argc, char **argv)
     { "per-node", 'p', 0, G_OPTION_ARG_INT, &per_node,
       "Ranks per node (default: every GPU of a node)", "N" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
-      "auto (the tuner, default), ring, tree or hierarchical, as NCCL_ALGO",
+      "auto (the tuner, default), ring, tree, hierarchical, nvls, nvls_tree, "
+      "collnet_direct or collnet_chain, as NCCL_ALGO",
       "ALGO" },
     { "set", 's', 0, G_OPTION_ARG_FILENAME_ARRAY, &sets,
       "Override a value of the topology (repeatable), e.g. "

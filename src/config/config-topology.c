@@ -68,6 +68,7 @@ static const Field inter_node_fields[] = {
   F ("nic_path", F_ENUM, InterNodeSpec, nic_path, .arg = SPEC_ENUM_NIC_PATH),
   F ("nic_of_gpu", F_INT_LIST, InterNodeSpec, nic_of_gpu, .arg = 0,
      .example = "[0, 0, 1, 1] (the NIC of each GPU)"),
+  F ("sharp", F_BOOL, InterNodeSpec, sharp),
   END
 };
 
@@ -239,6 +240,27 @@ sharp_finish (const YNode *map, const char *path, const TopologySpec *t,
   return TRUE;
 }
 
+/* InfiniBand SHARP is the switches' (Mellanox/NVIDIA Quantum HDR and
+ * Quantum-2 NDR switches reduce in the network, SHARPv2 and v3), reached
+ * by NCCL through the SHARP plugin as CollNet: no other fabric here has
+ * it. */
+static gboolean
+ib_sharp_finish (const YNode *map, const char *path, const TopologySpec *t,
+                 GError **error)
+{
+  LinkKind link = t->inter_node.link;
+  if (!t->inter_node.sharp || link == LINK_INFINIBAND_HDR
+      || link == LINK_INFINIBAND_NDR)
+    return TRUE;
+  const YPair *i = ytree_map_find (map, "inter_node");
+  const YPair *s = ytree_map_find (i->value, "sharp");
+  ytree_set_error (error, s->value->mark, "%s.inter_node.sharp: InfiniBand SHARP "
+                   "reduces in InfiniBand switches; this fabric's link is %s: use "
+                   "link: infiniband-hdr or infiniband-ndr, or sharp: false", path,
+                   spec_enum_name (SPEC_ENUM_LINK, link));
+  return FALSE;
+}
+
 /* Checks across a topology's fields: the NICs divide among the GPUs (or
  * nic_of_gpu says who shares which), and nic_path's default. */
 gboolean
@@ -284,7 +306,7 @@ config_topology_finish (const YNode *map, const char *path, void *base, GError *
     }
   if (!fabric_finish (inter, path, &in->fabric, error))
     return FALSE;
-  if (!sharp_finish (map, path, t, error))
+  if (!sharp_finish (map, path, t, error) || !ib_sharp_finish (map, path, t, error))
     return FALSE;
   if (!inter || !ytree_map_find (inter, "nic_path"))
     in->nic_path = t->intra_node.link == LINK_NVSWITCH || t->intra_node.link == LINK_NVLINK

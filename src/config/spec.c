@@ -54,7 +54,9 @@ static const char *const nic_path_names[NIC_PATH_N] = {
 };
 static const char *const algorithm_names[ALGORITHM_N] = {
   [ALGORITHM_AUTO] = "auto", [ALGORITHM_RING] = "ring", [ALGORITHM_TREE] = "tree",
-  [ALGORITHM_HIERARCHICAL] = "hierarchical",
+  [ALGORITHM_HIERARCHICAL] = "hierarchical", [ALGORITHM_NVLS] = "nvls",
+  [ALGORITHM_NVLS_TREE] = "nvls_tree", [ALGORITHM_COLLNET_DIRECT] = "collnet_direct",
+  [ALGORITHM_COLLNET_CHAIN] = "collnet_chain",
 };
 static const char *const role_names[ROLE_N] = {
   [ROLE_CALIBRATION] = "calibration", [ROLE_VALIDATION] = "validation",

@@ -198,6 +198,10 @@ typedef enum {
   ALGORITHM_RING,
   ALGORITHM_TREE,
   ALGORITHM_HIERARCHICAL,
+  ALGORITHM_NVLS,
+  ALGORITHM_NVLS_TREE,
+  ALGORITHM_COLLNET_DIRECT,
+  ALGORITHM_COLLNET_CHAIN,
   ALGORITHM_N
 } AlgorithmChoice;
 
@@ -420,7 +424,12 @@ typedef struct {
    * node's gpus_per_node GPUs; 0 entries given: GPUs split evenly over
    * the NICs in order, which needs the one count to divide the other. */
   SpecIntList nic_of_gpu;
-  double efficiency;    /* as IntraNodeSpec's, for the NICs; last */
+  double efficiency;    /* as IntraNodeSpec's, for the NICs */
+  /* InfiniBand SHARP (NCCL's CollNet, with the SHARP plugin and
+   * NCCL_COLLNET_ENABLE=1): the switches reduce, so NCCL may run an
+   * all-reduce across nodes as CollNet (net/net.c). Needs an InfiniBand
+   * link; default false. Last, as efficiency was. */
+  gboolean sharp;
 } InterNodeSpec;
 
 /* A node's CPUs, from which the CPU's Adam rate follows (hw/host.h). */

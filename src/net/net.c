@@ -146,6 +146,12 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
   if (!net->has_network)
     return;
   const InterNodeSpec *in = &t->inter_node;
+  /* CollNet Direct needs NVSwitches (ncclTopoGetNvsCount, else only the
+   * chain: ncclTopoTuneModel, NCCL v2.21.5-1). */
+  net->collnet = in->sharp;
+  net->collnet_direct = in->sharp && t->intra_node.link == LINK_NVSWITCH;
+  net->collnet_fraction = t->gpu.generation >= GENERATION_HOPPER
+    ? LEDGER (NCCL_COLLNET_HOPPER_FRACTION) : 1;
   const LinkCalibration *inter = &link_calibration[in->link];
   int gpn = t->gpus_per_node;
   net->nics = in->nics_per_node;
@@ -264,6 +270,25 @@ proto_fraction (NetAlgo a, NetProto p, CollKind kind, int per_node, int nodes)
     }
 }
 
+/* A topology's step latency inside a node and across nodes over NCCL's
+ * Simple ring step there: the factors NCCL's tables are scaled by. */
+static double
+intra_scale (const NetModel *net)
+{
+  return net->intra_latency
+         / nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, NET_ALGO_RING,
+                           NET_PROTO_SIMPLE);
+}
+
+static double
+inter_scale (const NetModel *net)
+{
+  return net->has_network
+    ? net->inter_latency / nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US,
+                                           NET_ALGO_RING, NET_PROTO_SIMPLE)
+    : 0;
+}
+
 /* Seconds of latency for steps inside nodes and steps between them. A
  * multi-node ring's step inside a node costs at least the network's post
  * overhead, NCCL_NET_OVERHEAD_US (v2.21.5-1, ncclTopoTuneModel: "Inter-node
@@ -272,21 +297,14 @@ static double
 steps_latency (const NetModel *net, NetAlgo a, NetProto p, double intra_steps,
                double inter_steps)
 {
-  double scale_intra = net->intra_latency
-                       / nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US,
-                                         NET_ALGO_RING, NET_PROTO_SIMPLE);
-  double scale_inter = net->has_network
-    ? net->inter_latency / nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US,
-                                           NET_ALGO_RING, NET_PROTO_SIMPLE)
-    : 0;
   double intra = nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, a, p)
-                 * scale_intra;
+                 * intra_scale (net);
   if ((a == NET_ALGO_RING || a == NET_ALGO_HIERARCHICAL) && inter_steps > 0)
     intra = MAX (intra, LEDGER_VALUES (NCCL_NET_OVERHEAD_US)[p] * 1e-6);
   return nccl_latency_s (LEDGER_NCCL_BASE_LATENCY_US, a, p)
          + intra_steps * intra
          + inter_steps * nccl_latency_s (LEDGER_NCCL_NET_STEP_LATENCY_US, a, p)
-           * scale_inter;
+           * inter_scale (net);
 }
 
 /* The fabric group of the job's node `node` (net.h: placement). */
@@ -397,16 +415,13 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
             >= LEDGER (RING_PLATEAU_BYTES);
 }
 
-/* ---- NVLink SHARP (NCCL's NVLS) ------------------------------------------
- * With intra_node.sharp, NCCL (2.17 on) can run an all-reduce of GPUs of
- * one node as NVLS: each GPU's share of the buffer is reduced in the
- * NVSwitches (multimem.ld_reduce) and multicast back (multimem.st), so a
- * GPU's link carries the buffer about once each way, not the ring's
- * 2 (n - 1) / n. NCCL v2.21.5-1 (src/graph/tuning.cc, ncclTopoTuneModel)
- * enables it for all-reduce, reduce-scatter and all-gather with the Simple
- * protocol only; across nodes only with CollNet (IB SHARP), which is not
- * modelled: here it is the all-reduce of a group inside one node. Its
- * cost is NCCL's form, latency + bytes / algorithm bandwidth:
+/* ---- SHARP: the switches reduce ---------------------------------------
+ * NVLink SHARP. With intra_node.sharp, NCCL (2.17 on) can run an
+ * all-reduce of GPUs of one node as NVLS: each GPU's share of the buffer
+ * is reduced in the NVSwitches (multimem.ld_reduce) and multicast back
+ * (multimem.st), so a GPU's link carries the buffer about once each way,
+ * not the ring's 2 (n - 1) / n. Its cost is NCCL's form, latency + bytes
+ * / algorithm bandwidth:
  * - the algorithm bandwidth, NVLS_EFFICIENCY x the link's line rate a
  *   direction, from a measurement (the ledger row: 480 GB/s of bus
  *   bandwidth on 8 GPUs of NVLink4, algbw 480 / 1.75 = 274 GB/s of 450;
@@ -415,20 +430,80 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
  * - the latency, NCCL's NVLS step on NVLink (hwLat, 25 us Simple; baseLat
  *   0), scaled by the topology's step latency as the ring's and the
  *   tree's are (steps_latency).
- * The tuner then picks NVLS or a ring or tree by size as NCCL's does. */
+ * NCCL enables NVLS only where a communicator has more than 2 GPUs in the
+ * node (ncclNvlsInit, src/transport/nvls.cc), and across nodes only with
+ * CollNet below it; else between nodes it runs the NVLS tree: NVLS in each
+ * node and its tree between nodes (NCCL 2.18 on).
+ *
+ * InfiniBand SHARP. With inter_node.sharp (the SHARP plugin and
+ * NCCL_COLLNET_ENABLE=1), NCCL's CollNet sends each node's sum to the
+ * switches, which reduce the nodes' sums and send the total back: a node's
+ * NICs carry the buffer once each way, where a ring or tree carries it
+ * twice, and the latency does not grow with the nodes. CollNet Direct
+ * (NVSwitch nodes) scatters each GPU's buffer to the node's NIC heads and
+ * gathers the result back over NVLink; CollNet Chain passes it along a
+ * chain of the node's GPUs. NCCL enables CollNet on 2 nodes or more
+ * (NCCL_COLLNET_NODE_THRESHOLD 2, src/init.cc) of at most
+ * COLLNET_MAX_LOCAL GPUs each.
+ *
+ * All of them run all-reduce only here, with the Simple protocol, their
+ * only one (ncclTopoTuneModel, src/graph/tuning.cc). NCCL v2.21.5-1 also
+ * runs NVLS reduce-scatter and all-gather inside a node, and CollNet
+ * Direct ones where each GPU has its NIC: no measurement of their rates
+ * is here, so they are not modelled. Their latencies are NCCL's
+ * (NCCL_SHARP_LATENCY_US), scaled as the ring's. Across nodes the NICs
+ * run at the rate the ring's reach: NCCL's own model gives the NVLS ones
+ * 5/6 of its graph's speed, but on 8 x H100 nodes with 8 x 400 Gb/s NICs
+ * the NVLS tree's published bus bandwidth, 370-380 GB/s (NVIDIA, GTC 2024
+ * S62129, as quoted in NVIDIA/nccl issue #1649), is the ring's (NVIDIA/nccl
+ * issue #1221: on more than 2 nodes the same with NVLS on and off), where
+ * 5/6 would give 320. CollNet Direct on Hopper keeps NCCL's
+ * NCCL_COLLNET_HOPPER_FRACTION: no measurement of it is here. The two
+ * levels run pipelined: the slower one sets the time. */
+
+/* CollNet's most GPUs a node (NCCL_MAX_DIRECT_ARITY + 1, src/init.cc and
+ * src/include/device.h, NCCL v2.21.5-1): NCCL turns CollNet off for a
+ * communicator with more in a node. */
+#define COLLNET_MAX_LOCAL 8
+
+/* Whether algorithm a applies to a collective of `local` GPUs in each of
+ * `nodes` nodes, as far as SHARP goes: the others always do. */
 static gboolean
-nvls_applies (const NetModel *net, CollKind kind, NetProto p, int local, int nodes)
+sharp_applies (const NetModel *net, NetAlgo a, CollKind kind, NetProto p,
+               int local, int nodes)
 {
-  return net->nvls_bandwidth > 0 && kind == COLL_ALL_REDUCE
-         && p == NET_PROTO_SIMPLE && nodes == 1 && local > 1;
+  gboolean sharp = kind == COLL_ALL_REDUCE && p == NET_PROTO_SIMPLE;
+  gboolean nvls = sharp && net->nvls_bandwidth > 0 && local > 2;
+  gboolean collnet = sharp && net->collnet && nodes > 1
+                     && local <= COLLNET_MAX_LOCAL;
+  switch (a)
+    {
+    case NET_ALGO_NVLS:
+      return nvls && (nodes == 1 || collnet);
+    case NET_ALGO_NVLS_TREE:
+      return nvls && nodes > 1;
+    case NET_ALGO_COLLNET_DIRECT:
+      return collnet && net->collnet_direct;
+    case NET_ALGO_COLLNET_CHAIN:
+      return collnet;
+    case NET_ALGO_RING:
+    case NET_ALGO_TREE:
+    case NET_ALGO_HIERARCHICAL:
+    case NET_ALGO_DIRECT:
+    case NET_ALGO_N:
+    default:
+      return TRUE;
+    }
 }
 
+/* Seconds of a step of SHARP algorithm a on NVLink, or on the network
+ * (NCCL_SHARP_LATENCY_US), scaled as the ring's steps are. */
 static double
-nvls_latency_s (const NetModel *net)
+sharp_latency_s (const NetModel *net, NetAlgo a, gboolean network)
 {
-  return LEDGER (NCCL_NVLS_STEP_LATENCY_US) * 1e-6 * net->intra_latency
-         / nccl_latency_s (LEDGER_NCCL_NVLINK_STEP_LATENCY_US, NET_ALGO_RING,
-                           NET_PROTO_SIMPLE);
+  int i = (int) a - NET_ALGO_NVLS + (network ? 4 : 0);
+  return LEDGER_VALUES (NCCL_SHARP_LATENCY_US)[i] * 1e-6
+         * (network ? inter_scale (net) : intra_scale (net));
 }
 
 /* The cost of algorithm a with protocol p; FALSE when a does not apply. */
@@ -446,7 +521,7 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
   if (kind == COLL_ALL_TO_ALL ? a != NET_ALGO_DIRECT
       : (a == NET_ALGO_DIRECT || (a == NET_ALGO_TREE && kind != COLL_ALL_REDUCE)))
     return FALSE;
-  if (a == NET_ALGO_NVLS && !nvls_applies (net, kind, p, local, nodes))
+  if (!sharp_applies (net, a, kind, p, local, nodes))
     return FALSE;
   if (p == NET_PROTO_LL128 && !net->ll128)
     return FALSE;
@@ -510,9 +585,50 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
     case NET_ALGO_NVLS:
       /* Each GPU sends the buffer to the switches once and gets the sum
        * back once: the whole buffer at NVLS's rate, whatever the group's
-       * size; one step. */
+       * size; one step. Across nodes each node's sum goes once each way
+       * through its NICs to InfiniBand SHARP, as CollNet's. */
       c->intra_s = bytes / net->nvls_bandwidth;
-      c->latency_s = nvls_latency_s (net);
+      c->latency_s = sharp_latency_s (net, a, FALSE);
+      if (nodes > 1)
+        {
+          c->nic_bytes = bytes / local;
+          c->latency_s += sharp_latency_s (net, a, TRUE);
+        }
+      return TRUE;
+    case NET_ALGO_NVLS_TREE:
+      /* NVLS in each node; between nodes NCCL's tree over the node's sums,
+       * whose NICs carry twice the buffer each way (once on two nodes, as
+       * the tree's: bwInter / 2 past 2 nodes, ncclTopoTuneModel); its
+       * latency NVLS's step and two network steps a level of the tree. */
+      c->intra_s = bytes / net->nvls_bandwidth;
+      c->nic_bytes = (nodes == 2 ? 1 : 2) * bytes / local;
+      c->latency_s = sharp_latency_s (net, a, FALSE)
+                     + 2.0 * floor (log2 (nodes)) * sharp_latency_s (net, a, TRUE);
+      return TRUE;
+    case NET_ALGO_COLLNET_DIRECT:
+      {
+        /* Each GPU's buffer scattered over the node's heads and the sum
+         * gathered back, over NVLink; the node's sum once each way
+         * through its NICs. NCCL's latency: 2 (a step on NVLink, if the
+         * node has two GPUs or more, + 0.4 us a further GPU) + a network
+         * step. */
+        double lfrac = (double) (local - 1) / local;
+        c->intra_s = 2 * lfrac * bytes / net->intra_bandwidth;
+        c->nic_bytes = bytes / local / net->collnet_fraction;
+        c->latency_s = 2 * (MIN (1, local - 1) * sharp_latency_s (net, a, FALSE)
+                            + (local - 1) * LEDGER (NCCL_COLLNET_ARITY_LATENCY_US) * 1e-6)
+                       + sharp_latency_s (net, a, TRUE);
+        return TRUE;
+      }
+    case NET_ALGO_COLLNET_CHAIN:
+      /* A chain through the node's GPUs carries the buffer up to the head
+       * and the sum down again: twice the buffer each way on NVLink, as
+       * the tree's chain; the node's sum once each way through its NICs.
+       * NCCL's latency: 2 (local - 1) steps on NVLink + a network step. */
+      c->intra_s = local > 1 ? 2 * bytes / net->intra_bandwidth : 0;
+      c->nic_bytes = bytes / local;
+      c->latency_s = 2.0 * (local - 1) * sharp_latency_s (net, a, FALSE)
+                     + sharp_latency_s (net, a, TRUE);
       return TRUE;
     case NET_ALGO_DIRECT:
       /* Every rank sends bytes / size to every other rank at once. */
@@ -585,6 +701,10 @@ net_collective_cost (const NetModel *net, CollKind kind, double bytes,
       case ALGORITHM_RING: algo = NET_ALGO_RING; break;
       case ALGORITHM_TREE: algo = NET_ALGO_TREE; break;
       case ALGORITHM_HIERARCHICAL: algo = NET_ALGO_HIERARCHICAL; break;
+      case ALGORITHM_NVLS: algo = NET_ALGO_NVLS; break;
+      case ALGORITHM_NVLS_TREE: algo = NET_ALGO_NVLS_TREE; break;
+      case ALGORITHM_COLLNET_DIRECT: algo = NET_ALGO_COLLNET_DIRECT; break;
+      case ALGORITHM_COLLNET_CHAIN: algo = NET_ALGO_COLLNET_CHAIN; break;
       case ALGORITHM_AUTO:
       case ALGORITHM_N:
       default: break;
@@ -694,7 +814,8 @@ const char *
 net_algo_name (NetAlgo algo)
 {
   static const char *const names[NET_ALGO_N] = {
-    "ring", "tree", "hierarchical", "direct", "nvls",
+    "ring", "tree", "hierarchical", "direct", "nvls", "nvls_tree",
+    "collnet_direct", "collnet_chain",
   };
   return names[algo];
 }

@@ -18,6 +18,17 @@
  *   direct        all-to-all: every rank sends to every other at once; a
  *                 GPU's traffic leaves by its own NIC (no aggregation).
  *
+ * and, where the switches reduce (SHARP), NCCL's all-reduces over them:
+ *
+ *   nvls          NVLink SHARP inside a node (intra_node.sharp); across
+ *                 nodes with InfiniBand SHARP below it (both).
+ *   nvls_tree     NVLS inside each node, NCCL's tree between nodes.
+ *   collnet_direct, collnet_chain
+ *                 InfiniBand SHARP (inter_node.sharp): the nodes' sums
+ *                 reduced in the switches, each node's bytes crossing its
+ *                 NICs once each way; the node's GPUs reach its NICs
+ *                 directly (NVSwitch nodes) or in a chain.
+ *
  * The tuner picks the algorithm and protocol (LL, LL128, Simple) with the
  * least predicted time for a size and a group, as NCCL does; a topology or
  * experiment may force one algorithm, as NCCL_ALGO does.
@@ -35,7 +46,10 @@ typedef enum {
   NET_ALGO_TREE,
   NET_ALGO_HIERARCHICAL,
   NET_ALGO_DIRECT,
-  NET_ALGO_NVLS,          /* NVLink SHARP: all-reduce inside one node */
+  NET_ALGO_NVLS,          /* NVLink SHARP (with IB SHARP across nodes) */
+  NET_ALGO_NVLS_TREE,     /* NVLS in each node, a tree between nodes */
+  NET_ALGO_COLLNET_DIRECT, /* InfiniBand SHARP, NVSwitch nodes */
+  NET_ALGO_COLLNET_CHAIN, /* InfiniBand SHARP, a chain in each node */
   NET_ALGO_N
 } NetAlgo;
 
@@ -61,6 +75,10 @@ typedef struct {
   double intra_latency;      /* s per step inside a node (Simple protocol) */
   double nvls_bandwidth;     /* NVLS all-reduce's algorithm bytes/s per GPU;
                               * 0: no NVLink SHARP (intra_node.sharp) */
+  gboolean collnet;          /* InfiniBand SHARP (inter_node.sharp) */
+  gboolean collnet_direct;   /* its Direct form: NVSwitch nodes */
+  double collnet_fraction;   /* what CollNet Direct keeps of the NICs
+                              * (NCCL_COLLNET_HOPPER_FRACTION on Hopper) */
   int nics;                  /* per node */
   double nic_bandwidth;      /* effective bytes/s of one NIC, per direction */
   double inter_latency;      /* s per step across nodes (Simple protocol) */
