@@ -620,6 +620,14 @@ START_TEST (test_nvls_relations)
 }
 END_TEST
 
+/* The algorithm that runs an all-reduce of bytes over g when a is forced
+ * (the ring where a does not apply). */
+static NetAlgo
+forced (const NetModel *net, double bytes, GroupShape g, NetAlgo a)
+{
+  return net_collective_cost (net, COLL_ALL_REDUCE, bytes, g, a, 0).algo;
+}
+
 /* topology with the --set overrides a and b (b may be NULL). */
 static void
 load2 (const char *name, const char *a, const char *b, NetModel *net)
@@ -661,12 +669,10 @@ START_TEST (test_nvls_tree_by_hand)
   CLOSE (net_static_time (&on, &c, 8),
          2 * bytes / 8 / nic + (25 * 2 / 3.4 + 2 * 3 * 5.0) * 1e-6);
   /* Not in one node (NVLS is), nor on 2 GPUs a node. */
-  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 },
-                           NET_ALGO_NVLS_TREE, 0);
-  ck_assert_int_eq (c.algo, NET_ALGO_RING);
-  c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 2 },
-                           NET_ALGO_NVLS_TREE, 0);
-  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+  ck_assert_int_eq (forced (&on, bytes, (GroupShape) { 8, 8 }, NET_ALGO_NVLS_TREE),
+                    NET_ALGO_RING);
+  ck_assert_int_eq (forced (&on, bytes, (GroupShape) { 16, 2 }, NET_ALGO_NVLS_TREE),
+                    NET_ALGO_RING);
 }
 END_TEST
 
@@ -695,9 +701,8 @@ START_TEST (test_collnet_by_hand)
   CLOSE (net_collective_time (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 16, 8 }),
          direct);
   /* Not inside one node, and not for reduce-scatter. */
-  c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 8, 8 },
-                           NET_ALGO_COLLNET_DIRECT, 0);
-  ck_assert_int_eq (c.algo, NET_ALGO_RING);
+  ck_assert_int_eq (forced (&net, bytes, (GroupShape) { 8, 8 },
+                            NET_ALGO_COLLNET_DIRECT), NET_ALGO_RING);
   c = net_collective_cost (&net, COLL_REDUCE_SCATTER, bytes, (GroupShape) { 128, 8 },
                            -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_RING);
@@ -713,8 +718,8 @@ END_TEST
 /* Relations: with InfiniBand SHARP, NVLink SHARP or both, the tuner is
  * never slower than without, at any size (1 KiB to 8 GiB) on 1 to 16
  * nodes of 1 to 8 GPUs each; the switches reduce, so a large CollNet
- * all-reduce takes the same time on 2 and on 16 nodes, where the ring's
- * grows; with both, across nodes NVLS runs over CollNet. */
+ * Direct all-reduce takes the same time on 2 and on 16 nodes, where the
+ * ring's grows; with both, across nodes NVLS runs over CollNet. */
 START_TEST (test_sharp_relations)
 {
   NetModel off, ib, nvl, both;
@@ -740,16 +745,67 @@ START_TEST (test_sharp_relations)
   for (int i = 0; i < 2; i++)
     {
       const NetModel *net = i == 0 ? &ib : &off;
-      double two = net_collective_time (net, COLL_ALL_REDUCE, bytes,
-                                        (GroupShape) { 16, 8 });
-      double sixteen = net_collective_time (net, COLL_ALL_REDUCE, bytes,
-                                            (GroupShape) { 128, 8 });
+      int a = i == 0 ? NET_ALGO_COLLNET_DIRECT : NET_ALGO_RING;
+      CollCost c2 = net_collective_cost (net, COLL_ALL_REDUCE, bytes,
+                                         (GroupShape) { 16, 8 }, a, 0);
+      CollCost c16 = net_collective_cost (net, COLL_ALL_REDUCE, bytes,
+                                          (GroupShape) { 128, 8 }, a, 0);
+      double two = net_static_time (net, &c2, 8), sixteen = net_static_time (net, &c16, 8);
       ck_assert_msg (i == 0 ? two == sixteen : sixteen > two, "%s: %g and %g s",
                      i == 0 ? "collnet" : "ring", two, sixteen);
     }
   CollCost c = net_collective_cost (&both, COLL_ALL_REDUCE, bytes,
                                     (GroupShape) { 64, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_NVLS);
+  /* All-reduce only: reduce-scatter and all-gather of 1 MiB, where the
+   * switches would win, in a node and across 8, run no SHARP algorithm,
+   * chosen or forced. */
+  static const CollKind split[] = { COLL_REDUCE_SCATTER, COLL_ALL_GATHER };
+  for (guint k = 0; k < G_N_ELEMENTS (split); k++)
+    for (int nodes = 1; nodes <= 8; nodes *= 8)
+      for (int a = -1; a < NET_ALGO_N; a++)
+        {
+          if (a >= 0 && a < NET_ALGO_NVLS)
+            continue;
+          c = net_collective_cost (&both, split[k], 1 << 20,
+                                   (GroupShape) { 8 * nodes, 8 }, a, 0);
+          ck_assert_msg (c.algo < NET_ALGO_NVLS, "kind %d, %d nodes, algo %d: %s",
+                         split[k], nodes, a, net_algo_name (c.algo));
+        }
+}
+END_TEST
+
+/* CollNet Direct on Hopper keeps NCCL_COLLNET_HOPPER_FRACTION (0.85) of
+ * its bandwidth (ncclTopoTuneModel, minCompCap >= 90): a 1 GiB all-reduce
+ * over 16 dgx-h100 nodes scatters and gathers 2 x 7/8 of the buffer on
+ * NVLink at 450 GB/s x 0.81 x 0.85 (6.065 ms, above the NICs' 2^30 / 8 at
+ * 48 GB/s x 0.85, 3.290 ms), + NCCL's 21.02 us: 6.086 ms. So the chain,
+ * twice the buffer at 364.5 GB/s (5.891 ms) + 2 x 7 x 2.8 x 2/3.4 + 30 x
+ * 5/14 us, 5.925 ms, is the tuner's pick there. And NCCL turns CollNet
+ * off for more than 8 GPUs of a communicator in a node: on nodes of 16, a
+ * group of all 16 a node runs no CollNet, one of 8 a node does. */
+START_TEST (test_collnet_hopper_and_arity)
+{
+  NetModel net;
+  double bytes = 1 << 30;
+  load2 ("dgx-h100", "inter_node.sharp=true", NULL, &net);
+  CollCost c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes,
+                                    (GroupShape) { 128, 8 },
+                                    NET_ALGO_COLLNET_DIRECT, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_DIRECT);
+  CLOSE (net_static_time (&net, &c, 8),
+         1.75 * bytes / (450e9 * 0.81 * LEDGER (NCCL_COLLNET_HOPPER_FRACTION))
+         + (2 * (3.7 * 2 / 3.4 + 7 * 0.4) + 31 * 5 / 14.0) * 1e-6);
+  c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 128, 8 },
+                           -1, 0);
+  ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_CHAIN);
+  CLOSE (net_static_time (&net, &c, 8),
+         2 * bytes / (450e9 * 0.81) + (2 * 7 * 2.8 * 2 / 3.4 + 30 * 5 / 14.0) * 1e-6);
+  load2 ("dgx-h100", "inter_node.sharp=true", "gpus_per_node=16", &net);
+  ck_assert_int_eq (forced (&net, bytes, (GroupShape) { 32, 16 },
+                            NET_ALGO_COLLNET_DIRECT), NET_ALGO_RING);
+  ck_assert_int_eq (forced (&net, bytes, (GroupShape) { 32, 8 },
+                            NET_ALGO_COLLNET_DIRECT), NET_ALGO_COLLNET_DIRECT);
 }
 END_TEST
 
@@ -1124,6 +1180,7 @@ net_suite (void)
   tcase_add_test (tc, test_nvls_tree_by_hand);
   tcase_add_test (tc, test_collnet_by_hand);
   tcase_add_test (tc, test_sharp_relations);
+  tcase_add_test (tc, test_collnet_hopper_and_arity);
   tcase_add_test (tc, test_all_to_all_does_not_aggregate);
   tcase_add_test (tc, test_fabric_taper);
   tcase_add_test (tc, test_group_shape_matches_walk);

@@ -210,8 +210,9 @@ fabric_finish (const YNode *inter, const char *path, const FabricSpec *f,
  * third-generation NVSwitch", Hot Chips 34, 2022: the switch reduces and
  * multicasts), which only Hopper GPUs reach: an NVLink bridge, PCIe or an
  * A100's second-generation NVSwitch cannot reduce, and NCCL's NVLS needs
- * compute capability 9.0 (nvlsEfficiency 0 below it, src/graph/tuning.cc,
- * NCCL v2.21.5-1). */
+ * compute capability 9.0 (the NVLS graph's search stops below it,
+ * ncclTopoCompute, src/graph/search.cc; multicast support,
+ * ncclNvlsInit, src/transport/nvls.cc; NCCL v2.21.5-1). */
 static gboolean
 sharp_finish (const YNode *map, const char *path, const TopologySpec *t,
               GError **error)

@@ -133,15 +133,23 @@ fp8_weight_copy_bytes (const LayerShape *ls)
 }
 
 double
-fp8_activation_saving (const LayerShape *ls, double w)
+fp8_attention_saving (const LayerShape *ls, double w)
 {
   double sbh = (double) ls->s * ls->b * ls->h;
   double context = (double) ls->s * ls->b * (ls->heads * ls->d);
   double whole = ls->sequence_parallel ? 1.0 / ls->t : 1;
-  /* QKV's and FC1's inputs (the layer norms' outputs), the projection's
-   * (the attention's context, heads x head_dim wide) and FC2's (the
+  /* QKV's input (the layer norm's output) and the projection's (the
+   * attention's context, heads x head_dim wide). */
+  return (sbh * whole + context / ls->t) * (w - 1);
+}
+
+double
+fp8_activation_saving (const LayerShape *ls, double w)
+{
+  double sbh = (double) ls->s * ls->b * ls->h;
+  double whole = ls->sequence_parallel ? 1.0 / ls->t : 1;
+  /* And FC1's input (the layer norm's output) and FC2's (the
    * activation's output, ffn wide). */
-  double elems = 2 * sbh * whole + context / ls->t
-                 + sbh * ls->ffn / ls->h / ls->t;
-  return elems * (w - 1);
+  return fp8_attention_saving (ls, w)
+         + (sbh * whole + sbh * ls->ffn / ls->h / ls->t) * (w - 1);
 }

@@ -84,3 +84,5 @@ void fp8_scaling_update (const LayerShape *ls, int layers, gboolean backward,
  * parallelism; the projection's and FC2's, 1/t). */
 double fp8_weight_copy_bytes (const LayerShape *ls);
 double fp8_activation_saving (const LayerShape *ls, double w);
+/* Of it, the attention block's part (QKV's and the projection's inputs). */
+double fp8_attention_saving (const LayerShape *ls, double w);

@@ -505,6 +505,21 @@ moe_fp8_weight_casts (const LayerShape *ls, GArray *ops)
                            2 * (int) local_experts (ls));
 }
 
+/* TE's GroupedLinear (1.11 to 1.13, grouped_linear.py) saves an FP8
+ * expert GEMM's input for its weight gradient in FP8 (its transpose, or
+ * itself with sequence parallelism), not the 16-bit tokens; the router
+ * (a plain F.linear) keeps its 16-bit input. The shared experts' inputs
+ * are counted at 16 bits, as moe_activation_bytes's callers count them
+ * (a slight over-count with fp8). */
+double
+moe_fp8_activation_saving (const LayerShape *ls, double w)
+{
+  double n = moe_tokens_per_expert (ls) * local_experts (ls);
+  double experts = fp8_experts (ls)
+    ? n * (ls->h + ls->moe_ffn / ls->etp) * (w - 1) : 0;
+  return fp8_attention_saving (ls, w) + experts;
+}
+
 double
 moe_activation_bytes (const LayerShape *ls)
 {

@@ -444,7 +444,10 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
  * gathers the result back over NVLink; CollNet Chain passes it along a
  * chain of the node's GPUs. NCCL enables CollNet on 2 nodes or more
  * (NCCL_COLLNET_NODE_THRESHOLD 2, src/init.cc) of at most
- * COLLNET_MAX_LOCAL GPUs each.
+ * COLLNET_MAX_LOCAL GPUs each (a group's members in a node are the same
+ * in every node here: GroupShape's per_node).
+ * A forced algorithm that does not apply runs the ring here; NCCL, asked
+ * for CollNet without it, lets its tuner pick between ring and tree.
  *
  * All of them run all-reduce only here, with the Simple protocol, their
  * only one (ncclTopoTuneModel, src/graph/tuning.cc). NCCL v2.21.5-1 also
@@ -458,7 +461,8 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
  * S62129, as quoted in NVIDIA/nccl issue #1649), is the ring's (NVIDIA/nccl
  * issue #1221: on more than 2 nodes the same with NVLS on and off), where
  * 5/6 would give 320. CollNet Direct on Hopper keeps NCCL's
- * NCCL_COLLNET_HOPPER_FRACTION: no measurement of it is here. The two
+ * NCCL_COLLNET_HOPPER_FRACTION of its bandwidth: no measurement of it is
+ * here. The two
  * levels run pipelined: the slower one sets the time. */
 
 /* CollNet's most GPUs a node (NCCL_MAX_DIRECT_ARITY + 1, src/init.cc and
@@ -609,11 +613,11 @@ algo_cost (const NetModel *net, CollKind kind, double bytes, GroupShape g,
       {
         /* Each GPU's buffer scattered over the node's heads and the sum
          * gathered back, over NVLink; the node's sum once each way
-         * through its NICs. NCCL's latency: 2 (a step on NVLink, if the
-         * node has two GPUs or more, + 0.4 us a further GPU) + a network
-         * step. */
+         * through its NICs; on Hopper both at NCCL's fraction of its
+         * bandwidth. NCCL's latency: 2 (a step on NVLink, if the node has
+         * two GPUs or more, + 0.4 us a further GPU) + a network step. */
         double lfrac = (double) (local - 1) / local;
-        c->intra_s = 2 * lfrac * bytes / net->intra_bandwidth;
+        c->intra_s = 2 * lfrac * bytes / net->intra_bandwidth / net->collnet_fraction;
         c->nic_bytes = bytes / local / net->collnet_fraction;
         c->latency_s = 2 * (MIN (1, local - 1) * sharp_latency_s (net, a, FALSE)
                             + (local - 1) * LEDGER (NCCL_COLLNET_ARITY_LATENCY_US) * 1e-6)

@@ -77,8 +77,9 @@ typedef struct {
                               * 0: no NVLink SHARP (intra_node.sharp) */
   gboolean collnet;          /* InfiniBand SHARP (inter_node.sharp) */
   gboolean collnet_direct;   /* its Direct form: NVSwitch nodes */
-  double collnet_fraction;   /* what CollNet Direct keeps of the NICs
-                              * (NCCL_COLLNET_HOPPER_FRACTION on Hopper) */
+  double collnet_fraction;   /* what CollNet Direct keeps of its links and
+                              * NICs (NCCL_COLLNET_HOPPER_FRACTION on
+                              * Hopper) */
   int nics;                  /* per node */
   double nic_bandwidth;      /* effective bytes/s of one NIC, per direction */
   double inter_latency;      /* s per step across nodes (Simple protocol) */

@@ -838,8 +838,13 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
   double host = 0;
   /* With fp8, TE saves the linear layers' inputs in FP8 (module/linear.py
    * _Linear.forward: the quantized input, its column-wise data kept for
-   * the weight gradient), a byte an element instead of w. */
-  double fp8_saving = e->training.fp8 ? fp8_activation_saving (&ls, w) : 0;
+   * the weight gradient), a byte an element instead of w: a dense
+   * layer's, or in the share of MoE layers their attention's and
+   * experts' (graph/moe.h). */
+  double share = moe_share (&e->model);
+  double fp8_saving = !e->training.fp8 ? 0
+    : (1 - share) * fp8_activation_saving (&ls, w)
+      + (share > 0 ? share * moe_fp8_activation_saving (&ls, w) : 0);
 
   for (int s = 0; s < p->pp; s++)
     {
@@ -863,7 +868,6 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
        * (graph/moe.h). */
       if (e->training.fp8)
         {
-          double share = moe_share (&e->model);
           double copy = share > 0 ? share * 2 * moe_fp8_weights (&ls)
                                     + (1 - share) * fp8_weight_copy_bytes (&ls)
                                   : fp8_weight_copy_bytes (&ls);
@@ -875,7 +879,7 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
       double checkpoint = layer_activation_bytes (e, p->micro_batch, w, FALSE)
                           - (e->training.recompute != RECOMPUTE_FULL
                              ? fp8_saving : 0)
-                          + moe_share (&e->model) * moe_extra_activations (e, &ls);
+                          + share * moe_extra_activations (e, &ls);
       double kept = chunks_in_flight (p, s) * plan_chunk_layers (p, s)
                     * checkpoint;
       /* DeepSpeed's cpu_checkpointing keeps the checkpoints on the host
