@@ -190,6 +190,7 @@ table () {
 2 | ib-sharp-roce.yaml:3:103: topology.inter_node.sharp: InfiniBand SHARP reduces in InfiniBand switches; this fabric's link is roce | - | run $d/ib-sharp-roce.yaml
 2 | --set topology.inter_node.sharp: topology.inter_node.sharp: InfiniBand SHARP reduces in InfiniBand switches; this fabric's link is slingshot-11 | - | collective perlmutter --gpus 16 --set inter_node.sharp=true
 2 | unknown --algo 'nvlstree' (valid: auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct or collnet_chain) | - | collective selene --gpus 16 -a nvlstree
+2 | coll-algorithm.yaml:8:79: case.algorithm: unknown value 'butterfly'; valid values: auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct or collnet_chain | - | validate $d/coll-algorithm.yaml
 EOF
 }
 

@@ -342,7 +342,8 @@ validate_file (const char *path, const char *const *sets, gboolean full, gboolea
            * is a time for the same bytes. */
           NetModel net;
           CollCost cost;
-          net_model_init (&net, &c->experiment.topology, ALGORITHM_AUTO);
+          net_model_init (&net, &c->experiment.topology,
+                          c->experiment.collectives.algorithm);
           double pred = net_benchmark_time (&net, c->op, c->bytes, c->experiment.gpus,
                                             c->per_node, &cost);
           double unit = net_bus_bandwidth (c->op, c->bytes, c->experiment.gpus, 1.0);

@@ -72,6 +72,9 @@ static const Field collective_case_fields[] = {
   F ("per_node", F_INT, ValidationCase, per_node),
   F ("op", F_ENUM, ValidationCase, op, REQUIRED, .arg = SPEC_ENUM_COLLECTIVE),
   F ("size", F_UNIT, ValidationCase, bytes, REQUIRED, .arg = UNIT_BYTES),
+  /* The run's NCCL_ALGO, where it forced one (default auto). */
+  F ("algorithm", F_ENUM, ValidationCase, experiment.collectives.algorithm,
+     .arg = SPEC_ENUM_ALGORITHM),
   { .key = "measured", .type = F_MAP, .required = TRUE,
     .sub = collective_measured_fields },
   END
