@@ -4110,6 +4110,26 @@ START_TEST (test_fp8_moe_memory)
   ck_assert_double_eq_tol (fp8.weights - bf16.weights,
                            8 * 2 * (attention + expert), 1);
   experiment_spec_clear (&e);
+  /* Saved activations, one GPU, 8 MoE layers of 8 experts of 2,048, top
+   * 2, no recompute (gradients reduced in fp32: no copy beside them):
+   * each layer's attention inputs (QKV's and the projection's, s b h
+   * each) and its experts' (512 tokens x 2 routed, of h and of 2,048) a
+   * byte an element instead of two; the router's input, the layer norm's
+   * output, stays 16-bit. */
+  e = base_spec (1, 1, 1, 1, 1);
+  e.topology.gpus_per_node = 1;
+  e.topology.gpu.peak_flops[PRECISION_FP8] = 624e12;
+  e.model.experts = 8;
+  e.model.top_k = 2;
+  e.model.moe_ffn_hidden = 2048;
+  e.model.moe_layer_frequency = 1;
+  e.training.moe_imbalance = 1;
+  e.parallel.grad_reduce_precision = PRECISION_FP32;
+  memory_bf16_fp8 (&e, &bf16, &fp8);
+  double sbh = 512 * 1024.0;
+  ck_assert_double_eq_tol (bf16.activations - fp8.activations,
+                           8 * (2 * sbh + 1024.0 * (1024 + 2048)), 1);
+  experiment_spec_clear (&e);
 }
 END_TEST
 

@@ -515,8 +515,7 @@ double
 moe_fp8_activation_saving (const LayerShape *ls, double w)
 {
   double n = moe_tokens_per_expert (ls) * local_experts (ls);
-  double experts = fp8_experts (ls)
-    ? n * (ls->h + ls->moe_ffn / ls->etp) * (w - 1) : 0;
+  double experts = ls->gshard ? 0 : n * (ls->h + ls->moe_ffn / ls->etp) * (w - 1);
   return fp8_attention_saving (ls, w) + experts;
 }
 

@@ -52,8 +52,10 @@ void moe_fp8_weight_casts (const LayerShape *ls, GArray *ops);
  * outputs, the combined output, the router's scores (not the permuted
  * input: the permutation keeps its indices only). */
 double moe_activation_bytes (const LayerShape *ls);
-/* With fp8, the bytes an MoE layer's saved activations shrink by, as
- * fp8_activation_saving is a dense layer's: the attention's linear
+/* With fp8 (whether or not LS carries the FP8 compute model, as
+ * moe_fp8_weights), the bytes an MoE layer's saved activations shrink
+ * by, as fp8_activation_saving is a dense layer's: the attention's linear
  * inputs, and Megatron-Core's experts' (FC1's and FC2's inputs, which
- * TE's GroupedLinear keeps in FP8); the router's input stays 16-bit. */
+ * TE's GroupedLinear keeps in FP8; not DeepSpeed-MoE's); the router's
+ * input stays 16-bit. */
 double moe_fp8_activation_saving (const LayerShape *ls, double w);
