@@ -461,7 +461,7 @@ END_TEST
  * bus bandwidth on the GPU's side, under its NICs' halved bytes (8 GPUs
  * sharing 4 x 24 GB/s), and on more nodes to 4 x 17.8; the LL128 ring to
  * 4 x 20 GB/s, under the 0.92 x 231 GB/s of the node's links; inside
- * one node there is no limit. */
+ * one node there is no limit. A Hopper node takes Hopper's limits. */
 START_TEST (test_per_channel_cap)
 {
   NetModel net;
@@ -480,6 +480,18 @@ START_TEST (test_per_channel_cap)
   CLOSE (c.intra_s, 2 * 63.0 / 64 * mib4 / (4 * 20e9));
   c = allreduce_cost ("apollo-a100-4ib", bytes, 8, 8, NET_ALGO_TREE, &net);
   CLOSE (c.intra_s, 2 * bytes / (300e9 * 0.77 * 0.9 * 1.0));
+  /* Hopper's rows (dgx-h100, 8 NDR NICs, 8 channels): the tree 41.4 GB/s
+   * a channel on two nodes, over the node's links (450 GB/s x 0.81 x 0.9:
+   * they bind), and 36.0 on more, under them; the LL128 ring 36.7. */
+  c = allreduce_cost ("dgx-h100", bytes, 16, 8, NET_ALGO_TREE, &net);
+  ck_assert_int_eq (c.proto, NET_PROTO_SIMPLE);
+  ck_assert (8 * 41.4e9 > 450e9 * 0.81 * 0.9);
+  CLOSE (c.intra_s, 2 * bytes / (450e9 * 0.81 * 0.9));
+  c = allreduce_cost ("dgx-h100", bytes, 256, 8, NET_ALGO_TREE, &net);
+  CLOSE (c.intra_s, 2 * bytes / (8 * 36.0e9));
+  c = allreduce_cost ("dgx-h100", mib4, 64, 8, NET_ALGO_RING, &net);
+  ck_assert_int_eq (c.proto, NET_PROTO_LL128);
+  CLOSE (c.intra_s, 2 * 63.0 / 64 * mib4 / (8 * 36.7e9));
 }
 END_TEST
 

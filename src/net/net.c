@@ -150,8 +150,8 @@ net_model_init (NetModel *net, const TopologySpec *t, AlgorithmChoice algorithm)
    * chain: ncclTopoTuneModel, NCCL v2.21.5-1). */
   net->collnet = in->sharp;
   net->collnet_direct = in->sharp && t->intra_node.link == LINK_NVSWITCH;
-  net->collnet_fraction = t->gpu.generation >= GENERATION_HOPPER
-    ? LEDGER (NCCL_COLLNET_HOPPER_FRACTION) : 1;
+  net->hopper = t->gpu.generation >= GENERATION_HOPPER;
+  net->collnet_fraction = net->hopper ? LEDGER (NCCL_COLLNET_HOPPER_FRACTION) : 1;
   const LinkCalibration *inter = &link_calibration[in->link];
   int gpn = t->gpus_per_node;
   net->nics = in->nics_per_node;
@@ -353,10 +353,13 @@ tree_correction (NetProto p, double bytes)
 
 /* NCCL's channels between nodes: its search (ncclTopoCompute,
  * src/graph/search.cc) gives each NIC of a node a channel at the NIC's
- * speed (under 25 GB/s, which ncclTopoDupChannels does not duplicate), and
- * ncclTopoPostset (src/graph/connect.cc) runs each of them twice ("Duplication
- * should be complete now"): the graph has one channel a NIC, the
- * communicator twice that (NCCL v2.21.5-1). */
+ * speed, which ncclTopoDupChannels does not duplicate under 25 GB/s (an
+ * HDR NIC's 24), nor on Hopper under 50 GB/s with more than 4 channels
+ * (8 NDR NICs' 48 each); and ncclTopoPostset (src/graph/connect.cc) runs
+ * each of them twice ("Duplication should be complete now"): the graph
+ * has one channel a NIC, the communicator twice that (NCCL v2.21.5-1).
+ * (Nodes of at most 4 NICs of 25 GB/s or more, whose graph NCCL
+ * duplicates, are counted the same: none is shipped.) */
 static int
 graph_channels (const NetModel *net)
 {
@@ -365,20 +368,20 @@ graph_channels (const NetModel *net)
 
 /* The most bus bandwidth NCCL's kernels give algorithm a with protocol p,
  * whose fraction of the links is f, across `nodes` nodes
- * (ncclTopoTuneModel, v2.21.5-1): the graph's channels x Ampere's limit per
- * channel (NCCL_PER_CHANNEL_CAP_GBS): the tree's, then with LL128 the
- * lower of that x f and LL128's; the ring's with LL128 alone. It bounds
- * the GPU's part of the collective, whatever its NICs carry. Inside one
- * node NCCL's graph has a channel per NVLink at 20 GB/s (SM80_NVLINK_BW,
- * src/graph/topo.h), at or under every limit: they never bind there. A
- * Hopper GPU has higher limits (tuning.cc's Hopper rows), but a device
- * profile does not give its compute capability: every GPU is Ampere. */
+ * (ncclTopoTuneModel, v2.21.5-1): the graph's channels x the limit per
+ * channel of the GPUs' generation (NCCL_PER_CHANNEL_CAP_GBS: Ampere's, or
+ * Hopper's for a device of generation hopper, as NCCL's compCapIndex
+ * picks them): the tree's, then with LL128 the lower of that x f and
+ * LL128's; the ring's with LL128 alone. It bounds the GPU's part of the
+ * collective, whatever its NICs carry. Inside one node NCCL's graph has a
+ * channel per NVLink at 20 GB/s (SM80_NVLINK_BW, src/graph/topo.h), at or
+ * under every limit: they never bind there. */
 static double
 channel_cap (const NetModel *net, NetAlgo a, NetProto p, int nodes, double f)
 {
   if (nodes <= 1)
     return INFINITY;
-  const double *cap = LEDGER_VALUES (NCCL_PER_CHANNEL_CAP_GBS);
+  const double *cap = LEDGER_VALUES (NCCL_PER_CHANNEL_CAP_GBS) + (net->hopper ? 6 : 0);
   int more = nodes > 2;
   double channels = graph_channels (net) * 1e9;   /* GB/s to B/s */
   if (a == NET_ALGO_TREE)

@@ -75,6 +75,8 @@ typedef struct {
   double intra_latency;      /* s per step inside a node (Simple protocol) */
   double nvls_bandwidth;     /* NVLS all-reduce's algorithm bytes/s per GPU;
                               * 0: no NVLink SHARP (intra_node.sharp) */
+  gboolean hopper;           /* the GPUs' generation is Hopper or later:
+                              * NCCL's Hopper rows (net.c, channel_cap) */
   gboolean collnet;          /* InfiniBand SHARP (inter_node.sharp) */
   gboolean collnet_direct;   /* its Direct form: NVSwitch nodes */
   double collnet_fraction;   /* what CollNet Direct keeps of its links and
