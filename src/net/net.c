@@ -465,8 +465,7 @@ ring_plateau (const NetModel *net, CollKind kind, NetProto p, double bytes,
  * issue #1221: on more than 2 nodes the same with NVLS on and off), where
  * 5/6 would give 320. CollNet Direct on Hopper keeps NCCL's
  * NCCL_COLLNET_HOPPER_FRACTION of its bandwidth: no measurement of it is
- * here. The two
- * levels run pipelined: the slower one sets the time. */
+ * here. The two levels run pipelined: the slower one sets the time. */
 
 /* CollNet's most GPUs a node (NCCL_MAX_DIRECT_ARITY + 1, src/init.cc and
  * src/include/device.h, NCCL v2.21.5-1): NCCL turns CollNet off for a
