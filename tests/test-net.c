@@ -320,14 +320,32 @@ END_TEST
 
 static char *topologies;   /* $srcdir/topologies */
 
+/* Topology NAME with the --set overrides a and b (either may be NULL; b
+ * only with a). */
+static void
+load_sets (const char *name, const char *a, const char *b, TopologySpec *t)
+{
+  g_autofree char *path = g_strconcat (topologies, "/", name, ".yaml", NULL);
+  const char *sets[] = { a, b, NULL };
+  GError *error = NULL;
+  ck_assert_msg (config_load_topology (path, a ? sets : NULL, t, &error),
+                 "%s", error ? error->message : "?");
+}
+
 static void
 load (const char *name, const char *set, TopologySpec *t)
 {
-  g_autofree char *path = g_strconcat (topologies, "/", name, ".yaml", NULL);
-  const char *sets[] = { set, NULL };
-  GError *error = NULL;
-  ck_assert_msg (config_load_topology (path, set ? sets : NULL, t, &error),
-                 "%s", error ? error->message : "?");
+  load_sets (name, set, NULL, t);
+}
+
+/* The network of topology NAME with the overrides a and b (load_sets). */
+static void
+load_net (const char *name, const char *a, const char *b, NetModel *net)
+{
+  TopologySpec t;
+  load_sets (name, a, b, &t);
+  net_model_init (net, &t, ALGORITHM_AUTO);
+  topology_spec_clear (&t);
 }
 
 /* nccl-tests' bus bandwidth of a 1 GiB all-reduce, GB/s. */
@@ -561,13 +579,8 @@ END_TEST
 static void
 dgx_h100_sharp (NetModel *on, NetModel *off)
 {
-  TopologySpec t;
-  load ("dgx-h100", "intra_node.sharp=true", &t);
-  net_model_init (on, &t, ALGORITHM_AUTO);
-  topology_spec_clear (&t);
-  load ("dgx-h100", NULL, &t);
-  net_model_init (off, &t, ALGORITHM_AUTO);
-  topology_spec_clear (&t);
+  load_net ("dgx-h100", "intra_node.sharp=true", NULL, on);
+  load_net ("dgx-h100", NULL, NULL, off);
 }
 
 /* NVLink SHARP (intra_node.sharp) on dgx-h100, worked by hand: a 1 GiB
@@ -640,20 +653,6 @@ forced (const NetModel *net, double bytes, GroupShape g, NetAlgo a)
   return net_collective_cost (net, COLL_ALL_REDUCE, bytes, g, a, 0).algo;
 }
 
-/* topology with the --set overrides a and b (b may be NULL). */
-static void
-load2 (const char *name, const char *a, const char *b, NetModel *net)
-{
-  g_autofree char *path = g_strconcat (topologies, "/", name, ".yaml", NULL);
-  const char *sets[] = { a, b, NULL };
-  GError *error = NULL;
-  TopologySpec t;
-  ck_assert_msg (config_load_topology (path, sets, &t, &error),
-                 "%s", error ? error->message : "?");
-  net_model_init (net, &t, ALGORITHM_AUTO);
-  topology_spec_clear (&t);
-}
-
 /* The NVLS tree (intra_node.sharp across nodes) on dgx-h100, by hand, for
  * a 1 GiB all-reduce:
  * - 2 nodes of 8: NVLS in each node, the buffer once at 450 GB/s x
@@ -669,7 +668,7 @@ START_TEST (test_nvls_tree_by_hand)
   NetModel on;
   double bytes = 1 << 30, nvls = bytes / (450e9 * LEDGER (NVLS_EFFICIENCY));
   double nic = 400e9 / 8 * LEDGER (IB_EFFICIENCY);
-  load2 ("dgx-h100", "intra_node.sharp=true", NULL, &on);
+  load_net ("dgx-h100", "intra_node.sharp=true", NULL, &on);
   CollCost c = net_collective_cost (&on, COLL_ALL_REDUCE, bytes,
                                     (GroupShape) { 16, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_NVLS_TREE);
@@ -702,7 +701,7 @@ START_TEST (test_collnet_by_hand)
 {
   NetModel net;
   double bytes = 1 << 30, nvlink = 300e9 * LEDGER (NVLINK_EFFICIENCY);
-  load2 ("selene", "inter_node.sharp=true", NULL, &net);
+  load_net ("selene", "inter_node.sharp=true", NULL, &net);
   CollCost c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes,
                                     (GroupShape) { 128, 8 }, -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_DIRECT);
@@ -718,7 +717,7 @@ START_TEST (test_collnet_by_hand)
   c = net_collective_cost (&net, COLL_REDUCE_SCATTER, bytes, (GroupShape) { 128, 8 },
                            -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_RING);
-  load2 ("selene", "inter_node.sharp=true", "intra_node.link=nvlink", &net);
+  load_net ("selene", "inter_node.sharp=true", "intra_node.link=nvlink", &net);
   c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes, (GroupShape) { 128, 8 },
                            -1, 0);
   ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_CHAIN);
@@ -735,10 +734,10 @@ END_TEST
 START_TEST (test_sharp_relations)
 {
   NetModel off, ib, nvl, both;
-  load2 ("dgx-h100", NULL, NULL, &off);
-  load2 ("dgx-h100", "inter_node.sharp=true", NULL, &ib);
-  load2 ("dgx-h100", "intra_node.sharp=true", NULL, &nvl);
-  load2 ("dgx-h100", "intra_node.sharp=true", "inter_node.sharp=true", &both);
+  load_net ("dgx-h100", NULL, NULL, &off);
+  load_net ("dgx-h100", "inter_node.sharp=true", NULL, &ib);
+  load_net ("dgx-h100", "intra_node.sharp=true", NULL, &nvl);
+  load_net ("dgx-h100", "intra_node.sharp=true", "inter_node.sharp=true", &both);
   const NetModel *with[] = { &ib, &nvl, &both };
   for (double bytes = 1 << 10; bytes <= 8.0 * (1 << 30); bytes *= 8)
     for (int local = 1; local <= 8; local *= 2)
@@ -800,7 +799,7 @@ START_TEST (test_collnet_hopper_and_arity)
 {
   NetModel net;
   double bytes = 1 << 30;
-  load2 ("dgx-h100", "inter_node.sharp=true", NULL, &net);
+  load_net ("dgx-h100", "inter_node.sharp=true", NULL, &net);
   CollCost c = net_collective_cost (&net, COLL_ALL_REDUCE, bytes,
                                     (GroupShape) { 128, 8 },
                                     NET_ALGO_COLLNET_DIRECT, 0);
@@ -813,7 +812,7 @@ START_TEST (test_collnet_hopper_and_arity)
   ck_assert_int_eq (c.algo, NET_ALGO_COLLNET_CHAIN);
   CLOSE (net_static_time (&net, &c, 8),
          2 * bytes / (450e9 * 0.81) + (2 * 7 * 2.8 * 2 / 3.4 + 30 * 5 / 14.0) * 1e-6);
-  load2 ("dgx-h100", "inter_node.sharp=true", "gpus_per_node=16", &net);
+  load_net ("dgx-h100", "inter_node.sharp=true", "gpus_per_node=16", &net);
   ck_assert_int_eq (forced (&net, bytes, (GroupShape) { 32, 16 },
                             NET_ALGO_COLLNET_DIRECT), NET_ALGO_RING);
   ck_assert_int_eq (forced (&net, bytes, (GroupShape) { 32, 8 },

@@ -511,11 +511,20 @@ moe_fp8_weight_casts (const LayerShape *ls, GArray *ops)
  * (a plain F.linear) keeps its 16-bit input. The shared experts' inputs
  * are counted at 16 bits, as moe_activation_bytes's callers count them
  * (a slight over-count with fp8). */
+/* The elements of the local experts' GEMM inputs a micro-batch: the
+ * routed tokens into FC1 (h wide) and the activation's output into FC2
+ * (moe_ffn / etp wide). */
+static double
+expert_gemm_inputs (const LayerShape *ls)
+{
+  double n = moe_tokens_per_expert (ls) * local_experts (ls);
+  return n * (ls->h + ls->moe_ffn / ls->etp);
+}
+
 double
 moe_fp8_activation_saving (const LayerShape *ls, double w)
 {
-  double n = moe_tokens_per_expert (ls) * local_experts (ls);
-  double experts = ls->gshard ? 0 : n * (ls->h + ls->moe_ffn / ls->etp) * (w - 1);
+  double experts = ls->gshard ? 0 : expert_gemm_inputs (ls) * (w - 1);
   return fp8_attention_saving (ls, w) + experts;
 }
 
@@ -536,6 +545,6 @@ moe_activation_bytes (const LayerShape *ls)
    * mask's and the combine weights' 16-bit copies over S x E C. */
   double routing = ls->gshard ? 2 * w * t * gshard_slots (ls) : 0;
   return routing + moe_dispatch_bytes (ls)
-         + w * (n * ls->h + n * (expert_fc1 (ls) + ls->moe_ffn / ls->etp))
+         + w * (expert_gemm_inputs (ls) + n * expert_fc1 (ls))
          + 4.0 * t * ls->experts;
 }

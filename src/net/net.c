@@ -507,7 +507,7 @@ sharp_applies (const NetModel *net, NetAlgo a, CollKind kind, NetProto p,
 static double
 sharp_latency_s (const NetModel *net, NetAlgo a, gboolean network)
 {
-  int i = (int) a - NET_ALGO_NVLS + (network ? 4 : 0);
+  int i = (int) a - NET_ALGO_NVLS + (network ? NET_ALGO_N - NET_ALGO_NVLS : 0);
   return LEDGER_VALUES (NCCL_SHARP_LATENCY_US)[i] * 1e-6
          * (network ? inter_scale (net) : intra_scale (net));
 }
