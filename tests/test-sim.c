@@ -2273,6 +2273,16 @@ START_TEST (test_host_dispatch)
   ck_assert_msg (extra > 0 && extra < (8 + 5) * 0.5e-6 + 1e-9,
                  "issuing added %.6g s", extra);
   ck_assert (slow.breakdown_s.host < 1e-4);
+  /* The host's ops fire no events (sim.c, run_host), and a GPU op they
+   * issue late starts then without one: the replay fires as many events
+   * as one without a host, where each host op had its own before. */
+  big.topology.host.kernel_launch_s = 0;
+  SimResult none = run (&big, FALSE);
+  ck_assert_uint_eq (slow.events, none.events);
+  e.parallel.grad_accumulation = GRAD_ACC_FUSED;
+  SimResult bound = run (&e, FALSE);
+  e.topology.host.kernel_launch_s = 0;
+  ck_assert_uint_eq (bound.events, run (&e, FALSE).events);
   /* The flat MFU model has no host. */
   big.compute.mfu = 0.5;
   big.topology.host.kernel_launch_s = 1;

@@ -24,10 +24,11 @@
  * core. */
 #define SIM_BUDGET_MEMORY (4.0 * 1024 * 1024 * 1024)
 #define SIM_BUDGET_EVENTS 1e9
-/* The most events of a replay of every rank that the default mode runs
- * in place of one rank per stage where stages share nodes: about a
- * second of one core (the engine does some 6 million events a second,
- * make bench). */
+/* The most events and host ops (SimCost) of a replay of every rank that
+ * the default mode runs in place of one rank per stage where stages
+ * share nodes: about a second of one core (the engine did some 6 million
+ * events a second, make bench, when each host op was an event; it runs
+ * them for less now, but the replay's other work per op is the same). */
 #define SIM_FULL_AUTO_EVENTS 5e6
 /* A trace holds a line for every op of the replay: 139 bytes each,
  * measured (GPT-3 175B on 1,024 GPUs with --full: 4,164,445,508 bytes in
@@ -44,6 +45,7 @@ typedef struct {
                          * is done: sim-private.h, SIM_HELD_ITEMS) */
   uint64_t held_edges;
   uint64_t events;      /* engine events the replay fires */
+  uint64_t host_ops;    /* of ops, the host's, run without an event */
   uint64_t bytes;       /* the simulator's memory for them */
   uint64_t streams;     /* simulated ranks x streams */
   uint64_t trace_bytes; /* of the trace, when one is written; else 0 */

@@ -7,7 +7,18 @@
  *   running --(completion event)--> done: the stream moves to its next op,
  *                                   successors lose one wait
  *
- * The ops come from the builder, sim-build.c. */
+ * The ops come from the builder, sim-build.c.
+ *
+ * The host's ops (SIM_STREAM_HOST: issuing the next compute-stream op)
+ * wait for nothing but the host op before them and the GPU or receive
+ * they were built to wait for, and lead only to the op they issue: once
+ * free to start, a host op's start and end are known, so it is run at
+ * once without an event (run_host), and what it issues takes its end as
+ * the earliest time it can start (Op.start, until it starts). An op whose
+ * other waits are over before that starts at that time through an event
+ * (on_deferred), as it started on the host op's end before; where the
+ * host runs ahead of the GPU, as it mostly does, no event is needed. Half
+ * of a replay's ops are the host's (issue 36). */
 #include "parallel/sim-private.h"
 #include "base/errors.h"
 #include "base/text.h"
@@ -27,12 +38,27 @@ static const char *const stream_names[SIM_N_STREAMS] = {
 
 static void on_op_done (SimEngine *engine, void *ctx, uint64_t arg);
 
-/* A rank's trigger op started: its next item is built (sim-build.c). */
+static void try_start (Sim *sim, uint32_t stream);
+
+/* A rank's trigger op started: its next item is built (sim-build.c).
+ * Its host may have run the next trigger already (run_host): that one's
+ * start builds the item after, as if it started now. Then the host runs
+ * what it can of the item built. */
 static void
 on_emit (SimEngine *engine, void *ctx, uint64_t arg)
 {
-  (void) engine;
-  sim_emit (ctx, (int) arg);
+  Sim *sim = ctx;
+  int rank = (int) arg;
+  sim_emit (sim, rank);
+  uint32_t t = sim->trigger[rank];
+  if (t != NONE && (op_at (sim, t)->flags & OP_DONE))
+    {
+      sim->trigger[rank] = NONE;
+      sim_engine_schedule (engine, MAX (op_at (sim, t)->start,
+                                        sim_engine_now (engine)),
+                           on_emit, sim, arg);
+    }
+  try_start (sim, (uint32_t) rank * SIM_N_STREAMS + SIM_STREAM_HOST);
 }
 
 /* The NIC bytes of an op (or of collective instance, COLL_FLAG | id) are
@@ -89,8 +115,8 @@ burst_uses (Sim *sim, const FlowUse *uses, guint n, SimTime now)
   return out;
 }
 
-/* Starts op id (or the collective instance in arg) at now: as a flow when
- * its bytes cross NICs, else for its fixed duration. */
+/* Starts op id (or the collective instance in arg) at its start: as a
+ * flow when its bytes cross NICs (at now), else for its fixed duration. */
 static void
 launch (Sim *sim, uint32_t id, uint64_t arg)
 {
@@ -98,7 +124,9 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
   SimTime now = sim_engine_now (sim->engine);
   if (op->comm == NONE)
     {
-      sim_engine_schedule_touching (sim->engine, sim_time_add (now, op->dur),
+      /* From its start, which a host op may have put past now. */
+      sim_engine_schedule_touching (sim->engine, sim_time_add (op->start,
+                                                               op->dur),
                                     on_op_done, sim, arg, op);
       return;
     }
@@ -143,6 +171,18 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
               arg);
 }
 
+static void run_host (Sim *sim, uint32_t stream);
+
+/* Stream ARG's head op may start: the host has issued it. */
+static void
+on_deferred (SimEngine *engine, void *ctx, uint64_t arg)
+{
+  (void) engine;
+  Sim *sim = ctx;
+  sim->streams[arg].busy = FALSE;
+  try_start (sim, (uint32_t) arg);
+}
+
 static void
 try_start (Sim *sim, uint32_t stream)
 {
@@ -153,20 +193,35 @@ try_start (Sim *sim, uint32_t stream)
   Op *op = op_at (sim, id);
   if (op->waits > 0)
     return;
+  if (op->kind == OPK_HOST)
+    {
+      run_host (sim, stream);
+      return;
+    }
   SimTime now = sim_engine_now (sim->engine);
   st->busy = TRUE;
-  st->ready = now;
-  /* The rank's next item is built now, before anything else happens at
-   * this time: the trigger's own end comes after it. */
+  /* Issued by the host later (Op.start): an op of fixed length takes its
+   * start then and nothing can come between, for the stream is held; a
+   * collective's peers and a flow's sharers see it start then through
+   * an event. */
+  if (op->start > now && (op->coll != NONE || op->comm != NONE))
+    {
+      sim_engine_schedule (sim->engine, op->start, on_deferred, sim, stream);
+      return;
+    }
+  SimTime at = MAX (now, op->start);
+  st->ready = at;
+  /* The rank's next item is built as it starts, before anything else
+   * happens at that time: the trigger's own end comes after it. */
   int rank = (int) (stream / SIM_N_STREAMS);
   if (id == sim->trigger[rank])
     {
       sim->trigger[rank] = NONE;
-      sim_engine_schedule (sim->engine, now, on_emit, sim, (uint64_t) rank);
+      sim_engine_schedule (sim->engine, at, on_emit, sim, (uint64_t) rank);
     }
   if (op->coll == NONE)
     {
-      op->start = now;
+      op->start = at;
       launch (sim, id, id);
       return;
     }
@@ -260,25 +315,30 @@ account (Sim *sim, uint32_t id, Stream *st)
   sim->offload_tail[rank] = 0;
 }
 
-/* Op TO has one wait fewer, FROM done; at none it may start. */
+/* Op TO has one wait fewer, FROM done; at none it may start, but not
+ * before FROM's end (a host op's, run ahead of time). What released it
+ * is the dependency that ends last, the later one of a tie. */
 static void
 release (Sim *sim, uint32_t to, uint32_t from)
 {
   Op *op = op_at (sim, to);
+  SimTime end = op_at (sim, from)->end;
+  if (op->released_by == NONE || op_at (sim, op->released_by)->end <= end)
+    op->released_by = from;
+  op->start = MAX (op->start, end);
   if (--op->waits == 0)
-    {
-      op->released_by = from;
-      try_start (sim, op->stream);
-    }
+    try_start (sim, op->stream);
 }
 
+/* Op ID is done at END: its stream moves on, what waits for it loses a
+ * wait. The caller starts the stream's next op. */
 static void
-finish_op (Sim *sim, uint32_t id)
+complete_op (Sim *sim, uint32_t id, SimTime end)
 {
   Op *op = op_at (sim, id);
   Stream *st = &sim->streams[op->stream];
   int rank = (int) (op->stream / SIM_N_STREAMS);
-  op->end = sim_engine_now (sim->engine);
+  op->end = end;
   op->flags |= OP_DONE;
   st->busy = FALSE;
   st->head = op->next;
@@ -325,7 +385,46 @@ finish_op (Sim *sim, uint32_t id)
   if (op->to != NONE)
     release (sim, op->to, id);
   op->edges = op->to = NONE;
-  try_start (sim, op->stream);
+}
+
+static void
+finish_op (Sim *sim, uint32_t id)
+{
+  complete_op (sim, id, sim_engine_now (sim->engine));
+  try_start (sim, op_at (sim, id)->stream);
+}
+
+/* Runs host stream STREAM's ops that are free to start, each once the
+ * one before it ends (Stream.last_end) and not before now: their times
+ * are known (the file's head says why no event is needed). A trigger
+ * among them has the rank's next item built at its start, as any
+ * trigger's start does. */
+static void
+run_host (Sim *sim, uint32_t stream)
+{
+  Stream *st = &sim->streams[stream];
+  SimTime now = sim_engine_now (sim->engine);
+  int rank = (int) (stream / SIM_N_STREAMS);
+  while (st->head != NONE)
+    {
+      uint32_t id = st->head;
+      Op *op = op_at (sim, id);
+      if (op->waits > 0)
+        return;
+      op->start = MAX (op->start, MAX (now, st->last_end));
+      if (id == sim->trigger[rank])
+        {
+          sim->trigger[rank] = NONE;
+          sim_engine_schedule (sim->engine, op->start, on_emit, sim,
+                               (uint64_t) rank);
+        }
+      SimTime end = sim_time_add (op->start, op->dur);
+      /* A saturated time ends the run as an event would (engine.h). */
+      if (end == SIM_TIME_MAX)
+        sim_engine_schedule (sim->engine, end, on_emit, sim, (uint64_t) rank);
+      st->last_end = end;
+      complete_op (sim, id, end);
+    }
 }
 
 #if defined __GNUC__
@@ -493,7 +592,8 @@ sim_choose_mode (const Plan *plan, const SimOptions *options,
       SimCost full_cost;
       chosen->full = TRUE;
       sim_plan_cost (plan, chosen, &full_cost);
-      chosen->full = full_cost.events <= SIM_FULL_AUTO_EVENTS;
+      chosen->full = full_cost.events + full_cost.host_ops
+                     <= SIM_FULL_AUTO_EVENTS;
     }
   return shared;
 }
