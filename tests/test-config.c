@@ -383,6 +383,35 @@ START_TEST (test_framework_buckets)
                      "vocabulary row %zu: %d", i, e.model.vocab_divisible_by);
       experiment_spec_clear (&e);
     }
+
+  /* The attention left out: Megatron-Core's TransformerEngine layers
+   * pick cuDNN's kernel on Hopper; on an A100, under another framework,
+   * or where the file names a kernel (with either key), not that. */
+  static const struct { const char *sets[4]; Attention want; } attention[] = {
+    { { NULL }, ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", NULL }, ATTENTION_CUDNN },
+    { { "topology=dgx-h100", "framework=megatron-lm@2", NULL }, ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", "framework=megatron-deepspeed", NULL },
+      ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", "framework=pytorch-fsdp", NULL }, ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", "training.attention=unfused", NULL },
+      ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", "training.attention=flash3", NULL }, ATTENTION_FLASH3 },
+    { { "topology=dgx-h100", "training.flash_attention=false", NULL },
+      ATTENTION_UNFUSED },
+    { { "topology=dgx-h100", "training.flash_attention=true", NULL },
+      ATTENTION_FLASH2 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (attention); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      ExperimentSpec e;
+      ck_assert_msg (config_load_experiment (path, attention[i].sets, &e, &error),
+                     "load: %s", error->message);
+      ck_assert_msg (e.training.attention == attention[i].want,
+                     "attention row %zu: %d", i, (int) e.training.attention);
+      experiment_spec_clear (&e);
+    }
 }
 END_TEST
 

@@ -514,10 +514,17 @@ training_mark (const YNode *root, const char *key)
 }
 
 /* training.attention flash3 and cudnn are priced from H100 measurements
- * (hw/device.c), and FlashAttention-3 runs on Hopper only. */
+ * (hw/device.c), and FlashAttention-3 runs on Hopper only. Left out (and
+ * flash_attention too), it is the framework's on a Hopper device
+ * (FrameworkProfile.hopper_attention), else unfused. */
 gboolean
 config_attention (const YNode *root, ExperimentSpec *e, GError **error)
 {
+  const YPair *t = ytree_map_find (root, "training");
+  if ((!t || (!ytree_map_find (t->value, "attention")
+              && !ytree_map_find (t->value, "flash_attention")))
+      && e->topology.gpu.generation >= GENERATION_HOPPER)
+    e->training.attention = e->framework->hopper_attention;
   Attention a = e->training.attention;
   if ((a != ATTENTION_FLASH3 && a != ATTENTION_CUDNN)
       || e->topology.gpu.generation >= GENERATION_HOPPER)

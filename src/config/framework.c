@@ -260,6 +260,15 @@ static const FrameworkProfile profiles[] = {
     .dp_overlap = FALSE,
     .bucket = BUCKET_TORCH_DDP, .fused_softmax_keys = 4096,
     .epilogue = EPILOGUE_MEGATRON,
+    /* Its layers are TransformerEngine's by default (--transformer-impl
+     * transformer_engine, megatron/training/arguments.py, core_r0.8.0 to
+     * core_v0.14.0; --attention-backend auto from core_v0.10.0), and TE
+     * gives cuDNN's fused attention preference on Hopper
+     * (transformer_engine/pytorch/attention.py get_attention_backend,
+     * v1.11: "Disabling FlashAttention to give FusedAttention preference
+     * on Hopper+"). Hopper came after Megatron-LM v3.0 (2022), whose own
+     * layers ran the unfused path that A100 runs keep. */
+    .hopper_attention = ATTENTION_CUDNN,
     .source = MEGATRON_V3,
   },
   {

@@ -137,6 +137,10 @@ struct FrameworkProfile {
    * softmax (push_softmax) rather than Megatron's; with flash-attn's CUDA
    * kernels, the unpadding around them (push_mpt_unpad). */
   gboolean mpt_attention;
+  /* training.attention's default on a Hopper device: the kernel its
+   * default layers pick there (unfused, the enum's first, elsewhere and
+   * on older GPUs). */
+  Attention hopper_attention;
   /* Cross entropies over the logits its trainer's metrics add each
    * micro-batch (transformer.c transformer_head_forward). */
   int train_metrics;
