@@ -159,13 +159,16 @@ table () {
 2 | --set parallel.ep: ep 3 must divide the 8 experts | - | run $d/moe.yaml --set parallel.ep=3
 2 | --set parallel.ep: etp x ep = 2 x 16 must divide a stage's tp x dp = 2 x 8 ranks | - | run $d/moe.yaml --set parallel.ep=16
 2 | --set parallel.ep: etp x ep = 4 x 8 must divide | - | run $d/moe.yaml --set parallel.ep=8 --set parallel.etp=4
-2 | --set parallel.etp: framework megatron-deepspeed@0 (Megatron-DeepSpeed) cannot run etp 4 with tp 2 | - | run $d/moe.yaml --set framework=megatron-deepspeed --set parallel.etp=4
-2 | --set parallel.ep: ep 8 must divide dp 4: DeepSpeed-MoE | - | run $d/moe.yaml --set framework=megatron-deepspeed --set gpus=8 --set parallel.ep=8
+2 | --set parallel.etp: framework megatron-deepspeed@0 (Megatron-DeepSpeed) cannot run etp 4 with tp 2 | - | run $d/moe.yaml --set framework=megatron-deepspeed --set parallel.sequence_parallel=false --set parallel.etp=4
+2 | --set parallel.ep: ep 8 must divide dp 4: DeepSpeed-MoE | - | run $d/moe.yaml --set framework=megatron-deepspeed --set parallel.sequence_parallel=false --set gpus=8 --set parallel.ep=8
 2 | --set model.capacity_factor: model.capacity_factor must be a positive number | - | run $d/moe.yaml --set model.capacity_factor=0
 2 | --set model.top_k: model.top_k applies to a mixture of experts only | - | run $d/valid.yaml --set model.top_k=2
 2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
 2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
-2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2
+2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2 --set parallel.sequence_parallel=false
+# Megatron-Core's MoE layer raises an error with tp > 1 and no sequence
+# parallelism.
+2 | --set parallel.sequence_parallel: a mixture of experts with tp 2 needs sequence parallelism | - | run $d/moe.yaml --set parallel.sequence_parallel=false
 # Megatron-Core's --overlap-param-gather needs its distributed optimizer
 # and overlapped reduction, and a framework that has the flag.
 2 | param-gather.yaml:5:82: param_gather_overlap needs the distributed optimizer | - | run $d/param-gather.yaml

@@ -1210,6 +1210,16 @@ START_TEST (test_moe_step)
   ck_assert_double_eq (moe.params, plan_model_params (&m.model));
   ck_assert_double_eq (moe.active_params, plan_active_params (&m.model));
   ck_assert (moe.active_params < moe.params / 3);
+  /* Megatron-Core's MoE layer will not train with tp > 1 but no sequence
+   * parallelism (moe_layer.py); with tp 1 or DeepSpeed-MoE it runs. */
+  ck_assert (plan_check (&m, NULL));
+  m.parallel.sequence_parallel = FALSE;
+  ck_assert (!plan_check (&m, NULL));
+  m.parallel.tp = m.parallel.etp = 1;
+  ck_assert (plan_check (&m, NULL));
+  m.parallel.tp = 2;
+  use_framework (&m, "megatron-deepspeed");
+  ck_assert (plan_check (&m, NULL));
   /* A dense model has no EP part, and all its parameters are active. */
   ExperimentSpec d = base_spec (8, 1, 1, 1, 8);
   SimResult r = run (&d, FALSE);

@@ -83,7 +83,11 @@ run_hints_print (const char *path, const char *const *sets, gboolean for_memory,
                                                    micro_batch / 2));
     }
   else
-    g_ptr_array_add (changes, g_strdup ("parallel.dp=auto"));
+    {
+      g_ptr_array_add (changes, g_strdup ("parallel.dp=auto"));
+      /* Megatron-Core's MoE and tp_comm_overlap ask for it. */
+      g_ptr_array_add (changes, g_strdup ("parallel.sequence_parallel=true"));
+    }
   /* The nearest layouts, dp following the GPU count: tp halved or
    * doubled, or any power of two up to a node of eight (the tp an NVLink
    * node takes), each with pp as written, halved or doubled. */

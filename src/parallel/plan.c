@@ -281,6 +281,28 @@ moe_rules (GString *list, const ExperimentSpec *e, int dp)
                p->tp * dp);
 }
 
+/* Megatron-Core's MoE layer will not train with tensor parallelism but
+ * without sequence parallelism: MoELayer.forward raises ValueError
+ * ("performance may degrade if MoE and tensor parallelism are enabled
+ * without also enabling sequence parallelism", megatron/core/transformer/
+ * moe/moe_layer.py, core_r0.8.0 to core_v0.14.0). DeepSpeed-MoE's layers
+ * have no sequence parallelism to ask for. */
+static void
+moe_sp_rule (GString *list, const ExperimentSpec *e)
+{
+  const ParallelSpec *p = &e->parallel;
+  if (e->model.experts == 0 || e->framework->deepspeed_moe
+      || !e->framework->moe.allowed || p->tp <= 1 || p->sequence_parallel)
+    return;
+  violation (list, e->marks.sequence_parallel ? e->marks.sequence_parallel
+                                              : e->marks.tp,
+             "a mixture of experts with tp %d needs sequence parallelism: "
+             "Megatron-Core's MoE layer raises an error in training "
+             "without it (megatron/core/transformer/moe/moe_layer.py, "
+             "core_r0.8.0 to core_v0.14.0); valid: sequence_parallel: "
+             "true, or tp 1", p->tp);
+}
+
 /* Context parallelism (graph/cp.h, Megatron-Core's
  * --context-parallel-size, core_r0.10.0): the sequence splits into 2 cp
  * equal chunks (TransformerEngine's ring attention gives each rank chunks
@@ -378,6 +400,7 @@ plan_check (const ExperimentSpec *e, GError **error)
     violation (list, mk->tp, "tp %d must divide ffn_hidden %d", p->tp,
                m->ffn_hidden);
   moe_rules (list, e, dp);
+  moe_sp_rule (list, e);
   const SpecIntList *sl = &p->stage_layers;
   if (sl->len > 0)
     {
