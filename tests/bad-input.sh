@@ -166,6 +166,9 @@ table () {
 2 | --set parallel.ep: parallel.ep 2 needs a mixture of experts | - | run $d/valid.yaml --set parallel.ep=2
 2 | --set training.moe_imbalance: training.moe_imbalance must be at least 1 | - | run $d/moe.yaml --set training.moe_imbalance=0.5
 2 | moe.yaml:2:30: framework megatron-lm@2 (Megatron-LM v2.x, 2021) cannot run a mixture of experts | - | run $d/moe.yaml --set framework=megatron-lm@2 --set parallel.sequence_parallel=false
+# The output layer's tie and the positions' kind.
+2 | --set model.position_embedding: model.position_embedding: unknown value 'sinusoidal'; valid values: learned, rotary or alibi | - | run $d/valid.yaml --set model.position_embedding=sinusoidal
+2 | --set model.untied_embeddings: model.untied_embeddings must be true or false | - | run $d/valid.yaml --set model.untied_embeddings=maybe
 # Megatron-Core's MoE layer raises an error with tp > 1 and no sequence
 # parallelism.
 2 | --set parallel.sequence_parallel: a mixture of experts with tp 2 needs sequence parallelism | - | run $d/moe.yaml --set parallel.sequence_parallel=false

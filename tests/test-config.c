@@ -453,6 +453,8 @@ START_TEST (test_experiment_defaults)
   ck_assert_int_eq (e.training.recompute, RECOMPUTE_NONE);
   ck_assert (!e.training.flash_attention);
   ck_assert_int_eq (e.training.attention, ATTENTION_UNFUSED);
+  ck_assert (!e.model.untied_embeddings);
+  ck_assert_int_eq (e.model.position_embedding, POSITION_LEARNED);
   ck_assert (e.training.tokens == SPEC_UNSET);
   ck_assert (e.compute.mfu == SPEC_UNSET);
   ck_assert (e.compute.matmul_efficiency == SPEC_UNSET);

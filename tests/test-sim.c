@@ -2442,6 +2442,46 @@ count_spans (const ExperimentSpec *e, const char *name,
     }
 }
 
+/* An output layer of its own (model.untied_embeddings) and positions
+ * with no table (rotary or ALiBi), by hand on the test model (vocab
+ * 1024, hidden 1024, sequence 512): the count moves by V h - s h =
+ * 1,048,576 - 524,288. With pp 1 the one stage holds the output layer
+ * beside the embedding: V h more weights, 2 MiB in bf16. With pp 2 the
+ * last stage held the tied copy already, and the end stages no longer
+ * all-reduce it (Megatron's embedding_allreduce: one a stage tied, none
+ * untied). */
+START_TEST (test_untied_embeddings)
+{
+  ExperimentSpec tied = base_spec (2, 1, 2, 1, 4), untied = tied;
+  untied.model.untied_embeddings = TRUE;
+  const double delta = 1024.0 * 1024 - 512.0 * 1024;
+  for (PositionKind k = POSITION_ROTARY; k <= POSITION_ALIBI; k++)
+    {
+      untied.model.position_embedding = k;
+      ck_assert_double_eq (plan_model_params (&untied.model)
+                           - plan_model_params (&tied.model), delta);
+    }
+  int count_tied[2] = { 0 }, count_untied[2] = { 0 };
+  count_spans (&tied, "embedding_allreduce", FALSE, count_tied);
+  count_spans (&untied, "embedding_allreduce", FALSE, count_untied);
+  ck_assert_int_eq (count_tied[0], 1);
+  ck_assert_int_eq (count_tied[1], 1);
+  ck_assert_int_eq (count_untied[0] + count_untied[1], 0);
+  ck_assert (run (&untied, FALSE).iteration_time_s
+             < run (&tied, FALSE).iteration_time_s);
+
+  ExperimentSpec one = base_spec (1, 1, 1, 1, 1), own = one;
+  own.model.untied_embeddings = TRUE;
+  Plan p, q;
+  ck_assert (plan_make (&p, &one, 1, 1, NULL));
+  ck_assert (plan_make (&q, &own, 1, 1, NULL));
+  MemoryBreakdown a, b;
+  plan_memory (&p, &a);
+  plan_memory (&q, &b);
+  ck_assert_double_eq (b.weights - a.weights, 2.0 * 1024 * 1024);
+}
+END_TEST
+
 /* DeepSpeed's activation checkpointing options (training.
  * activation_checkpointing; sim-build.c begin_checkpoint), under
  * Megatron-DeepSpeed with full recompute at tp 2: partition_activations
@@ -4167,6 +4207,7 @@ sim_suite (void)
   tcase_add_test (models, test_loss_and_softmax_ops);
   tcase_add_test (models, test_softmax_keys);
   tcase_add_test (models, test_host_dispatch);
+  tcase_add_test (models, test_untied_embeddings);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_moe_mixtral_memory);

@@ -45,6 +45,9 @@ static const Field model_fields[] = {
   F ("moe_layer_frequency", F_INT, ModelSpec, moe_layer_frequency),
   F ("capacity_factor", F_NUMBER, ModelSpec, capacity_factor),
   F ("router", F_ENUM, ModelSpec, router, .arg = SPEC_ENUM_ROUTER),
+  F ("untied_embeddings", F_BOOL, ModelSpec, untied_embeddings),
+  F ("position_embedding", F_ENUM, ModelSpec, position_embedding,
+     .arg = SPEC_ENUM_POSITION),
   END
 };
 

@@ -88,6 +88,10 @@ static const char *const validation_kind_names[VALIDATION_KIND_N] = {
   [VALIDATION_GEMM] = "gemm", [VALIDATION_MLP] = "mlp",
 };
 
+static const char *const position_names[POSITION_N] = {
+  [POSITION_LEARNED] = "learned", [POSITION_ROTARY] = "rotary",
+  [POSITION_ALIBI] = "alibi",
+};
 static const char *const router_names[ROUTER_N] = {
   [ROUTER_SOFTMAX] = "softmax", [ROUTER_SIGMOID] = "sigmoid",
 };
@@ -121,6 +125,7 @@ static const struct {
   [SPEC_ENUM_ROUTER] = { router_names, ROUTER_N },
   [SPEC_ENUM_FP8_RECIPE] = { fp8_recipe_names, FP8_RECIPE_N },
   [SPEC_ENUM_CP_KIND] = { cp_kind_names, CP_KIND_N },
+  [SPEC_ENUM_POSITION] = { position_names, POSITION_N },
 };
 
 gboolean

@@ -80,6 +80,19 @@ typedef enum {
   MLP_N
 } MlpKind;
 
+/* Where a model's positions come from (model.position_embedding): a
+ * learned table added to the word embeddings (GPT-2 and GPT-3; Megatron's
+ * learned_absolute), rotary embeddings applied to queries and keys in
+ * every layer (RoPE, Su et al. 2021: LLaMA, Mixtral, Qwen), or ALiBi's
+ * biases on the attention scores (Press et al. 2022: BLOOM, MPT). Only
+ * the learned kind holds parameters (a table of seq_len x hidden). */
+typedef enum {
+  POSITION_LEARNED,
+  POSITION_ROTARY,
+  POSITION_ALIBI,
+  POSITION_N
+} PositionKind;
+
 /* How a mixture-of-experts layer's router scores its experts
  * (model.router): a softmax over the experts' logits then the top k
  * (Mixtral, Jiang et al. 2024; Megatron-Core's --moe-router-score-function
@@ -272,6 +285,7 @@ typedef enum {
   SPEC_ENUM_ROUTER,
   SPEC_ENUM_FP8_RECIPE,
   SPEC_ENUM_CP_KIND,
+  SPEC_ENUM_POSITION,
 } SpecEnum;
 
 const char *spec_enum_name (SpecEnum e, int value);
@@ -312,6 +326,12 @@ typedef struct {
   /* An attention head's width (Megatron's --kv-channels); 0: hidden /
    * heads. Qwen3's, 128 at hidden 2048 and 32 heads, is not. */
   int head_dim;
+  /* The output layer has weights of its own rather than the word
+   * embedding's (Megatron's --untie-embeddings-and-output-weights; Hugging
+   * Face's tie_word_embeddings false): LLaMA, Mixtral, Qwen. FALSE, the
+   * default, ties them as GPT-3 and Megatron's GPT do. */
+  gboolean untied_embeddings;
+  PositionKind position_embedding;   /* default learned */
 } ModelSpec;
 
 /* M's attention head width: model.head_dim, or hidden / heads (0

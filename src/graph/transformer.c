@@ -201,6 +201,8 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->moe_ffn = m->moe_ffn_hidden;
   ls->shared_experts = m->shared_experts;
   ls->capacity_factor = m->capacity_factor;
+  ls->untied = m->untied_embeddings;
+  ls->learned_positions = m->position_embedding == POSITION_LEARNED;
   ls->fp8 = NULL;
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
   ls->ep = ls->etp = 1;
@@ -599,7 +601,9 @@ transformer_embedding_forward (const LayerShape *ls, GArray *ops)
   /* Vocab-parallel lookup: each rank gathers the rows it holds (zeros
    * elsewhere), then the ranks all-reduce (reduce-scatter with SP). */
   graph_push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
-  graph_set_launches (ops, 3);   /* word and position lookups, their sum */
+  /* Word and position lookups and their sum; the words' alone where
+   * positions are rotary or ALiBi (no table). */
+  graph_set_launches (ops, ls->learned_positions ? 3 : 1);
   leave_tp (ops, ls, "tp_allreduce_embedding");
   graph_push_elementwise (ops, ls, "embedding_dropout", graph_token_elems (ls), 2, 1, 1);
 }
@@ -610,7 +614,8 @@ transformer_embedding_backward (const LayerShape *ls, GArray *ops)
   double e = (double) ls->b * ls->s * ls->h;
   enter_tp (ops, ls, "tp_allgather_embedding_bwd");
   graph_push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
-  graph_set_launches (ops, 2);   /* word and position embedding backward */
+  /* Word (and position) embedding backward. */
+  graph_set_launches (ops, ls->learned_positions ? 2 : 1);
 }
 
 /* The loss over the rank's LOGITS elements, forward or backward, as the
@@ -685,20 +690,21 @@ transformer_head_backward (const LayerShape *ls, GArray *ops)
   graph_set_launches (ops, 3);
 }
 
-/* The word and position embeddings' gradients, which no GEMM produces:
- * two adds in every mode. */
+/* The word (and position) embeddings' gradients, which no GEMM produces:
+ * an add a table in every mode. */
 void
 transformer_embedding_backward_accumulating (const LayerShape *ls,
                                              GArray *ops)
 {
   transformer_embedding_backward (ls, ops);
-  graph_push_grad_accumulate (ops, ls, transformer_embedding_params (ls), 2);
+  graph_push_grad_accumulate (ops, ls, transformer_embedding_params (ls),
+                              ls->learned_positions ? 2 : 1);
 }
 
 /* The final layer norm's gain and bias, and the logits' weight gradient
- * (the word embedding's, tied: on the last stage's copy with pp > 1, or
- * added to the embedding's own with pp = 1), but where the GEMM
- * accumulates it (fused). */
+ * (the output layer's own, untied; tied, the word embedding's: on the
+ * last stage's copy with pp > 1, or added to the embedding's own with
+ * pp = 1), but where the GEMM accumulates it (fused). */
 void
 transformer_head_backward_accumulating (const LayerShape *ls, GArray *ops)
 {
@@ -734,13 +740,20 @@ transformer_layer_params (const LayerShape *ls)
 double
 transformer_embedding_params (const LayerShape *ls)
 {
-  return (double) ls->vocab / ls->t * ls->h + (double) ls->s * ls->h;
+  return (double) ls->vocab / ls->t * ls->h
+         + (ls->learned_positions ? (double) ls->s * ls->h : 0);
 }
 
 double
 transformer_head_params (const LayerShape *ls)
 {
   return 2.0 * ls->h;
+}
+
+double
+transformer_output_params (const LayerShape *ls, int pp)
+{
+  return ls->untied || pp > 1 ? (double) ls->vocab / ls->t * ls->h : 0;
 }
 
 double

@@ -95,6 +95,8 @@ typedef struct {
    * this model (the device's FP8 rate); NULL (bf16 GEMMs) unless set. */
   const ComputeModel *fp8;
   Fp8Recipe fp8_recipe;         /* delayed unless set */
+  gboolean untied;              /* the output layer's own weights (ModelSpec) */
+  gboolean learned_positions;   /* a position table beside the words' */
 } LayerShape;
 
 /* Megatron pads the vocabulary to a multiple of m->vocab_divisible_by x
@@ -139,10 +141,14 @@ void transformer_head_backward (const LayerShape *ls, GArray *ops);
  * weights. */
 double transformer_layer_params (const LayerShape *ls);
 double transformer_layer_weights (const LayerShape *ls);
-double transformer_embedding_params (const LayerShape *ls); /* word + position */
-double transformer_head_params (const LayerShape *ls);      /* final LN (+ tied
-                                                               word embedding
-                                                               when pp > 1) */
+double transformer_embedding_params (const LayerShape *ls); /* word (+ position) */
+double transformer_head_params (const LayerShape *ls);      /* final LN */
+/* The output layer's weight that the last of PP stages holds beside the
+ * final norm: its own where the model unties it, else the word
+ * embedding's copy where the embedding lives on another stage (pp > 1:
+ * Megatron's shared embedding, whose gradient the two stages all-reduce),
+ * else nothing (the embedding's own). */
+double transformer_output_params (const LayerShape *ls, int pp);
 /* The largest single parameter tensor: a linear layer's weight or the
  * word embedding's. */
 double transformer_largest_tensor (const LayerShape *ls);

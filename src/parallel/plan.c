@@ -800,8 +800,7 @@ stage_params (const Plan *p, const LayerShape *ls, int s)
   if (s == 0)
     params += transformer_embedding_params (ls);
   if (s == p->pp - 1)
-    params += transformer_head_params (ls)
-              + (p->pp > 1 ? (double) ls->vocab / p->tp * ls->h : 0);
+    params += transformer_head_params (ls) + transformer_output_params (ls, p->pp);
   return params;
 }
 
@@ -846,7 +845,8 @@ plan_memory (const Plan *p, MemoryBreakdown *out)
    * sim-build.c) whole, besides its shard of everything. */
   double module = MAX (transformer_layer_params (&ls),
                        MAX (transformer_embedding_params (&ls),
-                            transformer_head_params (&ls)));
+                            transformer_head_params (&ls)
+                            + transformer_output_params (&ls, p->pp)));
   double live = 2 * module;
   if (e->framework->zero3_per_tensor)
     /* DeepSpeed 0.3 gathers tensor by tensor and frees each after its
@@ -985,7 +985,8 @@ plan_model_params (const ModelSpec *m)
       double mlp = (m->mlp == MLP_SWIGLU ? 3.0 : 2.0) * m->hidden * m->ffn_hidden;
       layers += transformer_mlp_params (m, FALSE) - m->layers * mlp;
     }
-  return layers + transformer_embedding_params (&ls) + transformer_head_params (&ls);
+  return layers + transformer_embedding_params (&ls) + transformer_head_params (&ls)
+         + transformer_output_params (&ls, 1);
 }
 
 double

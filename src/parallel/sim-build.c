@@ -575,8 +575,9 @@ typedef enum { MODULE_EMBEDDING, MODULE_LAYER, MODULE_HEAD } ModuleKind;
 /* ZeRO-3 as DeepSpeed 0.3.x-0.4.x ran it (framework.c, DEEPSPEED_03):
  * one all-gather per parameter tensor, each with a collective's latency:
  * a layer's four weight matrices and eight vectors (biases, the layer
- * norms' gains and biases), the embedding's word and position tables,
- * the head's final layer norm (and the tied word embedding with pp > 1).
+ * norms' gains and biases), the embedding's word (and position) tables,
+ * the head's final layer norm (and the output layer's weight: its own,
+ * or the tied word embedding's with pp > 1).
  * The weights are split evenly among their tensors: only the count of
  * collectives changes the cost, the bytes add up the same. Returns the
  * last gather; the first waits for AFTER. */
@@ -589,7 +590,8 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
                                                  : sim->layer_weights)
                : kind == MODULE_EMBEDDING ? params
                : params - 2.0 * sim->ls.h;
-  int n_big = kind == MODULE_LAYER ? 4 : kind == MODULE_EMBEDDING ? 2
+  int n_big = kind == MODULE_LAYER ? 4
+              : kind == MODULE_EMBEDDING ? 1 + sim->ls.learned_positions
               : big > 0;
   int n_small = kind == MODULE_LAYER ? 8 : kind == MODULE_EMBEDDING ? 0 : 2;
   uint32_t last = after;
@@ -1257,7 +1259,8 @@ rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
   int v = plan->virtual_stages;
   /* Parameter tensors: a layer's 12 (QKV, projection, FC1 and FC2
    * weights and biases, two layer norms' scales and shifts), the
-   * embedding's word and position tables, the final layer norm's 2. */
+   * embedding's word table (and position table), the final layer norm's
+   * 2 (and an untied output layer's weight). */
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
@@ -1266,9 +1269,11 @@ rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
                             ? sim->dense_params : sim->layer_params;
       rb->tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
-        rb->stage_params += sim->emb_params, rb->tensors += 2;
+        rb->stage_params += sim->emb_params,
+        rb->tensors += 1 + sim->ls.learned_positions;
       if (vstage == plan->pp * v - 1)
-        rb->stage_params += sim->head_params, rb->tensors += 2;
+        rb->stage_params += sim->head_params,
+        rb->tensors += 2 + sim->ls.untied;
     }
   rb->b.n_epilogue = sim_epilogue_ops (sim, stage, rb->tensors,
                                        rb->b.epilogue);

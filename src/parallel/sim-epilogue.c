@@ -99,7 +99,9 @@ sim_epilogue_ops (const Sim *sim, int stage, int tensors, EpilogueOp *out)
   const ExperimentSpec *e = p->spec;
   Precision precision = e->training.precision;
   double fp32 = spec_precision_bytes (PRECISION_FP32), flag = 1;
-  gboolean tied = p->pp > 1 && (stage == 0 || stage == p->pp - 1);
+  /* A tied word embedding's two copies, on the end stages. */
+  gboolean tied = p->pp > 1 && (stage == 0 || stage == p->pp - 1)
+                  && !e->model.untied_embeddings;
   gboolean last = stage == p->pp - 1;
   /* The optimizer's checks run where the optimizer runs on the GPU:
    * ZeRO-Offload's CPU-Adam checks on the host, not modelled. */

@@ -134,10 +134,11 @@ sim_prepare (Sim *sim)
   sim->layer_weights = transformer_layer_weights (&sim->ls);
   sim->grad_bytes = spec_precision_bytes (e->parallel.grad_reduce_precision);
   sim->emb_params = transformer_embedding_params (&sim->ls);
-  /* With pp > 1 the last stage keeps its own copy of the tied word
-   * embedding (Megatron's shared embedding). */
+  /* The last stage holds the output layer's weight: its own, or with
+   * pp > 1 its copy of the tied word embedding (Megatron's shared
+   * embedding). */
   sim->head_params = transformer_head_params (&sim->ls)
-    + (plan->pp > 1 ? (double) sim->ls.vocab / plan->tp * sim->ls.h : 0);
+    + transformer_output_params (&sim->ls, plan->pp);
   sim->layer_fwd = sim_program_from_graph (sim, transformer_layer_forward);
   sim->layer_bwd = sim_program_from_graph (sim, transformer_layer_backward);
   sim->layer_bwd_acc = sim_program_from_graph (
