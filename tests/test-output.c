@@ -196,7 +196,7 @@ sample_result (void)
     .mfu = 0.3324,
     .hfu = 0.4431,
     .params = 174.56e9, .active_params = 174.56e9,
-    .gpus = 1024, .tp = 8, .pp = 16, .dp = 8, .cp = 1,
+    .gpus = 1024, .tp = 8, .pp = 16, .dp = 8, .cp = 1, .ep = 1, .etp = 1,
     .micro_batch = 1, .global_batch = 1536, .virtual_stages = 1,
     .memory_per_gpu_gib = 61.25,
     .fits_memory = TRUE,
@@ -234,7 +234,8 @@ static const char *const json_keys[] = {
   "\"model_tflops_per_gpu\": ", "\"hardware_tflops_per_gpu\": ",
   "\"megatron_tflops_per_gpu\": ", "\"mfu\": ", "\"hfu\": ", "\"params\": ",
   "\"active_params\": ", "\"gpus\": ",
-  "\"tp\": ", "\"pp\": ", "\"dp\": ", "\"cp\": ", "\"micro_batch\": ", "\"global_batch\": ",
+  "\"tp\": ", "\"pp\": ", "\"dp\": ", "\"cp\": ", "\"ep\": ", "\"etp\": ",
+  "\"micro_batch\": ", "\"global_batch\": ",
   "\"virtual_stages\": ", "\"memory_per_gpu_gib\": ", "\"fits_memory\": ",
   "\"memory\": {", "\"weights_gib\": ", "\"gradients_gib\": ", "\"optimizer_gib\": ",
   "\"activations_gib\": ", "\"other_gib\": ", "\"total_gib\": ", "\"capacity_gib\": ",
@@ -298,7 +299,8 @@ START_TEST (test_json_values)
     "\"tokens_per_s\": 97894.4, ",
     "\"mfu\": 0.3324, ",
     "\"params\": 174560000000, \"active_params\": 174560000000, ",
-    "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"cp\": 1, \"micro_batch\": 1, "
+    "\"gpus\": 1024, \"tp\": 8, \"pp\": 16, \"dp\": 8, \"cp\": 1, \"ep\": 1, \"etp\": 1, "
+    "\"micro_batch\": 1, "
     "\"global_batch\": 1536, \"virtual_stages\": 1, ",
     "\"fits_memory\": true, ",
     "\"memory\": {\"weights_gib\": 4, \"gradients_gib\": 4.5, \"optimizer_gib\": 24, "
@@ -539,13 +541,18 @@ START_TEST (test_table)
                    expected[i], table);
   ck_assert_msg (strstr (table, "DOES NOT FIT") == NULL, "%s", table);
   assert_width (table);
-  /* A mixture of experts: its active parameters beside the total. */
+  /* A mixture of experts: its active parameters beside the total, and
+   * its expert groups in the plan. */
   g_free (table);
   r.params = 46.57e9;
   r.active_params = 12.75e9;
+  r.ep = 8;
+  r.etp = 2;
   table = render (&r, REPORT_TABLE);
   ck_assert_msg (strstr (table, "  parameters       46.6B, 12.8B active a token\n")
                  != NULL, "%s", table);
+  ck_assert_msg (strstr (table, "  plan             tp 8 x pp 16 x dp 8, ep 8 etp 2, "
+                         "micro-batch 1,") != NULL, "%s", table);
 }
 END_TEST
 

@@ -108,6 +108,8 @@ static const Field fields[] = {
   FIELD (NULL, "pp", FIELD_INT, pp, FALSE),
   FIELD (NULL, "dp", FIELD_INT, dp, FALSE),
   FIELD (NULL, "cp", FIELD_INT, cp, FALSE),
+  FIELD (NULL, "ep", FIELD_INT, ep, FALSE),
+  FIELD (NULL, "etp", FIELD_INT, etp, FALSE),
   FIELD (NULL, "micro_batch", FIELD_INT, micro_batch, FALSE),
   FIELD (NULL, "global_batch", FIELD_INT, global_batch, FALSE),
   FIELD (NULL, "virtual_stages", FIELD_INT, virtual_stages, FALSE),
@@ -568,6 +570,9 @@ append_table (GString *out, const SimResult *r, const char *title)
   else
     take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp,
                                   r->dp));
+  /* A mixture of experts' expert groups, as search prints them. */
+  if (r->active_params < r->params)
+    take (items, g_strdup_printf ("ep %d etp %d", r->ep, r->etp));
   take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));
   take (items, g_strdup_printf ("global batch %d", r->global_batch));
   take (items, g_strdup_printf ("virtual stages %d", r->virtual_stages));

@@ -69,6 +69,8 @@ typedef struct {
   double active_params;
   int gpus, tp, pp, dp;
   int cp;              /* context parallelism (plan.h); 1 unless set */
+  int ep, etp;         /* expert parallelism and an expert's tensor
+                        * parallelism (ParallelSpec); 1 for a dense model */
   int micro_batch, global_batch, virtual_stages;
   double memory_per_gpu_gib;
   gboolean fits_memory;

@@ -530,6 +530,8 @@ fill_result (Sim *sim, SimResult *r)
   r->pp = p->pp;
   r->dp = p->dp / p->cp;
   r->cp = p->cp;
+  r->ep = e->parallel.ep;
+  r->etp = e->model.experts > 0 ? e->parallel.etp : 1;
   r->micro_batch = p->micro_batch;
   r->global_batch = e->parallel.global_batch;
   r->virtual_stages = p->virtual_stages;
