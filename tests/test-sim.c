@@ -581,6 +581,42 @@ op_named (const GArray *ops, const char *prefix)
   return found;
 }
 
+/* Rotary positions: Megatron-Core's fused RoPE on the rank's queries and
+ * keys, a launch each, reading and writing them in bf16, right after the
+ * QKV GEMM and right before its backward. At t = 2, micro-batch 2 of 512
+ * tokens, 16 heads of 64: 2 x 512 x (16 + 16) x 64 / 2 = 1,048,576
+ * elements, 4 MiB; with 4 key/value heads, 655,360. None otherwise. */
+START_TEST (test_rope_ops)
+{
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  const int kv[] = { 16, 4 };
+  const double elems[] = { 1048576, 655360 };
+  for (int i = 0; i < 2; i++)
+    for (int bwd = 0; bwd < 2; bwd++)
+      {
+        ls.kv_heads = kv[i];
+        ls.rotary = TRUE;
+        g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+        (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, ops);
+        const GraphOp *rope = op_named (ops, "rope");
+        ck_assert_ptr_nonnull (rope);
+        ck_assert_str_eq (rope->name, bwd ? "rope_bwd" : "rope");
+        ck_assert_double_eq_tol (rope->kernel.bytes, elems[i] * 2 * 2, 1e-6);
+        ck_assert_int_eq (rope->launches, 2);
+        const GraphOp *next = rope + 1, *before = rope - 1;
+        ck_assert_str_eq (bwd ? next->name : before->name,
+                          bwd ? "qkv_dgrad" : "qkv");
+        ls.rotary = FALSE;
+        g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (GraphOp));
+        (bwd ? transformer_layer_backward : transformer_layer_forward) (&ls, none);
+        ck_assert_ptr_null (op_named (none, "rope"));
+        ck_assert_uint_eq (none->len + 1, ops->len);
+      }
+}
+END_TEST
+
 /* The loss's HBM traffic a logit, as each framework's code computes it
  * (CrossEntropy, spec.h), at w = 2 bytes: Megatron's vocabulary-parallel
  * cross entropy on an fp32 copy, w + 36 forward and w + 12 backward, 20
@@ -4208,6 +4244,7 @@ sim_suite (void)
   tcase_add_test (models, test_softmax_keys);
   tcase_add_test (models, test_host_dispatch);
   tcase_add_test (models, test_untied_embeddings);
+  tcase_add_test (models, test_rope_ops);
   tcase_add_test (models, test_flops_formulas);
   tcase_add_test (models, test_memory_closed_forms);
   tcase_add_test (models, test_moe_mixtral_memory);

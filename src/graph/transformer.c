@@ -98,6 +98,26 @@ qkv_width (const LayerShape *ls)
   return (attn_width (ls) + 2 * ls->d * ls->kv_heads) / ls->t;
 }
 
+/* Rotary positions (RoPE, Su et al. 2021) turn the rank's query and key
+ * heads in every layer after the QKV GEMM, and their gradients before its
+ * backward: Megatron-Core's fused kernel (apply_rope_fusion, on unless
+ * --no-rope-fusion, megatron/training/arguments.py core_r0.8.0 to
+ * core_v0.12.0; TE's fused RoPE), called for the queries and for the keys
+ * (megatron/core/transformer/attention.py, apply_rotary_pos_emb, twice),
+ * each reading and writing its tensor. ALiBi's biases go into the
+ * attention's scores: no kernel of their own. */
+static void
+push_rope (GArray *ops, const LayerShape *ls, gboolean backward)
+{
+  if (!ls->rotary)
+    return;
+  double elems = (double) ls->b * ls->s * (ls->heads + ls->kv_heads) * ls->d
+                 / ls->t;
+  graph_push_elementwise (ops, ls, backward ? "rope_bwd" : "rope", elems, 1,
+                          1, 0);
+  graph_set_launches (ops, 2);
+}
+
 /* The buffer a TP collective of the layer moves: the whole s b h
  * activations. */
 static double
@@ -203,6 +223,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->capacity_factor = m->capacity_factor;
   ls->untied = m->untied_embeddings;
   ls->learned_positions = m->position_embedding == POSITION_LEARNED;
+  ls->rotary = m->position_embedding == POSITION_ROTARY;
   ls->fp8 = NULL;
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
   ls->ep = ls->etp = 1;
@@ -370,6 +391,7 @@ transformer_layer_forward_attention (const LayerShape *ls, GArray *ops)
   if (comm_beside (ls))
     push_beside (ops, ls, GOP_TP_ALL_GATHER, "tp_allgather_attn");
   fp8_push_gemm (ops, ls, "qkv", tokens, qkv_width (ls), ls->h);
+  push_rope (ops, ls, FALSE);
   transformer_attention_core_forward (ls, ops);
   fp8_push_cast (ops, ls, "fp8_cast_proj_input",
                  (double) tokens * attn_width (ls) / ls->t);
@@ -554,6 +576,7 @@ transformer_layer_backward_attention (const LayerShape *ls, GArray *ops)
       graph_push_gemm_backward (ops, ls, "attn_qk_dgrad", "attn_qk_wgrad",
                           ls->b * heads, ls->s, ls->s, d);
     }
+  push_rope (ops, ls, TRUE);
   column_parallel_backward (ops, ls, "tp_allgather_qkv_input", "qkv_dgrad",
                             "qkv_wgrad", "tp_allreduce_attn_bwd", tokens,
                             qkv_width (ls), ls->h, 1);

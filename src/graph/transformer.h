@@ -97,6 +97,8 @@ typedef struct {
   Fp8Recipe fp8_recipe;         /* delayed unless set */
   gboolean untied;              /* the output layer's own weights (ModelSpec) */
   gboolean learned_positions;   /* a position table beside the words' */
+  gboolean rotary;              /* rotary positions: queries and keys
+                                 * turned in every layer */
 } LayerShape;
 
 /* Megatron pads the vocabulary to a multiple of m->vocab_divisible_by x
