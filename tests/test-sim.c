@@ -1816,6 +1816,9 @@ START_TEST (test_plan_bound)
                                         cases[i].s, cases[i].v, cases[i].zero);
       e.training.recompute = cases[i].rc;
       e.topology.variability.gpu_speed_spread = cases[i].spread;
+      /* LLaMA's untied output layer and rotary positions, every other case. */
+      e.model.untied_embeddings = i % 2;
+      e.model.position_embedding = i % 2 ? POSITION_ROTARY : POSITION_LEARNED;
       if (cases[i].framework != NULL)
         use_framework (&e, cases[i].framework);
       else
@@ -1863,7 +1866,8 @@ START_TEST (test_full_equals_symmetric)
   /* Every plan of up to 64 GPUs here: the two modes agree within 0.1 %,
    * with InfiniBand SHARP (its CollNet all-reduces, net.c) as without,
    * and SHARP never slows a plan and speeds up some (those whose DP
-   * all-reduce crosses nodes). */
+   * all-reduce crosses nodes). Every other case's model has LLaMA's
+   * untied output layer and rotary positions. */
   int faster = 0;
   static const struct { int gpus, tp, pp, mb, gb; Schedule s; int v, zero;
                         gboolean bucketing; Recompute rc; } cases[] = {
@@ -1884,6 +1888,8 @@ START_TEST (test_full_equals_symmetric)
       framework_for (&e);
       e.parallel.gradient_bucketing = cases[i].bucketing;
       e.training.recompute = cases[i].rc;
+      e.model.untied_embeddings = i % 2;
+      e.model.position_embedding = i % 2 ? POSITION_ROTARY : POSITION_LEARNED;
       double without = 0;
       for (int sharp = 0; sharp <= 1; sharp++)
         {
