@@ -401,6 +401,8 @@ START_TEST (test_framework_buckets)
       ATTENTION_UNFUSED },
     { { "topology=dgx-h100", "training.flash_attention=true", NULL },
       ATTENTION_FLASH2 },
+    { { "topology=dgx-h100", "training.precision=fp8", NULL }, ATTENTION_CUDNN },
+    { { "topology=dgx-h100", "training.precision=fp32", NULL }, ATTENTION_UNFUSED },
   };
   for (size_t i = 0; i < G_N_ELEMENTS (attention); i++)
     {

@@ -546,6 +546,7 @@ START_TEST (test_table)
   g_free (table);
   r.params = 46.57e9;
   r.active_params = 12.75e9;
+  r.moe = TRUE;
   r.ep = 8;
   r.etp = 2;
   table = render (&r, REPORT_TABLE);

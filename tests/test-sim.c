@@ -2489,9 +2489,10 @@ count_spans (const ExperimentSpec *e, const char *name,
  * 1024, hidden 1024, sequence 512): the count moves by V h - s h =
  * 1,048,576 - 524,288. With pp 1 the one stage holds the output layer
  * beside the embedding: V h more weights, 2 MiB in bf16. With pp 2 the
- * last stage held the tied copy already, and the end stages no longer
- * all-reduce it (Megatron's embedding_allreduce: one a stage tied, none
- * untied). */
+ * last stage held the tied copy already (the same weights a GPU), and
+ * the end stages no longer all-reduce it (Megatron's embedding_allreduce:
+ * one a stage tied, none untied). A learned table keeps all seq_len rows
+ * when context parallelism splits the sequence. */
 START_TEST (test_untied_embeddings)
 {
   ExperimentSpec tied = base_spec (2, 1, 2, 1, 4), untied = tied;
@@ -2511,6 +2512,21 @@ START_TEST (test_untied_embeddings)
   ck_assert_int_eq (count_untied[0] + count_untied[1], 0);
   ck_assert (run (&untied, FALSE).iteration_time_s
              < run (&tied, FALSE).iteration_time_s);
+  Plan two, two_own;
+  untied.model.position_embedding = POSITION_LEARNED;
+  ck_assert (plan_make (&two, &tied, 1, 1, NULL));
+  ck_assert (plan_make (&two_own, &untied, 1, 1, NULL));
+  MemoryBreakdown m2, m2_own;
+  plan_memory (&two, &m2);
+  plan_memory (&two_own, &m2_own);
+  ck_assert_double_eq (m2.weights, m2_own.weights);
+
+  ComputeModel cm;
+  LayerShape ls;
+  small_layer (&cm, &ls);
+  cp_layer_shape (&ls, 2, CP_P2P);
+  ck_assert_double_eq (transformer_embedding_params (&ls),
+                       1024.0 / 2 * 1024 + 512.0 * 1024);
 
   ExperimentSpec one = base_spec (1, 1, 1, 1, 1), own = one;
   own.model.untied_embeddings = TRUE;

@@ -116,7 +116,7 @@ run_hints_print (const char *path, const char *const *sets, gboolean for_memory,
     }
   g_array_sort (hints, by_keys_then_time);
   cli_printerr ("trainsim run: hint: %s, each tried:", for_memory
-                ? "these fit" : "these layouts run and fit");
+                ? "these fit" : "these run and fit");
   for (guint i = 0; i < hints->len && i < HINTS_MAX; i++)
     {
       const Hint *h = &g_array_index (hints, Hint, i);

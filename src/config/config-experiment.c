@@ -518,15 +518,20 @@ training_mark (const YNode *root, const char *key)
 
 /* training.attention flash3 and cudnn are priced from H100 measurements
  * (hw/device.c), and FlashAttention-3 runs on Hopper only. Left out (and
- * flash_attention too), it is the framework's on a Hopper device
- * (FrameworkProfile.hopper_attention), else unfused. */
+ * flash_attention too), it is the framework's on a Hopper device in a
+ * 16-bit run (FrameworkProfile.hopper_attention; fp8 is bf16 here), else
+ * unfused: TransformerEngine's fused and flash backends take fp16 and
+ * bf16 only, and fp32 falls back to its unfused attention
+ * (get_attention_backend, v1.11). */
 gboolean
 config_attention (const YNode *root, ExperimentSpec *e, GError **error)
 {
   const YPair *t = ytree_map_find (root, "training");
+  Precision run = e->training.precision;
   if ((!t || (!ytree_map_find (t->value, "attention")
               && !ytree_map_find (t->value, "flash_attention")))
-      && e->topology.gpu.generation >= GENERATION_HOPPER)
+      && e->topology.gpu.generation >= GENERATION_HOPPER
+      && (run == PRECISION_BF16 || run == PRECISION_FP16))
     e->training.attention = e->framework->hopper_attention;
   Attention a = e->training.attention;
   if ((a != ATTENTION_FLASH3 && a != ATTENTION_CUDNN)

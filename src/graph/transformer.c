@@ -223,6 +223,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->capacity_factor = m->capacity_factor;
   ls->untied = m->untied_embeddings;
   ls->learned_positions = m->position_embedding == POSITION_LEARNED;
+  ls->position_rows = ls->learned_positions ? m->seq_len : 0;
   ls->rotary = m->position_embedding == POSITION_ROTARY;
   ls->fp8 = NULL;
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
@@ -763,8 +764,7 @@ transformer_layer_params (const LayerShape *ls)
 double
 transformer_embedding_params (const LayerShape *ls)
 {
-  return (double) ls->vocab / ls->t * ls->h
-         + (ls->learned_positions ? (double) ls->s * ls->h : 0);
+  return (double) ls->vocab / ls->t * ls->h + (double) ls->position_rows * ls->h;
 }
 
 double

@@ -97,6 +97,9 @@ typedef struct {
   Fp8Recipe fp8_recipe;         /* delayed unless set */
   gboolean untied;              /* the output layer's own weights (ModelSpec) */
   gboolean learned_positions;   /* a position table beside the words' */
+  int64_t position_rows;        /* its rows: the whole seq_len, which
+                                 * context parallelism does not split;
+                                 * 0 without a table */
   gboolean rotary;              /* rotary positions: queries and keys
                                  * turned in every layer */
 } LayerShape;

@@ -571,7 +571,7 @@ append_table (GString *out, const SimResult *r, const char *title)
     take (items, g_strdup_printf ("tp %d x pp %d x dp %d", r->tp, r->pp,
                                   r->dp));
   /* A mixture of experts' expert groups, as search prints them. */
-  if (r->active_params < r->params)
+  if (r->moe)
     take (items, g_strdup_printf ("ep %d etp %d", r->ep, r->etp));
   take (items, g_strdup_printf ("micro-batch %d", r->micro_batch));
   take (items, g_strdup_printf ("global batch %d", r->global_batch));

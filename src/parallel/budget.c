@@ -273,7 +273,9 @@ sim_estimate (const Sim *sim, SimCost *cost)
       /* An op ends with an event; one whose bytes cross NICs ends them
        * first (a DP group or a pipeline neighbour in another node); in
        * full mode a collective's members end with one event. The host's
-       * ops run without one (sim.c, run_host). */
+       * ops run without one (sim.c, run_host); a collective or flow op
+       * that its host issues late starts through one, which is not
+       * counted (a host-bound plan fires up to one more an op). */
       uint64_t dp_events = full && plan->dp > 1 ? o.dp / plan->dp : o.dp;
       uint64_t rank_events = sat_add_u64 (
         sat_add_u64 (o.compute,

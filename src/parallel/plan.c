@@ -785,8 +785,9 @@ plan_expert_dp (const Plan *p)
 }
 
 /* The parameters one TP rank of stage S holds: its layers, the
- * embedding on the first stage, the head on the last (with pp > 1 its
- * own copy of the tied word embedding). Of an MoE model's layers, the
+ * embedding on the first stage, the head on the last with the output
+ * layer's weight (its own where untied; with pp > 1 its copy of a tied
+ * word embedding: transformer_output_params). Of an MoE model's layers, the
  * MoE layers' replicated part (moe.h) and their experts
  * (stage_expert_params). */
 static double

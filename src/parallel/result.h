@@ -71,6 +71,7 @@ typedef struct {
   int cp;              /* context parallelism (plan.h); 1 unless set */
   int ep, etp;         /* expert parallelism and an expert's tensor
                         * parallelism (ParallelSpec); 1 for a dense model */
+  gboolean moe;        /* the model is a mixture of experts */
   int micro_batch, global_batch, virtual_stages;
   double memory_per_gpu_gib;
   gboolean fits_memory;

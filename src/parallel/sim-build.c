@@ -162,7 +162,8 @@ push_edge (Sim *sim, uint32_t from, uint32_t to)
 /* TO waits for FROM. A FROM already done (sim_emit builds ahead, and
  * some ops finish before what depends on them is built) is nothing to
  * wait for; it stands as what released TO where it ended last, as
- * finish_op would have made it. */
+ * finish_op would have made it, and TO starts no earlier than its end
+ * (a host op's, run ahead of time: sim.c, run_host). */
 static void
 add_edge (Sim *sim, uint32_t from, uint32_t to)
 {
@@ -172,6 +173,7 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
     {
       if (t->released_by == NONE || op_at (sim, t->released_by)->end <= f->end)
         t->released_by = from;
+      t->start = MAX (t->start, f->end);
       return;
     }
   push_edge (sim, from, to);
@@ -1260,7 +1262,8 @@ rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
   /* Parameter tensors: a layer's 12 (QKV, projection, FC1 and FC2
    * weights and biases, two layer norms' scales and shifts), the
    * embedding's word table (and position table), the final layer norm's
-   * 2 (and an untied output layer's weight). */
+   * 2 and the output layer's weight where the last stage holds one (its
+   * own, or a tied copy with pp > 1). */
   for (int c = 0; c < v; c++)
     {
       int vstage = c * plan->pp + stage;
@@ -1273,7 +1276,7 @@ rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
         rb->tensors += 1 + sim->ls.learned_positions;
       if (vstage == plan->pp * v - 1)
         rb->stage_params += sim->head_params,
-        rb->tensors += 2 + sim->ls.untied;
+        rb->tensors += 2 + (transformer_output_params (&sim->ls, plan->pp) > 0);
     }
   rb->b.n_epilogue = sim_epilogue_ops (sim, stage, rb->tensors,
                                        rb->b.epilogue);

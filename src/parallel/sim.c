@@ -317,7 +317,10 @@ account (Sim *sim, uint32_t id, Stream *st)
 
 /* Op TO has one wait fewer, FROM done; at none it may start, but not
  * before FROM's end (a host op's, run ahead of time). What released it
- * is the dependency that ends last, the later one of a tie. */
+ * is the dependency that ends last, the later one released of a tie: a
+ * host op run ahead is released first, so at an equal end the GPU op or
+ * receive it ties with is named (the breakdown charges the wait to it
+ * rather than to the host; only exact ties differ from an event order). */
 static void
 release (Sim *sim, uint32_t to, uint32_t from)
 {
@@ -419,8 +422,9 @@ run_host (Sim *sim, uint32_t stream)
                                (uint64_t) rank);
         }
       SimTime end = sim_time_add (op->start, op->dur);
-      /* A saturated time ends the run as an event would (engine.h). */
-      if (end == SIM_TIME_MAX)
+      /* A saturated time ends the run as an event would (engine.h): the
+       * first op that reaches it schedules one that never fires. */
+      if (end == SIM_TIME_MAX && st->last_end != SIM_TIME_MAX)
         sim_engine_schedule (sim->engine, end, on_emit, sim, (uint64_t) rank);
       st->last_end = end;
       complete_op (sim, id, end);
@@ -531,7 +535,8 @@ fill_result (Sim *sim, SimResult *r)
   r->dp = p->dp / p->cp;
   r->cp = p->cp;
   r->ep = e->parallel.ep;
-  r->etp = e->model.experts > 0 ? e->parallel.etp : 1;
+  r->moe = e->model.experts > 0;
+  r->etp = r->moe ? e->parallel.etp : 1;
   r->micro_batch = p->micro_batch;
   r->global_batch = e->parallel.global_batch;
   r->virtual_stages = p->virtual_stages;
