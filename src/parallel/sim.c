@@ -124,6 +124,11 @@ launch (Sim *sim, uint32_t id, uint64_t arg)
   SimTime now = sim_engine_now (sim->engine);
   if (op->comm == NONE)
     {
+#if defined __GNUC__
+      /* Its fused parts are read when it ends (account). */
+      if (sim->fused != NULL && !(arg & COLL_FLAG))
+        __builtin_prefetch (&g_array_index (sim->fused, FusedParts, id));
+#endif
       /* From its start, which a host op may have put past now. */
       sim_engine_schedule_touching (sim->engine, sim_time_add (op->start,
                                                                op->dur),
