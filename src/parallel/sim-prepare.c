@@ -182,7 +182,13 @@ sim_prepare (Sim *sim)
                         && e->zero.stage == 1 && plan->dp > 1;
   sim->epilogue = framework_epilogue (e->framework, plan->pp, e->zero.stage);
   sim->offload = e->zero.offload;
+  /* --overlap-param-gather with model chunks gathers each chunk's
+   * modules in its first forward, an item up to m v items into the stage's
+   * schedule, once the module two before is done (sim-build.c,
+   * begin_module): such a gather waits for nothing the few items built
+   * ahead begin, so the whole step is built, as with offload. */
   sim->window = sim->options->full && sim->offload == OFFLOAD_NONE
+                && !(sim->param_prefetch && plan->virtual_stages > 1)
                 ? SIM_WINDOW : G_MAXINT;
   sim->gpu_link_base = -1;
   sim->zero3_per_tensor = sim->zero3 && e->framework->zero3_per_tensor;

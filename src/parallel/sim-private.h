@@ -287,10 +287,11 @@ typedef struct {
   uint32_t collect_at;    /* ops in the store at which to collect next */
   int window;             /* items built ahead of each rank's current one:
                            * SIM_WINDOW in full mode; all of them in
-                           * symmetric mode, which is small, and with
+                           * symmetric mode, which is small, with
                            * offload, whose CPU Adam may wait for nothing
                            * and run from the step's start (the delayed
-                           * update) */
+                           * update), and with param_prefetch over model
+                           * chunks (sim-prepare.c) */
   RankBuild *builds;      /* owned: per rank */
   GArray **stage_items;   /* owned: per stage, its schedule (Item) */
   uint32_t *trigger;      /* per rank: the op whose start has the rank's
