@@ -58,8 +58,8 @@ TESTS += tests/outputs.sh
 EXTRA_DIST += tests/outputs.sh
 TESTS += tests/sweep-outputs.sh
 EXTRA_DIST += tests/sweep-outputs.sh
-TESTS += tests/cli-habits.sh tests/frameworks.sh
-EXTRA_DIST += tests/cli-habits.sh tests/frameworks.sh
+TESTS += tests/cli-habits.sh tests/frameworks.sh tests/plan-combos.sh
+EXTRA_DIST += tests/cli-habits.sh tests/frameworks.sh tests/plan-combos.sh
 # The README's samples are what the binary prints (tests/readme.sh --update
 # rewrites them).
 TESTS += tests/readme.sh
