@@ -222,8 +222,7 @@ transformer_layer_shape (LayerShape *ls, const ModelSpec *m, int tp,
   ls->shared_experts = m->shared_experts;
   ls->capacity_factor = m->capacity_factor;
   ls->untied = m->untied_embeddings;
-  ls->learned_positions = m->position_embedding == POSITION_LEARNED;
-  ls->position_rows = ls->learned_positions ? m->seq_len : 0;
+  ls->position_rows = m->position_embedding == POSITION_LEARNED ? m->seq_len : 0;
   ls->rotary = m->position_embedding == POSITION_ROTARY;
   ls->fp8 = NULL;
   ls->fp8_recipe = FP8_RECIPE_DELAYED;
@@ -627,7 +626,7 @@ transformer_embedding_forward (const LayerShape *ls, GArray *ops)
   graph_push_elementwise (ops, ls, "embedding", e, 1, 1, 0);
   /* Word and position lookups and their sum; the words' alone where
    * positions are rotary or ALiBi (no table). */
-  graph_set_launches (ops, ls->learned_positions ? 3 : 1);
+  graph_set_launches (ops, ls->position_rows > 0 ? 3 : 1);
   leave_tp (ops, ls, "tp_allreduce_embedding");
   graph_push_elementwise (ops, ls, "embedding_dropout", graph_token_elems (ls), 2, 1, 1);
 }
@@ -639,7 +638,7 @@ transformer_embedding_backward (const LayerShape *ls, GArray *ops)
   enter_tp (ops, ls, "tp_allgather_embedding_bwd");
   graph_push_elementwise (ops, ls, "embedding_bwd", e, 2, 1, 0);
   /* Word (and position) embedding backward. */
-  graph_set_launches (ops, ls->learned_positions ? 2 : 1);
+  graph_set_launches (ops, ls->position_rows > 0 ? 2 : 1);
 }
 
 /* The loss over the rank's LOGITS elements, forward or backward, as the
@@ -722,7 +721,7 @@ transformer_embedding_backward_accumulating (const LayerShape *ls,
 {
   transformer_embedding_backward (ls, ops);
   graph_push_grad_accumulate (ops, ls, transformer_embedding_params (ls),
-                              ls->learned_positions ? 2 : 1);
+                              ls->position_rows > 0 ? 2 : 1);
 }
 
 /* The final layer norm's gain and bias, and the logits' weight gradient

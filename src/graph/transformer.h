@@ -96,10 +96,10 @@ typedef struct {
   const ComputeModel *fp8;
   Fp8Recipe fp8_recipe;         /* delayed unless set */
   gboolean untied;              /* the output layer's own weights (ModelSpec) */
-  gboolean learned_positions;   /* a position table beside the words' */
-  int64_t position_rows;        /* its rows: the whole seq_len, which
-                                 * context parallelism does not split;
-                                 * 0 without a table */
+  int64_t position_rows;        /* a learned position table's rows: the
+                                 * whole seq_len, which context
+                                 * parallelism does not split; 0 without
+                                 * a table (rotary, ALiBi) */
   gboolean rotary;              /* rotary positions: queries and keys
                                  * turned in every layer */
 } LayerShape;

@@ -171,9 +171,7 @@ add_edge (Sim *sim, uint32_t from, uint32_t to)
   Op *t = op_at (sim, to);
   if (f->flags & OP_DONE)
     {
-      if (t->released_by == NONE || op_at (sim, t->released_by)->end <= f->end)
-        t->released_by = from;
-      t->start = MAX (t->start, f->end);
+      op_depends (t, from, f->end);
       return;
     }
   push_edge (sim, from, to);
@@ -593,7 +591,7 @@ gather_tensors (Builder *b, ModuleKind kind, double params, uint32_t after)
                : kind == MODULE_EMBEDDING ? params
                : params - 2.0 * sim->ls.h;
   int n_big = kind == MODULE_LAYER ? 4
-              : kind == MODULE_EMBEDDING ? 1 + sim->ls.learned_positions
+              : kind == MODULE_EMBEDDING ? 1 + (sim->ls.position_rows > 0)
               : big > 0;
   int n_small = kind == MODULE_LAYER ? 8 : kind == MODULE_EMBEDDING ? 0 : 2;
   uint32_t last = after;
@@ -1273,7 +1271,7 @@ rank_begin (Sim *sim, int rank, int stage, int replica, int tp_rank)
       rb->tensors += 12 * plan_chunk_layers (plan, stage);
       if (vstage == 0)
         rb->stage_params += sim->emb_params,
-        rb->tensors += 1 + sim->ls.learned_positions;
+        rb->tensors += 1 + (sim->ls.position_rows > 0);
       if (vstage == plan->pp * v - 1)
         rb->stage_params += sim->head_params,
         rb->tensors += 2 + (transformer_output_params (&sim->ls, plan->pp) > 0);

@@ -106,7 +106,9 @@ typedef struct {
  * ranks is bound by the cache misses of reading them. */
 typedef struct {
   SimTime dur;
-  SimTime start, end;
+  SimTime start, end;   /* until it starts, start is the latest end of
+                         * its dependencies so far (op_depends), the
+                         * earliest it may start; 0 before any */
   uint32_t next;        /* next op on the same stream */
   uint32_t to;          /* the op its first out-edge goes to, or NONE */
   uint32_t edges;       /* its later out-edges (Sim.edges), or NONE */
@@ -118,6 +120,21 @@ typedef struct {
   uint8_t kind;
   uint8_t flags;        /* OP_* */
 } Op;
+
+/* Op T's dependency FROM ends at END (done, or a host op run ahead of
+ * time, sim.c run_host): T starts no earlier, and FROM is what released
+ * it if it ends last, the later one of a tie. T's start holds the latest
+ * end so far, so no other op is read. The builder (add_edge, a
+ * dependency already done) and the executor (release) both use it. */
+static inline void
+op_depends (Op *t, uint32_t from, SimTime end)
+{
+  if (end >= t->start)
+    {
+      t->released_by = from;
+      t->start = end;
+    }
+}
 
 /* What a trace shows of an op besides its times. */
 typedef struct {

@@ -39,6 +39,17 @@ static const char *const stream_names[SIM_N_STREAMS] = {
 static void on_op_done (SimEngine *engine, void *ctx, uint64_t arg);
 
 static void try_start (Sim *sim, uint32_t stream);
+static void on_emit (SimEngine *engine, void *ctx, uint64_t arg);
+
+/* RANK's trigger op starts at AT: the rank's next item is built then
+ * (sim-build.c), before anything scheduled for that time later on (the
+ * trigger's own end among it). */
+static void
+trigger_at (Sim *sim, int rank, SimTime at)
+{
+  sim->trigger[rank] = NONE;
+  sim_engine_schedule (sim->engine, at, on_emit, sim, (uint64_t) rank);
+}
 
 /* A rank's trigger op started: its next item is built (sim-build.c).
  * Its host may have run the next trigger already (run_host): that one's
@@ -52,12 +63,7 @@ on_emit (SimEngine *engine, void *ctx, uint64_t arg)
   sim_emit (sim, rank);
   uint32_t t = sim->trigger[rank];
   if (t != NONE && (op_at (sim, t)->flags & OP_DONE))
-    {
-      sim->trigger[rank] = NONE;
-      sim_engine_schedule (engine, MAX (op_at (sim, t)->start,
-                                        sim_engine_now (engine)),
-                           on_emit, sim, arg);
-    }
+    trigger_at (sim, rank, MAX (op_at (sim, t)->start, sim_engine_now (engine)));
   try_start (sim, (uint32_t) rank * SIM_N_STREAMS + SIM_STREAM_HOST);
 }
 
@@ -216,14 +222,9 @@ try_start (Sim *sim, uint32_t stream)
     }
   SimTime at = MAX (now, op->start);
   st->ready = at;
-  /* The rank's next item is built as it starts, before anything else
-   * happens at that time: the trigger's own end comes after it. */
   int rank = (int) (stream / SIM_N_STREAMS);
   if (id == sim->trigger[rank])
-    {
-      sim->trigger[rank] = NONE;
-      sim_engine_schedule (sim->engine, at, on_emit, sim, (uint64_t) rank);
-    }
+    trigger_at (sim, rank, at);
   if (op->coll == NONE)
     {
       op->start = at;
@@ -330,10 +331,7 @@ static void
 release (Sim *sim, uint32_t to, uint32_t from)
 {
   Op *op = op_at (sim, to);
-  SimTime end = op_at (sim, from)->end;
-  if (op->released_by == NONE || op_at (sim, op->released_by)->end <= end)
-    op->released_by = from;
-  op->start = MAX (op->start, end);
+  op_depends (op, from, op_at (sim, from)->end);
   if (--op->waits == 0)
     try_start (sim, op->stream);
 }
@@ -421,11 +419,7 @@ run_host (Sim *sim, uint32_t stream)
         return;
       op->start = MAX (op->start, MAX (now, st->last_end));
       if (id == sim->trigger[rank])
-        {
-          sim->trigger[rank] = NONE;
-          sim_engine_schedule (sim->engine, op->start, on_emit, sim,
-                               (uint64_t) rank);
-        }
+        trigger_at (sim, rank, op->start);
       SimTime end = sim_time_add (op->start, op->dur);
       /* A saturated time ends the run as an event would (engine.h): the
        * first op that reaches it schedules one that never fires. */
